@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The one entry point: `notes-service serve` (the default) and `notes-service migrate`.
+import { parseArgs } from 'node:util'
+import { ConfigError, parseConfig } from './config.js'
+import { closeOnSignals, startServer } from './server.js'
+import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
+
+const USAGE = `usage: notes-service <command>
+
+commands:
+  serve     run the HTTP server (default); configured by environment variables (see README)
+  migrate   apply database migrations and exit
+`
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' } },
+  })
+  const command = positionals[0] ?? 'serve'
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const config = parseConfig(process.env)
+  switch (command) {
+    case 'serve': {
+      const server = await startServer(config)
+      closeOnSignals(server)
+      return -1 // keep running
+    }
+    case 'migrate': {
+      const db = openSqliteDatabase({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+      const applied = migrateSqlite(db)
+      db.close()
+      process.stdout.write(`applied ${applied} migration(s)\n`)
+      return 0
+    }
+    default:
+      process.stderr.write(`unknown command "${command}"\n${USAGE}`)
+      return 2
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code
+  },
+  (err: unknown) => {
+    // One clear line for a bad variable or a start-up failure, not a stack trace.
+    const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : err instanceof Error ? err.message : String(err)
+    process.stderr.write(`notes-service: ${message}\n`)
+    process.exitCode = 1
+  },
+)

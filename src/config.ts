@@ -1,0 +1,157 @@
+// Typed configuration: defaults plus one parse function over an environment-like object.
+// Tests build configs with `parseConfig({...})` or `{...defaultConfig, ...}`; nothing here reads
+// `process.env` except the CLI, which passes it in.
+
+export interface BruteForceConfig {
+  /** Whether failed logins and duplicate registrations are counted and throttled at all. */
+  enabled: boolean
+  /** Length of the counting window, in seconds. */
+  windowSeconds: number
+  /** Failed logins allowed per (email, client address) pair inside one window. */
+  pairLimit: number
+  /** Failed logins allowed per email, from any address. */
+  emailLimit: number
+  /** Failed logins allowed per client address, for any email. */
+  ipLimit: number
+  /** "User already exists" answers allowed per client address. */
+  registrationIpLimit: number
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Undefined means: use (or create) the secret file in `dataDir`. */
+  accessTokenSecret: string | undefined
+  logLevel: string
+  bodyLimit: number
+  /** Longest time a client may take to send one whole request (slow-loris protection). */
+  requestTimeoutMs: number
+  /** Longest time an idle socket is kept open. */
+  connectionTimeoutMs: number
+  /** Trust X-Forwarded-For from a reverse proxy when computing the client address. */
+  trustProxy: boolean
+  /** SQLite `synchronous` pragma: FULL survives power loss, NORMAL only process crashes. */
+  sqliteSynchronous: 'FULL' | 'NORMAL'
+  bruteForce: BruteForceConfig
+}
+
+export const defaultConfig: Config = {
+  port: 8000,
+  host: '0.0.0.0',
+  dataDir: './data',
+  accessTokenSecret: undefined,
+  logLevel: 'info',
+  bodyLimit: 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  connectionTimeoutMs: 60_000,
+  trustProxy: false,
+  sqliteSynchronous: 'FULL',
+  bruteForce: {
+    enabled: true,
+    windowSeconds: 15 * 60,
+    pairLimit: 10,
+    emailLimit: 50,
+    ipLimit: 100,
+    registrationIpLimit: 50,
+  },
+}
+
+/** A bad environment variable: the message names it, so start-up can print one clear line. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`)
+    this.name = 'ConfigError'
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** The smallest secret we accept: 256 bits, the size of the HS256 key (RFC 7518 §3.2). */
+export const MIN_SECRET_BYTES = 32
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
+  const value = Number(raw.trim())
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
+  }
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase()
+  if (raw === undefined || raw === '') return fallback
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`)
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  const match = allowed.find((a) => a.toLowerCase() === raw.toLowerCase())
+  if (!match) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return match
+}
+
+/** `BODY_LIMIT` accepts bytes, or a number with a kb/mb suffix (binary units). */
+function byteSize(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim().toLowerCase()
+  if (raw === undefined || raw === '') return fallback
+  const m = /^(\d+)\s*(b|kb|kib|mb|mib)?$/.exec(raw)
+  if (!m) throw new ConfigError(name, `must be a size such as 1048576, 512kb or 1mb, got "${env[name]}"`)
+  const unit = m[2] ?? 'b'
+  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
+  const value = Number(m[1]) * factor
+  if (value < 1024 || value > 64 * 1024 * 1024) {
+    throw new ConfigError(name, 'must be between 1kb and 64mb')
+  }
+  return value
+}
+
+/** Parses the environment into a Config; throws ConfigError naming the first bad variable. */
+export function parseConfig(env: Env): Config {
+  const d = defaultConfig
+  const secret = env.ACCESS_TOKEN_SECRET
+  if (secret !== undefined && secret !== '' && Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
+    throw new ConfigError(
+      'ACCESS_TOKEN_SECRET',
+      `must be at least ${MIN_SECRET_BYTES} bytes long (got ${Buffer.byteLength(secret, 'utf8')}); ` +
+        'unset it to have one generated in the data directory',
+    )
+  }
+  const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || d.logLevel
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  }
+  const host = env.HOST?.trim() || d.host
+  const dataDir = env.DATA_DIR?.trim() || d.dataDir
+  return {
+    port: integer(env, 'PORT', d.port, 0, 65535),
+    host,
+    dataDir,
+    accessTokenSecret: secret === '' ? undefined : secret,
+    logLevel,
+    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000),
+    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs, 100, 3_600_000),
+    trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),
+    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, d.sqliteSynchronous),
+    bruteForce: {
+      enabled: boolean(env, 'BRUTE_FORCE_PROTECTION', d.bruteForce.enabled),
+      windowSeconds: integer(env, 'BRUTE_FORCE_WINDOW_SECONDS', d.bruteForce.windowSeconds, 1, 86_400 * 7),
+      pairLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT', d.bruteForce.pairLimit, 1, 1_000_000),
+      emailLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT', d.bruteForce.emailLimit, 1, 1_000_000),
+      ipLimit: integer(env, 'LOGIN_FAILURES_PER_CLIENT', d.bruteForce.ipLimit, 1, 1_000_000),
+      registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
+    },
+  }
+}

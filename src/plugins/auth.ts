@@ -1,0 +1,29 @@
+// Bearer-token authentication (spec §5). The token is the second space-separated part of the
+// Authorization header; the scheme word is not checked (decisions.md, "Kept exactly"). Any
+// failure is a bare 401 whose body is the plain status text, never JSON.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TokenService, TokenUser } from '../services/tokens.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The acting user, set by the authenticate hook on protected routes. */
+    user: TokenUser
+  }
+}
+
+export function sendUnauthorized(reply: FastifyReply): FastifyReply {
+  return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
+}
+
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+/** An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed. */
+export function authenticateWith(tokens: TokenService): Authenticate {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const header = request.headers.authorization
+    const token = typeof header === 'string' ? header.split(' ')[1] : undefined
+    const user = token ? tokens.verify(token) : undefined
+    if (!user) return void sendUnauthorized(reply)
+    request.user = user
+  }
+}

@@ -1,0 +1,44 @@
+// POST /create-account, POST /login, GET /get-user (notes-service-interface.md §4).
+import { type Static, Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
+import type { AccountService } from '../services/accounts.js'
+import { USER_EXISTS } from '../services/accounts.js'
+import { email, fullName, password } from '../schemas/fields.js'
+import { CreateAccountOk, GetUserOk, LoginOk } from '../schemas/responses.js'
+import { dropFalsyFields } from './falsy.js'
+
+// `required` order is the order of the answers: fullName, then email, then password.
+const CreateAccountBody = Type.Object({ fullName, email, password }, { required: ['fullName', 'email', 'password'] })
+const LoginBody = Type.Object({ email, password }, { required: ['email', 'password'] })
+
+export function accountRoutes(app: FastifyInstance, accounts: AccountService, authenticate: Authenticate): void {
+  app.post<{ Body: Static<typeof CreateAccountBody> }>('/create-account', {
+    preValidation: dropFalsyFields,
+    schema: { body: CreateAccountBody, response: { 200: CreateAccountOk } },
+    handler: async (request) => {
+      const result = await accounts.register(request.body, request.ip)
+      if (!result.created) return { error: true, message: USER_EXISTS }
+      return { error: false, user: result.user, accessToken: result.accessToken, message: 'Registration Successful' }
+    },
+  })
+
+  app.post<{ Body: Static<typeof LoginBody> }>('/login', {
+    preValidation: dropFalsyFields,
+    schema: { body: LoginBody, response: { 200: LoginOk } },
+    handler: async (request) => {
+      const { email, accessToken } = await accounts.login(request.body.email, request.body.password, request.ip)
+      return { error: false, message: 'Login Successful', email, accessToken }
+    },
+  })
+
+  app.get('/get-user', {
+    onRequest: authenticate,
+    schema: { response: { 200: GetUserOk } },
+    handler: async (request, reply) => {
+      const user = await accounts.currentUser(request.user._id)
+      if (!user) return sendUnauthorized(reply) // decisions.md: token of a user that no longer exists
+      return { user, message: '' }
+    },
+  })
+}

@@ -1,0 +1,28 @@
+// The contract treats a falsy value ("", 0, false, null) like an absent field: "is required" on
+// create-account, login, add-note and search; "leave unchanged" on edit-note (decisions.md,
+// "Settled where the specification is silent"). Dropping such keys before validation gives
+// both behaviours from one schema. An empty body counts as {}.
+import type { FastifyRequest } from 'fastify'
+
+function withoutFalsy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value // schema answers 400
+  const kept: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    // '__proto__' is never a field of ours; assigning it would change kept's prototype.
+    if (field && key !== '__proto__') kept[key] = field
+  }
+  return kept
+}
+
+export async function dropFalsyFields(request: FastifyRequest): Promise<void> {
+  request.body = request.body === undefined ? {} : withoutFalsy(request.body)
+}
+
+export async function dropFalsyQueryFields(request: FastifyRequest): Promise<void> {
+  request.query = withoutFalsy(request.query)
+}
+
+/** For routes whose body is optional but must be an object when present. */
+export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) request.body = {}
+}

@@ -1,0 +1,86 @@
+// The note endpoints (notes-service-interface.md §4). Handlers only parse, call NoteService and
+// shape the reply; the rules live in services/notes.ts.
+import { type Static, Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import type { Authenticate } from '../plugins/auth.js'
+import type { NoteService } from '../services/notes.js'
+import { content, isPinned, LIMITS, noteIdParams, tags, title } from '../schemas/fields.js'
+import { NoteOk, NotesOk } from '../schemas/responses.js'
+import { dropFalsyFields, dropFalsyQueryFields, emptyBodyIsObject } from './falsy.js'
+
+const AddNoteBody = Type.Object({ title, content, tags: Type.Optional(tags) }, { required: ['title', 'content'] })
+const EditNoteBody = Type.Object({
+  title: Type.Optional(title),
+  content: Type.Optional(content),
+  tags: Type.Optional(tags),
+  isPinned: Type.Optional(isPinned),
+})
+const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
+const SearchQuery = Type.Object({ query: Type.String({ maxLength: LIMITS.query }) }, { required: ['query'] })
+type Params = Static<typeof noteIdParams>
+
+/** The 500 message of edit, delete and pin has a trailing space (spec §4; decisions.md). */
+const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
+
+export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
+  app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
+    onRequest: authenticate,
+    preValidation: dropFalsyFields,
+    schema: { body: AddNoteBody, response: { 200: NoteOk } },
+    handler: async (request) => {
+      const note = await notes.add(request.user._id, request.body)
+      return { error: false, note, message: 'Note added successfully' }
+    },
+  })
+
+  app.put<{ Body: Static<typeof EditNoteBody>; Params: Params }>('/edit-note/:noteId', {
+    onRequest: authenticate,
+    preValidation: dropFalsyFields,
+    config: TRAILING_SPACE_500,
+    schema: { params: noteIdParams, body: EditNoteBody, response: { 200: NoteOk } },
+    handler: async (request) => {
+      const note = await notes.edit(request.user._id, request.params.noteId, request.body)
+      return { error: false, note, message: 'Note updated successfully' }
+    },
+  })
+
+  app.delete<{ Params: Params }>('/delete-note/:noteId', {
+    onRequest: authenticate,
+    config: TRAILING_SPACE_500,
+    schema: { params: noteIdParams, response: { 200: NoteOk } },
+    handler: async (request) => {
+      const note = await notes.delete(request.user._id, request.params.noteId)
+      return { error: false, note, message: 'Note deleted successfully' }
+    },
+  })
+
+  app.put<{ Body: Static<typeof PinBody>; Params: Params }>('/update-note-pinned/:noteId', {
+    onRequest: authenticate,
+    preValidation: emptyBodyIsObject, // here `false` is a value, not an absence
+    config: TRAILING_SPACE_500,
+    schema: { params: noteIdParams, body: PinBody, response: { 200: NoteOk } },
+    handler: async (request) => {
+      const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned)
+      return { error: false, note, message: 'Note updated successfully' }
+    },
+  })
+
+  app.get('/get-all-notes', {
+    onRequest: authenticate,
+    schema: { response: { 200: NotesOk } },
+    handler: async (request) => {
+      const list = await notes.list(request.user._id)
+      return { error: false, notes: list, message: 'All notes retrieved successfully' }
+    },
+  })
+
+  app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {
+    onRequest: authenticate,
+    preValidation: dropFalsyQueryFields,
+    schema: { querystring: SearchQuery, response: { 200: NotesOk } },
+    handler: async (request) => {
+      const found = await notes.search(request.user._id, request.query.query)
+      return { error: false, notes: found, message: 'Notes matching the search query retrieved successfully' }
+    },
+  })
+}

@@ -1,0 +1,34 @@
+// Response schemas. Fastify serialises 200 bodies through them (fast-json-stringify), which is
+// faster than JSON.stringify and drops any field not listed, so a stored hash can never leak.
+import { Type } from '@sinclair/typebox'
+
+export const Note = Type.Object({
+  _id: Type.String(),
+  title: Type.String(),
+  content: Type.String(),
+  tags: Type.Array(Type.String()),
+  isPinned: Type.Boolean(),
+  userId: Type.String(),
+  createdOn: Type.String(),
+  updatedOn: Type.String(),
+})
+
+export const User = Type.Object({
+  _id: Type.String(),
+  fullName: Type.String(),
+  email: Type.String(),
+  createdOn: Type.String(),
+})
+
+const ok = Type.Literal(false)
+
+export const ErrorBody = Type.Object({ error: Type.Literal(true), message: Type.String() })
+
+export const CreateAccountOk = Type.Union([
+  Type.Object({ error: ok, user: User, accessToken: Type.String(), message: Type.String() }),
+  ErrorBody, // "User already exists" is answered with 200 (spec §4 rule 2)
+])
+export const LoginOk = Type.Object({ error: ok, message: Type.String(), email: Type.String(), accessToken: Type.String() })
+export const GetUserOk = Type.Object({ user: User, message: Type.String() })
+export const NoteOk = Type.Object({ error: ok, note: Note, message: Type.String() })
+export const NotesOk = Type.Object({ error: ok, notes: Type.Array(Note), message: Type.String() })

@@ -1,0 +1,51 @@
+// Turns the first Ajv error of a request into the contract's answer: the specification's
+// "X is required" words for missing fields, otherwise a message that names the field.
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { ContractError } from '../errors.js'
+import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  number: 'a number',
+}
+
+export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string): ContractError {
+  const first = errors[0]
+  if (!first) return new ContractError(400, 'Invalid request')
+  const params = first.params
+  const path = first.instancePath.split('/').filter(Boolean)
+  const field = path[0]
+
+  if (first.keyword === 'required') {
+    const missing = String(params.missingProperty)
+    const message = REQUIRED_MESSAGES[missing] ?? `${missing} is required`
+    return new ContractError(400, message, !(context === 'body' && BARE_REQUIRED_FIELDS.has(missing)))
+  }
+  if (!field) {
+    const what = context === 'body' ? 'Request body' : context === 'querystring' ? 'Query string' : context
+    return new ContractError(400, `${what} must be a JSON object`)
+  }
+  switch (first.keyword) {
+    case 'type': {
+      const expected = ARTICLE[String(params.type)] ?? String(params.type)
+      return new ContractError(
+        400,
+        path.length > 1 ? `${field} must be an array of strings` : `${field} must be ${expected}`,
+      )
+    }
+    case 'maxLength':
+      return new ContractError(
+        400,
+        path.length > 1
+          ? `each of ${field} must be at most ${String(params.limit)} characters`
+          : `${field} must be at most ${String(params.limit)} characters`,
+      )
+    case 'maxItems':
+      return new ContractError(400, `${field} must have at most ${String(params.limit)} items`)
+    default:
+      return new ContractError(400, `${field} is invalid`)
+  }
+}

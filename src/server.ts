@@ -1,0 +1,58 @@
+// Starts one listening server from a config: opens the store, builds the app, listens, and stops
+// gracefully on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the store).
+import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.js'
+import type { Config } from './config.js'
+import { resolveSecret } from './secret.js'
+import { openSqliteStore } from './store/sqlite/index.js'
+import type { Store } from './store/types.js'
+
+export interface RunningServer {
+  app: FastifyInstance
+  store: Store
+  /** Stops accepting, waits for requests in flight, closes the store. */
+  close(): Promise<void>
+}
+
+/** Log options: passwords and tokens never reach a log line. */
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.body.password', 'password', 'accessToken', '*.password', '*.accessToken'],
+      censor: '[redacted]',
+    },
+  }
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
+  const store = openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+  let app: FastifyInstance
+  try {
+    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel) })
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+  if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
+  else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
+  await app.listen({ port: config.port, host: config.host })
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close()
+      await store.close()
+    })())
+  return { app, store, close }
+}
+
+/** Installs SIGTERM/SIGINT handlers that close the server gracefully (bounded by a timeout). */
+export function closeOnSignals(server: RunningServer, delayMs = 10_000): void {
+  closeWithGrace({ delay: delayMs }, async ({ signal, err }) => {
+    if (err) server.app.log.error({ err }, 'closing after an uncaught error')
+    else server.app.log.info({ signal }, 'closing gracefully')
+    await server.close()
+  })
+}

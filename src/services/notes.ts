@@ -1,0 +1,75 @@
+// The note rules of the contract (notes-service-interface.md §4), written once for every store:
+// ownership (every lookup carries the token's user), truthy-only edits, pin semantics, ordering.
+import { noteNotFound } from '../errors.js'
+import type { NotePatch, NoteRecord, Store } from '../store/types.js'
+import { isWellFormedId, newId } from './ids.js'
+import { compileSearchPattern } from './search.js'
+
+export interface NewNote {
+  title: string
+  content: string
+  tags?: string[]
+}
+
+/** The fields PUT /edit-note accepts; the route has already dropped falsy values. */
+export type NoteEdit = NotePatch
+
+export class NoteService {
+  constructor(private readonly store: Store) {}
+
+  async add(userId: string, input: NewNote): Promise<NoteRecord> {
+    const now = new Date().toISOString()
+    const note: NoteRecord = {
+      _id: newId(),
+      title: input.title,
+      content: input.content,
+      tags: input.tags ?? [],
+      isPinned: false,
+      userId,
+      createdOn: now,
+      updatedOn: now,
+    }
+    await this.store.insertNote(note)
+    return note
+  }
+
+  /** Applies only the truthy fields (§4 PUT /edit-note rule 2): `isPinned: false` does not unpin. */
+  async edit(userId: string, noteId: string, edit: NoteEdit): Promise<NoteRecord> {
+    const patch: NotePatch = {}
+    if (edit.title) patch.title = edit.title
+    if (edit.content) patch.content = edit.content
+    if (edit.tags) patch.tags = edit.tags
+    if (edit.isPinned) patch.isPinned = true
+    return this.patch(userId, noteId, patch)
+  }
+
+  /** Stores `isPinned` whenever it is present, false included (§4 PUT /update-note-pinned). */
+  async setPinned(userId: string, noteId: string, isPinned: boolean | undefined): Promise<NoteRecord> {
+    return this.patch(userId, noteId, isPinned === undefined ? {} : { isPinned })
+  }
+
+  async delete(userId: string, noteId: string): Promise<NoteRecord> {
+    const note = isWellFormedId(noteId) ? await this.store.deleteNote(userId, noteId) : undefined
+    if (!note) throw noteNotFound()
+    return note
+  }
+
+  list(userId: string): Promise<NoteRecord[]> {
+    return this.store.listNotes(userId)
+  }
+
+  search(userId: string, query: string): Promise<NoteRecord[]> {
+    return this.store.searchNotes(userId, compileSearchPattern(query))
+  }
+
+  /** An empty patch saves the note unchanged: the current note is returned, updatedOn kept. */
+  private async patch(userId: string, noteId: string, patch: NotePatch): Promise<NoteRecord> {
+    if (!isWellFormedId(noteId)) throw noteNotFound()
+    const empty = Object.keys(patch).length === 0
+    const note = empty
+      ? await this.store.findNote(userId, noteId)
+      : await this.store.updateNote(userId, noteId, patch, new Date().toISOString())
+    if (!note) throw noteNotFound()
+    return note
+  }
+}

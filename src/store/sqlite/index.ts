@@ -1,0 +1,80 @@
+// The embedded store: SQLite through better-sqlite3, in WAL mode. With synchronous=FULL (the
+// default) a write is on disk before it is acknowledged, so it survives a power cut
+// (https://www.sqlite.org/pragma.html#pragma_synchronous).
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import type { Store } from '../types.js'
+import { migrations } from './migrations.js'
+import { SqliteNotes } from './notes.js'
+import { SqliteUsers } from './users.js'
+
+export interface SqliteOptions {
+  /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
+  dataDir: string
+  synchronous?: 'FULL' | 'NORMAL'
+}
+
+export const SQLITE_FILE = 'notes.db'
+
+/** Applies every migration newer than the database's recorded version; returns how many ran. */
+export function migrateSqlite(db: Database.Database): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
+  const applied = new Set(
+    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
+  )
+  let count = 0
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue
+    // IMMEDIATE takes the write lock first, so two processes starting together serialise here.
+    db.transaction(() => {
+      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)
+      if (again) return
+      db.exec(m.sql)
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString())
+      count++
+    }).immediate()
+  }
+  return count
+}
+
+export function openSqliteDatabase(options: SqliteOptions): Database.Database {
+  let file = ':memory:'
+  if (options.dataDir !== ':memory:') {
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 })
+    file = join(options.dataDir, SQLITE_FILE)
+  }
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
+  db.pragma('foreign_keys = ON')
+  // Several worker processes may share the file: wait for the write lock instead of failing.
+  db.pragma('busy_timeout = 5000')
+  return db
+}
+
+export function openSqliteStore(options: SqliteOptions): Store {
+  const db = openSqliteDatabase(options)
+  migrateSqlite(db)
+  const users = new SqliteUsers(db)
+  const notes = new SqliteNotes(db)
+  // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
+  return {
+    createUser: async (user) => users.create(user),
+    findUserByEmailKey: async (key) => users.findByEmailKey(key),
+    findUserById: async (id) => users.findById(id),
+    insertNote: async (note) => notes.insertNote(note),
+    findNote: async (userId, noteId) => notes.findNote(userId, noteId),
+    updateNote: async (userId, noteId, patch, updatedOn) => notes.updateNote(userId, noteId, patch, updatedOn),
+    deleteNote: async (userId, noteId) => notes.deleteNote(userId, noteId),
+    listNotes: async (userId) => notes.listNotes(userId),
+    searchNotes: async (userId, matcher) => notes.searchNotes(userId, matcher),
+    ping: async () => {
+      db.prepare('SELECT 1').get()
+    },
+    close: async () => {
+      if (db.open) db.close()
+    },
+  }
+}

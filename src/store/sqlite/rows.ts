@@ -1,0 +1,46 @@
+// Row shapes of the SQLite tables and their mapping to records.
+import type { NoteRecord, UserRecord } from '../types.js'
+
+export interface UserRow {
+  id: string
+  full_name: string
+  email: string
+  email_key: string
+  password_hash: string
+  created_on: string
+}
+
+export interface NoteRow {
+  id: string
+  user_id: string
+  title: string
+  content: string
+  tags: string
+  is_pinned: number
+  created_on: string
+  updated_on: string
+}
+
+export function userFromRow(row: UserRow): UserRecord {
+  return {
+    _id: row.id,
+    fullName: row.full_name,
+    email: row.email,
+    emailKey: row.email_key,
+    passwordHash: row.password_hash,
+    createdOn: row.created_on,
+  }
+}
+
+export function noteFromRow(row: NoteRow): NoteRecord {
+  return {
+    _id: row.id,
+    title: row.title,
+    content: row.content,
+    tags: JSON.parse(row.tags) as string[],
+    isPinned: row.is_pinned === 1,
+    userId: row.user_id,
+    createdOn: row.created_on,
+    updatedOn: row.updated_on,
+  }
+}

@@ -1,0 +1,70 @@
+// The one narrow interface every storage driver implements. The contract's rules (validation,
+// truthy-only edits, ownership, ordering) live in src/services and are written once; a driver
+// only stores and fetches records. Every note query takes the owner's id, so no driver call can
+// reach another user's note.
+
+/** A user as stored. `emailKey` is the normalised email (trimmed, lower-case) that is unique. */
+export interface UserRecord {
+  _id: string
+  fullName: string
+  email: string
+  emailKey: string
+  passwordHash: string
+  /** ISO 8601, UTC. */
+  createdOn: string
+}
+
+/** A note as stored and as returned on the wire (decisions.md "Records"). */
+export interface NoteRecord {
+  _id: string
+  title: string
+  content: string
+  tags: string[]
+  isPinned: boolean
+  userId: string
+  createdOn: string
+  updatedOn: string
+}
+
+/** The fields an edit may change. Absent keys are left alone. */
+export interface NotePatch {
+  title?: string
+  content?: string
+  tags?: string[]
+  isPinned?: boolean
+}
+
+/** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
+export interface TextMatcher {
+  test(text: string): boolean
+}
+
+export interface Store {
+  /** Inserts the user; resolves to false (and stores nothing) when the email key is taken. */
+  createUser(user: UserRecord): Promise<boolean>
+  findUserByEmailKey(emailKey: string): Promise<UserRecord | undefined>
+  findUserById(id: string): Promise<UserRecord | undefined>
+
+  insertNote(note: NoteRecord): Promise<void>
+  findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
+  /** Applies the patch and sets updatedOn; resolves to the updated note, or undefined when absent. */
+  updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined>
+  /** Deletes and resolves to the deleted note, or undefined when absent. */
+  deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
+  /** The user's notes: pinned first, then newest createdOn first, ties by _id descending. */
+  listNotes(userId: string): Promise<NoteRecord[]>
+  /** The user's notes whose title or content the matcher accepts, in listNotes order. */
+  searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
+
+  /** Resolves when the store answers a trivial query (readiness). */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Thrown by a driver when its database cannot be reached; answered with 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}

@@ -1,0 +1,149 @@
+// Test harness: builds the app on a fresh store and gives a client that speaks to it either
+// through Fastify's inject or over a real listening socket, so one suite covers both.
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { type Config, defaultConfig } from '../../src/config.js'
+import type { LimiterFactory } from '../../src/services/brute-force.js'
+import { openSqliteStore } from '../../src/store/sqlite/index.js'
+import type { Store } from '../../src/store/types.js'
+
+export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
+
+export type Mode = 'inject' | 'http'
+export const MODES: readonly Mode[] = ['inject', 'http']
+
+export interface Reply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  /** The parsed JSON body; undefined when the body is not JSON. */
+  json: unknown
+}
+
+export interface RequestOptions {
+  body?: unknown
+  /** Sent as is, instead of JSON-encoding `body`. */
+  raw?: string | Buffer
+  token?: string
+  headers?: Record<string, string>
+}
+
+export interface Client {
+  mode: Mode
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>
+}
+
+export interface Harness {
+  app: FastifyInstance
+  store: Store
+  client: Client
+  close(): Promise<void>
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...defaultConfig, dataDir: ':memory:', ...overrides }
+}
+
+export interface HarnessOptions {
+  config?: Partial<Config>
+  store?: Store
+  limiterFactory?: LimiterFactory
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function headersFor(options: RequestOptions): { headers: Record<string, string>; payload?: string | Buffer } {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  let payload: string | Buffer | undefined
+  if (options.raw !== undefined) payload = options.raw
+  else if (options.body !== undefined) {
+    payload = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  return { headers, payload }
+}
+
+export async function startHarness(mode: Mode, options: HarnessOptions = {}): Promise<Harness> {
+  const store = options.store ?? openSqliteStore({ dataDir: ':memory:' })
+  const app = await buildApp({
+    config: testConfig(options.config),
+    store,
+    secret: TEST_SECRET,
+    ...(options.limiterFactory ? { limiterFactory: options.limiterFactory } : {}),
+  })
+  let base = ''
+  if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })
+  else await app.ready()
+
+  const client: Client = {
+    mode,
+    async request(method, path, opts = {}) {
+      const { headers, payload } = headersFor(opts)
+      if (mode === 'inject') {
+        const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
+        return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
+      }
+      const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
+      const text = await res.text()
+      const h: Record<string, string> = {}
+      res.headers.forEach((v, k) => (h[k] = v))
+      return { status: res.status, headers: h, text, json: parseJson(text) }
+    },
+  }
+  return {
+    app,
+    store,
+    client,
+    async close() {
+      await app.close()
+      await store.close()
+    },
+  }
+}
+
+let counter = 0
+/** A unique email for each call, so tests never collide. */
+export function uniqueEmail(prefix = 'user'): string {
+  counter++
+  return `${prefix}.${process.pid}.${Date.now()}.${counter}@example.com`
+}
+
+export interface Account {
+  email: string
+  password: string
+  token: string
+  userId: string
+}
+
+export async function register(client: Client, fullName = 'Test User'): Promise<Account> {
+  const email = uniqueEmail()
+  const password = 'correct horse battery staple'
+  const res = await client.request('POST', '/create-account', { body: { fullName, email, password } })
+  const body = res.json as { accessToken: string; user: { _id: string } }
+  if (res.status !== 200 || !body.accessToken) throw new Error(`registration failed: ${res.status} ${res.text}`)
+  return { email, password, token: body.accessToken, userId: body.user._id }
+}
+
+export interface NoteBody {
+  _id: string
+  title: string
+  content: string
+  tags: string[]
+  isPinned: boolean
+  userId: string
+  createdOn: string
+  updatedOn: string
+}
+
+export async function addNote(client: Client, token: string, body: Record<string, unknown>): Promise<NoteBody> {
+  const res = await client.request('POST', '/add-note', { token, body })
+  if (res.status !== 200) throw new Error(`add-note failed: ${res.status} ${res.text}`)
+  return (res.json as { note: NoteBody }).note
+}
