@@ -1,0 +1,119 @@
+// The store contract: one suite that every driver must pass (SQLite now; PostgreSQL joins by
+// calling storeContract with its own factory). It speaks only the Store interface.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { newId } from '../../src/services/ids.js'
+import type { NoteRecord, Store, UserRecord } from '../../src/store/types.js'
+
+export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
+  const id = newId()
+  const email = `u-${id}@example.com`
+  return { _id: id, fullName: 'U', email, emailKey: email.toLowerCase(), passwordHash: '$argon2id$fake', createdOn: new Date().toISOString(), ...overrides }
+}
+
+let tick = Date.parse('2026-01-01T00:00:00.000Z')
+export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): NoteRecord {
+  tick += 1000
+  const at = new Date(tick).toISOString()
+  return { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, userId, createdOn: at, updatedOn: at, ...overrides }
+}
+
+const contains = (needle: string) => ({ test: (text: string) => text.toLowerCase().includes(needle) })
+
+/** Runs the contract against a store made by `open`; `open` must give an empty store each call. */
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store
+    before(async () => {
+      store = await open()
+    })
+    after(async () => store.close())
+
+    it('creates users and finds them by id and by email key', async () => {
+      const user = makeUser({ email: 'Mixed@Example.com', emailKey: `mixed-${newId()}@example.com` })
+      assert.equal(await store.createUser(user), true)
+      assert.deepEqual(await store.findUserById(user._id), user)
+      assert.deepEqual(await store.findUserByEmailKey(user.emailKey), user)
+      assert.equal(await store.findUserById(newId()), undefined)
+      assert.equal(await store.findUserByEmailKey('nobody@example.com'), undefined)
+    })
+
+    it('refuses a second user with the same email key, even when they race', async () => {
+      const key = `race-${newId()}@example.com`
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.createUser(makeUser({ emailKey: key }))))
+      assert.equal(results.filter(Boolean).length, 1)
+      assert.equal(await store.createUser(makeUser({ emailKey: key })), false)
+    })
+
+    it('inserts, finds, updates and deletes notes only for their owner', async () => {
+      const owner = makeUser()
+      const other = makeUser()
+      await store.createUser(owner)
+      await store.createUser(other)
+      const note = makeNote(owner._id, { title: 'T', content: 'C', tags: ['a', 'b'] })
+      await store.insertNote(note)
+      assert.deepEqual(await store.findNote(owner._id, note._id), note)
+      assert.equal(await store.findNote(other._id, note._id), undefined)
+
+      assert.equal(await store.updateNote(other._id, note._id, { title: 'X' }, note.updatedOn), undefined)
+      assert.equal(await store.deleteNote(other._id, note._id), undefined)
+      assert.deepEqual(await store.findNote(owner._id, note._id), note)
+
+      const later = new Date(Date.parse(note.updatedOn) + 5000).toISOString()
+      const updated = await store.updateNote(owner._id, note._id, { content: 'C2', isPinned: true }, later)
+      assert.deepEqual(updated, { ...note, content: 'C2', isPinned: true, updatedOn: later })
+      const tagsOnly = await store.updateNote(owner._id, note._id, { tags: [] }, later)
+      assert.deepEqual(tagsOnly?.tags, [])
+      assert.equal(tagsOnly?.title, 'T')
+      const unpinned = await store.updateNote(owner._id, note._id, { isPinned: false }, later)
+      assert.equal(unpinned?.isPinned, false)
+
+      const deleted = await store.deleteNote(owner._id, note._id)
+      assert.deepEqual(deleted, { ...note, content: 'C2', tags: [], updatedOn: later })
+      assert.equal(await store.findNote(owner._id, note._id), undefined)
+      assert.equal(await store.deleteNote(owner._id, note._id), undefined)
+    })
+
+    it('keeps text exactly: unicode, quotes, NUL-free control characters, long content', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const note = makeNote(owner._id, { title: `Ünïcødé 🎉 "q" 'q' \\ %_`, content: 'x'.repeat(100_000) + '\n\t\u0001', tags: ['🏷️', ''] })
+      await store.insertNote(note)
+      assert.deepEqual(await store.findNote(owner._id, note._id), note)
+    })
+
+    it('lists pinned first, then newest createdOn, ties by _id descending', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const sameTime = new Date(tick + 500_000).toISOString()
+      const n1 = makeNote(owner._id, { title: 'old' })
+      const n2 = makeNote(owner._id, { title: 'pinned old', isPinned: true })
+      const n3 = makeNote(owner._id, { title: 'new' })
+      const n4 = makeNote(owner._id, { title: 'pinned new', isPinned: true })
+      const tieA = makeNote(owner._id, { _id: 'aaaaaaaaaaaaaaaaaaaaaaa1', createdOn: sameTime, title: 'tie a' })
+      const tieB = makeNote(owner._id, { _id: 'aaaaaaaaaaaaaaaaaaaaaaa2', createdOn: sameTime, title: 'tie b' })
+      for (const n of [tieA, n3, n1, n4, tieB, n2]) await store.insertNote(n)
+      const titles = (await store.listNotes(owner._id)).map((n) => n.title)
+      assert.deepEqual(titles, ['pinned new', 'pinned old', 'tie b', 'tie a', 'new', 'old'])
+      assert.deepEqual(await store.listNotes(makeUser()._id), [])
+    })
+
+    it('searches title or content of the owner only, in list order', async () => {
+      const owner = makeUser()
+      const other = makeUser()
+      await store.createUser(owner)
+      await store.createUser(other)
+      await store.insertNote(makeNote(owner._id, { title: 'Budget', content: 'x' }))
+      await store.insertNote(makeNote(owner._id, { title: 'y', content: 'the budget', isPinned: true }))
+      await store.insertNote(makeNote(owner._id, { title: 'z', content: 'z' }))
+      await store.insertNote(makeNote(other._id, { title: 'budget of other', content: 'budget' }))
+      const found = await store.searchNotes(owner._id, contains('budget'))
+      assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
+      assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
+    })
+
+    it('answers ping', async () => {
+      await store.ping()
+    })
+  })
+}
