@@ -42,7 +42,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {
-      await app.close()
+      // app.close() stops accepting and waits for requests in flight, but a keep-alive
+      // connection that finishes its request afterwards would stay open and hold the close:
+      // close such connections as soon as they become idle.
+      const sweeper = setInterval(() => app.server.closeIdleConnections(), 50)
+      try {
+        await app.close()
+      } finally {
+        clearInterval(sweeper)
+      }
       await store.close()
     })())
   return { app, store, close }

@@ -1,7 +1,7 @@
 // The embedded store: SQLite through better-sqlite3, in WAL mode. With synchronous=FULL (the
 // default) a write is on disk before it is acknowledged, so it survives a power cut
 // (https://www.sqlite.org/pragma.html#pragma_synchronous).
-import { mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Store } from '../types.js'
@@ -46,6 +46,9 @@ export function openSqliteDatabase(options: SqliteOptions): Database.Database {
     file = join(options.dataDir, SQLITE_FILE)
   }
   const db = new Database(file)
+  // The database holds password hashes: owner-only, like the secret file. SQLite gives the
+  // -wal and -shm files the database file's permissions.
+  if (file !== ':memory:') chmodSync(file, 0o600)
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
   db.pragma('foreign_keys = ON')
