@@ -107,6 +107,31 @@ for (const mode of MODES) {
         assert.equal(atLimit.status, 200)
       })
 
+      it('stores an argon2id hash with m=19MiB, t=2, p=1, never the password', async () => {
+        const email = uniqueEmail()
+        await post('/create-account', { fullName: 'A', email, password: 'plain-text-password' })
+        const stored = await h.store.findUserByEmailKey(email.toLowerCase())
+        assert.ok(stored)
+        const params = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored.passwordHash)?.[1]?.split(',').sort()
+        assert.deepEqual(params, ['m=19456', 'p=1', 't=2'])
+        assert.ok(!stored.passwordHash.includes('plain-text-password'))
+      })
+
+      it('issues an HS256 token whose payload is {user: {_id, fullName, email, createdOn}, iat, exp}, 36000 minutes long', async () => {
+        const email = uniqueEmail()
+        const res = await post('/create-account', { fullName: 'Tok', email, password: 'token-password' })
+        const { accessToken, user } = res.json as { accessToken: string; user: Record<string, unknown> }
+        const [header, payload] = accessToken.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
+        assert.equal(header?.alg, 'HS256')
+        assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'user'])
+        assert.deepEqual(payload!.user, user)
+        assert.equal((payload!.exp as number) - (payload!.iat as number), 36_000 * 60)
+        assert.ok(!accessToken.includes(Buffer.from('token-password').toString('base64url').slice(0, 8)))
+        const login = await post('/login', { email, password: 'token-password' })
+        const loginPayload = JSON.parse(Buffer.from((login.json as { accessToken: string }).accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+        assert.deepEqual(loginPayload.user, user)
+      })
+
       it('never returns a password or a hash', async () => {
         const res = await post('/create-account', { fullName: 'A', email: uniqueEmail(), password: 'hunter2-secret' })
         assert.doesNotMatch(res.text, /hunter2-secret|argon2|password/i)

@@ -270,6 +270,15 @@ for (const mode of MODES) {
         assert.deepEqual((none.json as { notes: NoteBody[] }).notes, [])
       })
 
+      it('matches case-insensitively beyond ASCII, and . matches one whole character', async () => {
+        const d = await register(h.client)
+        await addNote(h.client, d.token, { title: 'Crème Brûlée', content: 'dessert 🍮 recipe' })
+        const upper = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('BRÛLÉE')}`, { token: d.token })
+        assert.deepEqual((upper.json as { notes: NoteBody[] }).notes.map((n) => n.title), ['Crème Brûlée'])
+        const emoji = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('dessert . recipe')}`, { token: d.token })
+        assert.equal((emoji.json as { notes: NoteBody[] }).notes.length, 1)
+      })
+
       it('treats the query as a pattern, not a literal', async () => {
         const res = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('c+ d?')}`, { token: c.token })
         assert.deepEqual((res.json as { notes: NoteBody[] }).notes, [])

@@ -34,9 +34,12 @@ export interface NotePatch {
   isPinned?: boolean
 }
 
-/** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
+/**
+ * A compiled search pattern; drivers call it on title and content (see services/search.ts).
+ * A driver may pass the UTF-8 bytes instead of a string: RE2 matches bytes without converting.
+ */
 export interface TextMatcher {
-  test(text: string): boolean
+  test(text: string | Buffer): boolean
 }
 
 export interface Store {

@@ -18,7 +18,10 @@ export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): N
   return { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, userId, createdOn: at, updatedOn: at, ...overrides }
 }
 
-const contains = (needle: string) => ({ test: (text: string) => text.toLowerCase().includes(needle) })
+/** A matcher like the service's: drivers may hand it strings or UTF-8 Buffers. */
+const contains = (needle: string) => ({
+  test: (text: string | Buffer) => (typeof text === 'string' ? text : text.toString('utf8')).toLowerCase().includes(needle),
+})
 
 /** Runs the contract against a store made by `open`; `open` must give an empty store each call. */
 export function storeContract(name: string, open: () => Promise<Store>): void {
