@@ -57,6 +57,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: config.connectionTimeoutMs,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // While closing, a request that still arrives on an open keep-alive connection is served
+    // rather than answered with Fastify's own 503 body, which is not in the contract's shape;
+    // server.ts closes such connections as soon as they are idle.
+    return503OnClosing: false,
     // Types are checked as sent: a number is not silently turned into a string.
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
   })
