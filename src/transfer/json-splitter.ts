@@ -118,9 +118,11 @@ export class JsonSplitter {
   end(): RawRecord[] {
     const out: RawRecord[] = []
     if (this.inValue) {
-      if (this.array || this.inString || this.depth > 0) out.push(this.fatal('the file ends inside a record (truncated?)'))
-      else this.finish(out, '')
-    } else if (this.array && this.opened && !this.closed) out.push(this.fatal('the file ends before the array is closed (truncated?)'))
+      // A value whose brackets and quotes are all closed is complete, even if nothing follows it.
+      if (this.inString || this.depth > this.base) return [this.fatal('the file ends inside a record (truncated?)')]
+      this.finish(out, '')
+    }
+    if (this.array && this.opened && !this.closed) out.push(this.fatal('the file ends before the array is closed (truncated?)'))
     return out
   }
 
