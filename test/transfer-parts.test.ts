@@ -97,7 +97,7 @@ describe('progress', () => {
     assert.equal(out, '', 'throttled')
     t = 1000
     p.tick(counts)
-    assert.match(out, /^\r\x1b\[2Kusers █{12}░{12}  50%  50 read, 40 imported, 5 skipped, 5 rejected, 50\/s$/)
+    assert.equal(out, `\r\x1b[2Kusers ${'█'.repeat(12)}${'░'.repeat(12)}  50%  50 read, 40 imported, 5 skipped, 5 rejected, 50/s`)
     p.note('file:3: malformed')
     assert.ok(out.endsWith('\r\x1b[2Kfile:3: malformed\n'))
     p.end(counts)
@@ -114,6 +114,6 @@ describe('progress', () => {
     t = 10_000
     p.end(counts)
     assert.equal(out, 'notes: 25% 50 read, 40 imported, 5 skipped, 5 rejected, 10/s\nnotes: 100% 50 read, 40 imported, 5 skipped, 5 rejected, 5/s, 10.0 s\n')
-    assert.doesNotMatch(out, /\x1b/)
+    assert.ok(!out.includes('\x1b'), 'no terminal escapes')
   })
 })
