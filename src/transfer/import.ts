@@ -175,7 +175,7 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
       continue
     }
     batch.push({ raw, note })
-    if (batch.length >= (options.batchSize ?? 1000)) await flush()
+    if (batch.length >= (options.batchSize ?? 2000)) await flush()
     progress.tick(counts)
   }
   await flush()
