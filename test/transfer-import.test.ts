@@ -92,7 +92,16 @@ describe('import: idempotence and round trips', () => {
     try {
       await runImport(store, files)
       const first = await exportTexts(store, dir, 'twice-1')
-      const again = await runImport(store, files)
+      // Count the users handed to the store for writing: only those are ever hashed.
+      let usersWritten = 0
+      const counting = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key === 'importUsers') return (users: unknown[]) => ((usersWritten += users.length), target.importUsers(users as never))
+          return Reflect.get(target, key, receiver) as unknown
+        },
+      })
+      const again = await runImport(counting, files)
+      assert.equal(usersWritten, 0, 'known users are skipped before hashing')
       assert.deepEqual(
         { ...again.summary.users, rejectedBy: again.summary.users.rejectedBy },
         { read: 3, imported: 0, skipped: 3, rejected: 0, rejectedBy: {} },

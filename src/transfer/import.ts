@@ -174,7 +174,7 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
       phase.reject(raw, 'malformed', `malformed note: ${err.message}`)
       continue
     }
-    batch.push({ raw, note })
+    batch.push({ raw: { line: raw.line, index: raw.index }, note }) // not the text: the batch stays small
     if (batch.length >= (options.batchSize ?? 2000)) await flush()
     progress.tick(counts)
   }
