@@ -24,6 +24,10 @@ export const EXIT_REJECTED = 3
 
 class UsageError extends Error {}
 
+/**
+ * The one place the transfer commands choose a store. import and export only use the Store
+ * interface, so with more than one driver this opens whichever the configuration selects.
+ */
 function openStore(env: Env): Store {
   const config = parseConfig(env)
   return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
