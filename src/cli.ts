@@ -4,15 +4,19 @@ import { parseArgs } from 'node:util'
 import { ConfigError, parseConfig } from './config.js'
 import { closeOnSignals, startServer } from './server.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
+import { TRANSFER_USAGE, transferCommands } from './transfer/commands.js'
 
 const USAGE = `usage: notes-service <command>
 
 commands:
   serve     run the HTTP server (default); configured by environment variables (see README)
   migrate   apply database migrations and exit
-`
+${TRANSFER_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
+  // import, export and backup parse their own options (src/transfer/commands.ts).
+  const transfer = argv[0] === undefined ? undefined : transferCommands[argv[0]]
+  if (transfer) return transfer(argv.slice(1), process.env)
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -42,6 +42,11 @@ export interface TextMatcher {
   test(text: string | Buffer): boolean
 }
 
+/** What importing one user did (src/transfer): kept ids make a second run change nothing. */
+export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
+/** What importing one note did. */
+export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user'
+
 export interface Store {
   /** Inserts the user; resolves to false (and stores nothing) when the email key is taken. */
   createUser(user: UserRecord): Promise<boolean>
@@ -58,6 +63,25 @@ export interface Store {
   listNotes(userId: string): Promise<NoteRecord[]>
   /** The user's notes whose title or content the matcher accepts, in listNotes order. */
   searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
+
+  // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.
+  /**
+   * Inserts the users in order, each as given, in one transaction. Per user, in this order:
+   * 'exists' when a user with the same _id is stored (nothing changes), 'duplicate-email' when
+   * another user holds the email key (nothing changes), otherwise 'inserted'. A user earlier in
+   * the same batch counts as stored.
+   */
+  importUsers(users: UserRecord[]): Promise<UserImportOutcome[]>
+  /**
+   * Inserts the notes in order, each as given, in one transaction: 'exists' when a note with the
+   * same _id is stored (nothing changes, whoever owns it), 'missing-user' when no user has the
+   * note's userId, otherwise 'inserted'.
+   */
+  importNotes(notes: NoteRecord[]): Promise<NoteImportOutcome[]>
+  /** Keyset page for export: up to `limit` users with _id > afterId (from the first when undefined), _id ascending. */
+  usersAfter(afterId: string | undefined, limit: number): Promise<UserRecord[]>
+  /** Keyset page for export: up to `limit` notes with _id > afterId, _id ascending; only userId's notes when given. */
+  notesAfter(afterId: string | undefined, limit: number, userId?: string): Promise<NoteRecord[]>
 
   /** Resolves when the store answers a trivial query (readiness). */
   ping(): Promise<void>

@@ -115,6 +115,65 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
     })
 
+    it('imports users with their own ids, hashes and dates, idempotently, refusing duplicate email keys', async () => {
+      const a = makeUser({ createdOn: '2020-02-03T04:05:06.789Z', passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$kept' })
+      const b = makeUser()
+      const sameKeyAsA = makeUser({ email: a.email.toUpperCase(), emailKey: a.emailKey })
+      const sameIdAsB = makeUser({ _id: b._id })
+      assert.deepEqual(await store.importUsers([a, b, sameKeyAsA, sameIdAsB]), ['inserted', 'inserted', 'duplicate-email', 'exists'])
+      assert.deepEqual(await store.findUserById(a._id), a)
+      assert.deepEqual(await store.findUserById(b._id), b)
+      assert.equal(await store.findUserById(sameKeyAsA._id), undefined)
+      assert.deepEqual(await store.importUsers([a, b]), ['exists', 'exists'])
+      assert.deepEqual(await store.importUsers([]), [])
+      const registered = makeUser()
+      assert.equal(await store.createUser(registered), true)
+      assert.deepEqual(await store.importUsers([makeUser({ emailKey: registered.emailKey })]), ['duplicate-email'])
+    })
+
+    it('imports notes with their own ids and dates, idempotently, refusing notes without a user', async () => {
+      const owner = makeUser()
+      await store.importUsers([owner])
+      const note = makeNote(owner._id, { tags: ['x', 'y'], isPinned: true, createdOn: '2019-01-01T00:00:00.000Z', updatedOn: '2021-01-01T00:00:00.000Z' })
+      const orphan = makeNote(newId())
+      const sameId = makeNote(owner._id, { _id: note._id, title: 'other' })
+      assert.deepEqual(await store.importNotes([note, orphan, sameId]), ['inserted', 'missing-user', 'exists'])
+      assert.deepEqual(await store.findNote(owner._id, note._id), note)
+      assert.deepEqual(await store.importNotes([note]), ['exists'])
+      assert.deepEqual(await store.listNotes(owner._id), [note])
+      assert.deepEqual(await store.importNotes([]), [])
+    })
+
+    it('pages through all users and notes in _id order, and through one user\'s notes', async () => {
+      const owner = makeUser()
+      const other = makeUser()
+      await store.importUsers([owner, other])
+      const mine = Array.from({ length: 7 }, () => makeNote(owner._id))
+      await store.importNotes([...mine, makeNote(other._id), makeNote(other._id)])
+
+      const pageAll = async <T extends { _id: string }>(page: (after: string | undefined) => Promise<T[]>): Promise<T[]> => {
+        const all: T[] = []
+        for (let batch = await page(undefined); batch.length; batch = await page(batch[batch.length - 1]?._id)) {
+          assert.ok(batch.length <= 3)
+          all.push(...batch)
+        }
+        return all
+      }
+      const users = await pageAll((after) => store.usersAfter(after, 3))
+      const ids = users.map((u) => u._id)
+      assert.deepEqual(ids, [...new Set(ids)].sort())
+      assert.deepEqual(users.find((u) => u._id === owner._id), owner)
+
+      const notes = await pageAll((after) => store.notesAfter(after, 3))
+      const noteIds = notes.map((n) => n._id)
+      assert.deepEqual(noteIds, [...new Set(noteIds)].sort())
+      for (const n of mine) assert.deepEqual(notes.find((x) => x._id === n._id), n)
+
+      const ownerNotes = await pageAll((after) => store.notesAfter(after, 3, owner._id))
+      assert.deepEqual(ownerNotes, [...mine].sort((x, y) => (x._id < y._id ? -1 : 1)))
+      assert.deepEqual(await store.notesAfter(undefined, 3, newId()), [])
+    })
+
     it('answers ping', async () => {
       await store.ping()
     })

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import type { Store } from '../types.js'
 import { migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
+import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
 
 export interface SqliteOptions {
@@ -62,6 +63,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   migrateSqlite(db)
   const users = new SqliteUsers(db)
   const notes = new SqliteNotes(db)
+  const transfer = new SqliteTransfer(db)
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   return {
     createUser: async (user) => users.create(user),
@@ -73,6 +75,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
     deleteNote: async (userId, noteId) => notes.deleteNote(userId, noteId),
     listNotes: async (userId) => notes.listNotes(userId),
     searchNotes: async (userId, matcher) => notes.searchNotes(userId, matcher),
+    importUsers: async (batch) => transfer.importUsers(batch),
+    importNotes: async (batch) => transfer.importNotes(batch),
+    usersAfter: async (afterId, limit) => transfer.usersAfter(afterId, limit),
+    notesAfter: async (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
     ping: async () => {
       db.prepare('SELECT 1').get()
     },

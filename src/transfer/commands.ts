@@ -1,0 +1,179 @@
+// The `import`, `export` and `backup` commands of the CLI: argument parsing, opening the store,
+// output. The work itself is in import.ts, export.ts and store/sqlite/backup.ts.
+import { spawn } from 'node:child_process'
+import { availableParallelism } from 'node:os'
+import { parseArgs } from 'node:util'
+import { type Env, parseConfig } from '../config.js'
+import { backupSqlite } from '../store/sqlite/backup.js'
+import { openSqliteStore } from '../store/sqlite/index.js'
+import type { Store } from '../store/types.js'
+import { type ExportFormat, UnknownUserError, exportData } from './export.js'
+import { StrictStop, describeSummary, importData } from './import.js'
+import { Progress } from './progress.js'
+
+export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--strict] [--threads N]
+            load mongoexport files of the original service (see README, Migration)
+  export    [--users FILE] [--notes FILE] [--user EMAIL] [--with-password-hashes]
+            [--jsonArray] [--jsonFormat relaxed|canonical]
+            write users and notes as mongoexport does (notes to standard output by default)
+  backup    FILE   consistent copy of the SQLite database, also while the server runs
+`
+
+/** Exit code of an import that finished but rejected records. */
+export const EXIT_REJECTED = 3
+
+class UsageError extends Error {}
+
+/**
+ * The one place the transfer commands choose a store. import and export only use the Store
+ * interface, so with more than one driver this opens whichever the configuration selects.
+ */
+function openStore(env: Env): Store {
+  const config = parseConfig(env)
+  return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+}
+
+/**
+ * argon2 runs on libuv's thread pool, whose size is fixed when the process starts (4 unless
+ * UV_THREADPOOL_SIZE says otherwise; node's module loader has started it before any of our code
+ * runs). To hash on every core, the import runs itself again once with the size set.
+ */
+function threadPoolSize(env: Env): number {
+  return Number(env.UV_THREADPOOL_SIZE) || 4
+}
+
+/**
+ * What the import needs set in its environment before it starts. Besides the pool size: each
+ * argon2id hash takes 19 MiB, and glibc's malloc, once such a block is freed, raises its mmap
+ * threshold and keeps later blocks in its heaps, so the process held ~19 MiB per thread for
+ * good after the users were done (measured: 253 MB peak for 200 000 notes instead of ~150 MB).
+ * A fixed threshold keeps large blocks mmapped and gives them back on free.
+ * (https://man7.org/linux/man-pages/man3/mallopt.3.html, M_MMAP_THRESHOLD)
+ */
+function missingEnvironment(env: Env, threads: number): Record<string, string> {
+  const missing: Record<string, string> = {}
+  if (threads > threadPoolSize(env)) missing.UV_THREADPOOL_SIZE = String(threads)
+  if (process.platform === 'linux' && env.MALLOC_MMAP_THRESHOLD_ === undefined) missing.MALLOC_MMAP_THRESHOLD_ = String(128 * 1024)
+  return missing
+}
+
+/** Runs this same command again, once, with `extra` added to the environment. */
+async function rerunWith(extra: Record<string, string>): Promise<number> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...extra },
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+  })
+}
+
+export async function runImport(args: string[], env: Env): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      users: { type: 'string' },
+      notes: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      threads: { type: 'string' },
+    },
+  })
+  if (!values.users && !values.notes) throw new UsageError('import needs --users FILE and/or --notes FILE')
+  const threads = values.threads === undefined ? availableParallelism() : Number(values.threads)
+  if (!Number.isInteger(threads) || threads < 1) throw new UsageError(`--threads must be a whole number above 0, got "${values.threads}"`)
+  const missing = missingEnvironment(env, threads)
+  if (Object.keys(missing).length > 0) return rerunWith(missing)
+
+  const poolSize = threadPoolSize(env)
+  const store = openStore(env)
+  const progress = new Progress(process.stderr)
+  progress.note(`importing; hashing passwords on ${poolSize} threads`)
+  try {
+    const summary = await importData({
+      store,
+      ...(values.users ? { usersFile: values.users } : {}),
+      ...(values.notes ? { notesFile: values.notes } : {}),
+      strict: values.strict,
+      // Twice the pool: a finished hash always finds the next one queued.
+      hashConcurrency: poolSize * 2,
+      progress,
+    })
+    process.stdout.write(`${describeSummary(summary)}\n`)
+    return summary.users.rejected + summary.notes.rejected > 0 ? EXIT_REJECTED : 0
+  } catch (err) {
+    if (!(err instanceof StrictStop)) throw err
+    process.stderr.write(`stopped (--strict) at ${err.message}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
+    return 1
+  } finally {
+    await store.close()
+  }
+}
+
+export async function runExport(args: string[], env: Env): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      users: { type: 'string' },
+      notes: { type: 'string' },
+      user: { type: 'string' },
+      'with-password-hashes': { type: 'boolean', default: false },
+      jsonArray: { type: 'boolean', default: false },
+      jsonFormat: { type: 'string', default: 'relaxed' },
+    },
+  })
+  if (values.jsonFormat !== 'relaxed' && values.jsonFormat !== 'canonical') {
+    throw new UsageError(`--jsonFormat must be relaxed or canonical, got "${values.jsonFormat}"`)
+  }
+  const format: ExportFormat = values.jsonArray ? 'array' : 'lines'
+  const toStdout = values.users === undefined && values.notes === undefined
+  const store = openStore(env)
+  try {
+    const summary = await exportData({
+      store,
+      ...(values.users !== undefined ? { usersOut: values.users } : {}),
+      ...(values.notes !== undefined || toStdout ? { notesOut: values.notes ?? '-' } : {}),
+      ...(values.user !== undefined ? { userEmail: values.user } : {}),
+      withPasswordHashes: values['with-password-hashes'],
+      format,
+      mode: values.jsonFormat,
+    })
+    process.stderr.write(`exported ${summary.users} user(s) and ${summary.notes} note(s)\n`)
+    return 0
+  } catch (err) {
+    if (!(err instanceof UnknownUserError)) throw err
+    process.stderr.write(`notes-service: ${err.message}\n`)
+    return 1
+  } finally {
+    await store.close()
+  }
+}
+
+export async function runBackup(args: string[], env: Env): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  const [file] = positionals
+  if (!file || positionals.length > 1) throw new UsageError('backup needs exactly one FILE')
+  const config = parseConfig(env)
+  const result = await backupSqlite(config.dataDir, file)
+  process.stdout.write(`backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok\n`)
+  return 0
+}
+
+/** The commands this module adds to the CLI, by name; a usage error answers exit code 2. */
+export const transferCommands: Record<string, (args: string[], env: Env) => Promise<number>> = {
+  import: (args, env) => withUsage(runImport, args, env),
+  export: (args, env) => withUsage(runExport, args, env),
+  backup: (args, env) => withUsage(runBackup, args, env),
+}
+
+async function withUsage(run: (args: string[], env: Env) => Promise<number>, args: string[], env: Env): Promise<number> {
+  try {
+    return await run(args, env)
+  } catch (err) {
+    const isUsage = err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+    if (!isUsage) throw err
+    process.stderr.write(`notes-service: ${err.message}\nusage:\n${TRANSFER_USAGE}`)
+    return 2
+  }
+}

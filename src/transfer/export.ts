@@ -1,0 +1,90 @@
+// notes-service export: writes users and notes back in the shape mongoexport gives them (JSON
+// lines or one JSON array, relaxed or canonical Extended JSON), so the files import again, here
+// or into MongoDB with mongoimport. Records come from the store in keyset pages and go out
+// through a stream with backpressure, so memory holds one page however large the database is.
+import { createWriteStream } from 'node:fs'
+import { Readable, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { emailKeyOf } from '../services/accounts.js'
+import type { NoteRecord, Store, UserRecord } from '../store/types.js'
+import { type EjsonMode, noteToEjson, userToEjson } from './records.js'
+
+export type ExportFormat = 'lines' | 'array'
+
+export interface ExportOptions {
+  store: Store
+  /** A file path, or '-' for standard output; the collection is not written when undefined. */
+  usersOut?: string
+  notesOut?: string
+  /** Only this user (matched like a login: trimmed, case-insensitive) and their notes. */
+  userEmail?: string
+  /** Include the argon2id hashes as `password`, so the accounts can be imported elsewhere. */
+  withPasswordHashes?: boolean
+  format?: ExportFormat
+  mode?: EjsonMode
+  pageSize?: number
+}
+
+export interface ExportSummary {
+  users: number
+  notes: number
+}
+
+/** Thrown when --user names nobody. */
+export class UnknownUserError extends Error {}
+
+async function* paged<T extends { _id: string }>(page: (afterId: string | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
+  let afterId: string | undefined
+  for (;;) {
+    const records = await page(afterId)
+    if (records.length === 0) return
+    yield records
+    afterId = records[records.length - 1]!._id
+  }
+}
+
+/** One string per page: fewer, larger writes. */
+async function* render<T>(pages: AsyncIterable<T[]>, toText: (record: T) => string, format: ExportFormat, count: () => void): AsyncGenerator<string> {
+  let first = true
+  if (format === 'array') yield '['
+  for await (const records of pages) {
+    let text = ''
+    for (const record of records) {
+      if (format === 'array') text += first ? toText(record) : `,\n${toText(record)}`
+      else text += `${toText(record)}\n`
+      first = false
+      count()
+    }
+    yield text
+  }
+  if (format === 'array') yield ']\n'
+}
+
+async function write(target: string, chunks: AsyncIterable<string>): Promise<void> {
+  const source = Readable.from(chunks)
+  if (target === '-') await pipeline(source, process.stdout as Writable, { end: false })
+  else await pipeline(source, createWriteStream(target))
+}
+
+export async function exportData(options: ExportOptions): Promise<ExportSummary> {
+  const { store } = options
+  const format = options.format ?? 'lines'
+  const mode = options.mode ?? 'relaxed'
+  const pageSize = options.pageSize ?? 1000
+  let only: UserRecord | undefined
+  if (options.userEmail !== undefined) {
+    only = await store.findUserByEmailKey(emailKeyOf(options.userEmail))
+    if (!only) throw new UnknownUserError(`no user has the email "${options.userEmail}"`)
+  }
+  const summary: ExportSummary = { users: 0, notes: 0 }
+  if (options.usersOut !== undefined) {
+    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged((after) => store.usersAfter(after, pageSize))
+    const toText = (u: UserRecord) => userToEjson(u, mode, options.withPasswordHashes ?? false)
+    await write(options.usersOut, render(pages, toText, format, () => summary.users++))
+  }
+  if (options.notesOut !== undefined) {
+    const pages = paged<NoteRecord>((after) => store.notesAfter(after, pageSize, only?._id))
+    await write(options.notesOut, render(pages, (n) => noteToEjson(n, mode), format, () => summary.notes++))
+  }
+  return summary
+}

@@ -1,0 +1,134 @@
+// The documents of the original service's MongoDB collections, as mongoexport writes them, and
+// their mapping to and from our records. Extended JSON (canonical or relaxed) is decoded by the
+// bson package's EJSON before these functions run, so ObjectIds arrive as ObjectId and dates as
+// Date. Fields the original schema adds (`__v`) or that other deployments carry are ignored.
+import { EJSON, ObjectId } from 'bson'
+import type { NoteRecord, UserRecord } from '../store/types.js'
+import { emailKeyOf } from '../services/accounts.js'
+
+/** A record that cannot be imported; the message says which field and why. */
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RecordError'
+  }
+}
+
+/** A user as read from the export: `password` is plain text or an argon2id hash. */
+export interface IncomingUser extends Omit<UserRecord, 'passwordHash'> {
+  password: string
+}
+
+const HEX_ID = /^[0-9a-fA-F]{24}$/
+
+type Doc = Record<string, unknown>
+
+function asDocument(value: unknown): Doc {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RecordError('not a JSON object')
+  return value as Doc
+}
+
+function idOf(doc: Doc, field: string): string {
+  const value = doc[field]
+  if (value instanceof ObjectId) return value.toHexString()
+  if (typeof value === 'string' && HEX_ID.test(value)) return value.toLowerCase()
+  if (value === undefined || value === null) throw new RecordError(`${field} is missing`)
+  throw new RecordError(`${field} is not an ObjectId`)
+}
+
+function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
+  const value = doc[field]
+  if (value === undefined || value === null) throw new RecordError(`${field} is missing`)
+  if (typeof value !== 'string') throw new RecordError(`${field} is not a string`)
+  if (!allowEmpty && value.trim() === '') throw new RecordError(`${field} is empty`)
+  return value
+}
+
+/** The first of `fields` that is present, as an ISO date; `fallback` when none is. */
+function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
+  for (const field of fields) {
+    const value = doc[field]
+    if (value === undefined || value === null) continue
+    // Legacy exports and hand-made files carry ISO strings or epoch milliseconds.
+    const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined
+    if (!date || Number.isNaN(date.getTime())) throw new RecordError(`${field} is not a date`)
+    return date.toISOString()
+  }
+  return fallback()
+}
+
+/** An ObjectId carries its creation second: the best date for a record that has none. */
+const idTime = (id: string) => () => ObjectId.createFromHexString(id).getTimestamp().toISOString()
+
+/** A document of the `users` collection. */
+export function userFromDocument(value: unknown): IncomingUser {
+  const doc = asDocument(value)
+  const _id = idOf(doc, '_id')
+  const email = stringOf(doc, 'email', false).trim()
+  return {
+    _id,
+    fullName: stringOf(doc, 'fullName', true),
+    email,
+    emailKey: emailKeyOf(email),
+    password: stringOf(doc, 'password', false),
+    createdOn: dateOf(doc, ['createdOn', 'createdAt'], idTime(_id)),
+  }
+}
+
+/** A document of the `notes` collection. Missing `tags`, `isPinned` and dates get the original's defaults. */
+export function noteFromDocument(value: unknown): NoteRecord {
+  const doc = asDocument(value)
+  const _id = idOf(doc, '_id')
+  const tags = doc.tags ?? []
+  if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new RecordError('tags is not an array of strings')
+  const isPinned = doc.isPinned ?? false
+  if (typeof isPinned !== 'boolean') throw new RecordError('isPinned is not a boolean')
+  const createdOn = dateOf(doc, ['createdOn', 'createdAt'], idTime(_id))
+  return {
+    _id,
+    title: stringOf(doc, 'title', true),
+    content: stringOf(doc, 'content', true),
+    tags,
+    isPinned,
+    userId: idOf(doc, 'userId'),
+    createdOn,
+    // The original schema has no updatedOn: a note never edited there was last changed when made.
+    updatedOn: dateOf(doc, ['updatedOn', 'updatedAt'], () => createdOn),
+  }
+}
+
+export type EjsonMode = 'relaxed' | 'canonical'
+
+/** Parses one Extended JSON text (either mode; EJSON reads both). Throws RecordError. */
+export function parseEjson(text: string): unknown {
+  try {
+    return EJSON.parse(text, { relaxed: true })
+  } catch (err) {
+    throw new RecordError(`not valid Extended JSON: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+/** A user as the original's collection holds it; the password only when asked (an argon2id hash). */
+export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash: boolean): string {
+  const doc: Doc = { _id: ObjectId.createFromHexString(user._id), fullName: user.fullName, email: user.email }
+  if (withPasswordHash) doc.password = user.passwordHash
+  doc.createdOn = new Date(user.createdOn)
+  return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
+}
+
+/** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
+export function noteToEjson(note: NoteRecord, mode: EjsonMode): string {
+  return EJSON.stringify(
+    {
+      _id: ObjectId.createFromHexString(note._id),
+      title: note.title,
+      content: note.content,
+      tags: note.tags,
+      isPinned: note.isPinned,
+      userId: note.userId,
+      createdOn: new Date(note.createdOn),
+      updatedOn: new Date(note.updatedOn),
+    },
+    { relaxed: mode === 'relaxed' },
+  )
+}

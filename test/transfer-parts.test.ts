@@ -1,0 +1,119 @@
+// The pieces of the transfer commands on their own: the JSON splitter at every chunk boundary,
+// format detection, export of one user, and the progress reporter in both output modes.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { openSqliteStore } from '../src/store/sqlite/index.js'
+import { JsonSplitter, type RawRecord } from '../src/transfer/json-splitter.js'
+import { Progress } from '../src/transfer/progress.js'
+import { detectFormat } from '../src/transfer/source.js'
+import { type Layout, LAYOUTS, notesFile, sampleData, usersFile } from './support/mongoexport.js'
+import { TempDir, exportTexts, runImport } from './support/transfer.js'
+
+function split(array: boolean, text: string, chunkSize: number): RawRecord[] {
+  const splitter = new JsonSplitter(array)
+  const out: RawRecord[] = []
+  for (let i = 0; i < text.length; i += chunkSize) out.push(...splitter.push(text.slice(i, i + chunkSize)))
+  return [...out, ...splitter.end()]
+}
+
+let dir: TempDir
+before(() => {
+  dir = new TempDir()
+})
+after(() => dir.remove())
+
+describe('JSON splitter', () => {
+  const array = '[{"a":"x,]}\\"y"},\n {"b":[1,2,{"c":"[{"}]} ,\n{"bad":1]\n,{"ok":true}]\n'
+  it('splits array elements at any chunk boundary, with lines, past a malformed element', () => {
+    const expected = [
+      { line: 1, index: 0, text: '{"a":"x,]}\\"y"}' },
+      { line: 2, index: 1, text: '{"b":[1,2,{"c":"[{"}]} ' },
+      { line: 3, index: 2, text: '{"bad":1]\n' },
+      { line: 4, index: 3, text: '{"ok":true}' },
+    ]
+    for (const size of [1, 2, 3, 7, 1000]) assert.deepEqual(split(true, array, size), expected, `chunk size ${size}`)
+  })
+
+  it('splits concatenated pretty documents', () => {
+    const text = '{\n\t"a": 1\n}\n{\n\t"b": "}"\n}\n'
+    for (const size of [1, 5, 1000]) {
+      assert.deepEqual(split(false, text, size), [
+        { line: 1, index: 0, text: '{\n\t"a": 1\n}' },
+        { line: 4, index: 1, text: '{\n\t"b": "}"\n}' },
+      ])
+    }
+  })
+
+  it('reports truncation, text after the array, and a file that is no array', () => {
+    assert.deepEqual(split(true, '[{"a":1},{"b":', 4).at(-1), { line: 1, index: 1, error: 'the file ends inside a record (truncated?)', fatal: true })
+    assert.deepEqual(split(true, '[{"a":1}', 4).at(-1), { line: 1, index: 1, error: 'the file ends before the array is closed (truncated?)', fatal: true })
+    assert.equal(split(true, '[{"a":1}] x', 4).at(-1)?.error, 'text after the end of the array')
+    assert.equal(split(true, 'x', 4).at(-1)?.error, 'the file does not start with "["')
+    assert.deepEqual(split(true, ' [ ] ', 1), [])
+  })
+})
+
+describe('format detection', () => {
+  const expected: Record<Layout, string> = { lines: 'lines', array: 'array', 'pretty-array': 'array', pretty: 'pretty' }
+  for (const how of LAYOUTS) {
+    it(`recognises ${how}`, async () => {
+      const { users } = sampleData()
+      assert.equal(await detectFormat(dir.file(`detect-${how}.json`, usersFile(users, 'relaxed', how))), expected[how])
+    })
+  }
+})
+
+describe('export', () => {
+  it('--user writes one user and only their notes; without hashes there is no password', async () => {
+    const { users, notes } = sampleData()
+    const store = openSqliteStore({ dataDir: ':memory:' })
+    try {
+      await runImport(store, { users: dir.file('e-u.json', usersFile(users, 'relaxed', 'lines')), notes: dir.file('e-n.json', notesFile(notes, 'relaxed', 'lines')) })
+      const ada = users[0]!
+      const out = await exportTexts(store, dir, 'one', { userEmail: ` ${ada.email.toUpperCase()} `, withPasswordHashes: false })
+      const exportedUsers = out.users.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      assert.deepEqual(exportedUsers, [{ _id: { $oid: ada._id }, fullName: ada.fullName, email: ada.email, createdOn: { $date: ada.createdOn!.toISOString() } }])
+      const exportedNotes = out.notes.trim().split('\n').map((l) => JSON.parse(l) as { _id: { $oid: string }; userId: string })
+      const adas = notes.filter((n) => n.userId === ada._id).map((n) => n._id).sort()
+      assert.deepEqual(exportedNotes.map((n) => n._id.$oid), adas)
+      assert.ok(exportedNotes.every((n) => n.userId === ada._id))
+
+      await assert.rejects(exportTexts(store, dir, 'nobody', { userEmail: 'nobody@example.com' }), /no user has the email "nobody@example.com"/)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('progress', () => {
+  const counts = { read: 50, imported: 40, skipped: 5, rejected: 5 }
+  it('draws one line in place on a terminal and steps aside for messages', () => {
+    let out = ''
+    let t = 0
+    const p = new Progress({ write: (s: string) => (out += s), columns: 200 }, { tty: true, intervalMs: 100, now: () => t })
+    p.begin('users', 1000, () => 500)
+    t = 50
+    p.tick(counts)
+    assert.equal(out, '', 'throttled')
+    t = 1000
+    p.tick(counts)
+    assert.equal(out, `\r\x1b[2Kusers ${'█'.repeat(12)}${'░'.repeat(12)}  50%  50 read, 40 imported, 5 skipped, 5 rejected, 50/s`)
+    p.note('file:3: malformed')
+    assert.ok(out.endsWith('\r\x1b[2Kfile:3: malformed\n'))
+    p.end(counts)
+    assert.ok(out.endsWith('100%  50 read, 40 imported, 5 skipped, 5 rejected, 50/s\n'))
+  })
+
+  it('prints plain lines when not a terminal', () => {
+    let out = ''
+    let t = 0
+    const p = new Progress({ write: (s: string) => (out += s) }, { tty: false, intervalMs: 5000, now: () => t })
+    p.begin('notes', 100, () => 25)
+    t = 5000
+    p.tick(counts)
+    t = 10_000
+    p.end(counts)
+    assert.equal(out, 'notes: 25% 50 read, 40 imported, 5 skipped, 5 rejected, 10/s\nnotes: 100% 50 read, 40 imported, 5 skipped, 5 rejected, 5/s, 10.0 s\n')
+    assert.ok(!out.includes('\x1b'), 'no terminal escapes')
+  })
+})
