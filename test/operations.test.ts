@@ -10,21 +10,10 @@ import { ConfigError, defaultConfig, parseConfig } from '../src/config.js'
 import { startServer } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
+import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { responseChecker } from './support/openapi-check.js'
 import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
 
-/** The contract's operations (notes-service-interface.md §4), as OpenAPI paths. */
-export const CONTRACT_OPERATIONS: Array<[string, string]> = [
-  ['post', '/create-account'],
-  ['post', '/login'],
-  ['get', '/get-user'],
-  ['post', '/add-note'],
-  ['put', '/edit-note/{noteId}'],
-  ['delete', '/delete-note/{noteId}'],
-  ['put', '/update-note-pinned/{noteId}'],
-  ['get', '/get-all-notes'],
-  ['get', '/search-notes'],
-]
 const OPERATIONS_PATHS = ['/openapi.json', '/docs', '/healthz', '/readyz', '/metrics']
 
 type OpenApi = {

@@ -32,6 +32,7 @@ interface Operation {
 }
 export interface OpenApiDocument {
   openapi: string
+  tags?: Array<{ name: string; description?: string }>
   info: { title: string; version: string; description?: string }
   paths?: Record<string, Record<string, Operation>>
   components?: { securitySchemes?: Record<string, { type?: string; scheme?: string; description?: string }> }
@@ -124,6 +125,12 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) if (item[method]) operations.push([method, path, item[method]])
   }
+  // In the order of the document's tags (accounts, notes, operations), then as registered.
+  const tagOrder = (op: Operation) => {
+    const i = (doc.tags ?? []).findIndex((t) => t.name === op.tags?.[0])
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i
+  }
+  operations.sort((a, b) => tagOrder(a[2]) - tagOrder(b[2]))
   const index = operations.map(
     ([method, path, op]) =>
       `<li><a href="#${anchor(method, path)}">${method.toUpperCase()} <code>${escape(path)}</code></a> ${escape(op.summary ?? '')}</li>`,
