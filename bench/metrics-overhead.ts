@@ -17,7 +17,7 @@ async function setup(metricsEnabled: boolean) {
   const app = await buildApp({ config, store, secret })
   await app.ready()
   const reg = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'B', email: `b${Date.now()}@x.org`, password: 'pw' } })
-  const token = (reg.json() as { accessToken: string }).accessToken
+  const token = reg.json<{ accessToken: string }>().accessToken
   const authorization = `Bearer ${token}`
   for (let i = 0; i < 20; i++) {
     await app.inject({ method: 'POST', url: '/add-note', headers: { authorization }, payload: { title: `t${i}`, content: 'c'.repeat(200) } })
