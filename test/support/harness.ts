@@ -6,7 +6,7 @@ import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
-import { type ResponseCheck, responseChecker } from './openapi-check.js'
+import { responseChecker } from './openapi-check.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
 
@@ -87,27 +87,30 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
   let base = ''
   if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })
   else await app.ready()
-  const check: ResponseCheck | undefined = options.checkResponses === false ? undefined : responseChecker(app.swagger())
 
   const client: Client = {
     mode,
     async request(method, path, opts = {}) {
-      const reply = await send(method, path, opts)
-      check?.(method, path, reply)
-      return reply
+      const { headers, payload } = headersFor(opts)
+      if (mode === 'inject') {
+        const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
+        return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
+      }
+      const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
+      const text = await res.text()
+      const h: Record<string, string> = {}
+      res.headers.forEach((v, k) => (h[k] = v))
+      return { status: res.status, headers: h, text, json: parseJson(text) }
     },
   }
-  async function send(method: string, path: string, opts: RequestOptions): Promise<Reply> {
-    const { headers, payload } = headersFor(opts)
-    if (mode === 'inject') {
-      const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
-      return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
+  if (options.checkResponses !== false) {
+    const check = responseChecker(app.swagger())
+    const send = client.request.bind(client)
+    client.request = async (method, path, opts) => {
+      const reply = await send(method, path, opts)
+      check(method, path, reply)
+      return reply
     }
-    const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
-    const text = await res.text()
-    const h: Record<string, string> = {}
-    res.headers.forEach((v, k) => (h[k] = v))
-    return { status: res.status, headers: h, text, json: parseJson(text) }
   }
   return {
     app,
