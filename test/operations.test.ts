@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import Fastify from 'fastify'
 import { ConfigError, defaultConfig, parseConfig } from '../src/config.js'
+import { healthRoutes } from '../src/routes/health.js'
 import { startServer } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
@@ -155,6 +157,23 @@ for (const mode of MODES) {
     })
   })
 }
+
+describe('readiness with a store that hangs', () => {
+  it('answers 503 once the ping has taken longer than the readiness timeout', async () => {
+    const real = openSqliteStore({ dataDir: ':memory:' })
+    const hanging: Store = { ...real, ping: () => new Promise<void>(() => {}) }
+    const app = Fastify()
+    healthRoutes(app, hanging, 50)
+    try {
+      const res = await app.inject({ method: 'GET', url: '/readyz' })
+      assert.equal(res.statusCode, 503)
+      assert.deepEqual(res.json(), { status: 'unavailable', message: 'The database does not answer' })
+    } finally {
+      await app.close()
+      await real.close()
+    }
+  })
+})
 
 describe('metrics on a separate port (METRICS_PORT)', () => {
   let dataDir: string

@@ -26,7 +26,7 @@ async function pingWithin(store: Store, ms: number): Promise<void> {
   }
 }
 
-export function healthRoutes(app: FastifyInstance, store: Store): void {
+export function healthRoutes(app: FastifyInstance, store: Store, readinessTimeoutMs = READINESS_TIMEOUT_MS): void {
   const tags = ['operations']
   app.get('/healthz', {
     schema: { tags, operationId: 'healthz', summary: 'Liveness: the process answers', response: { 200: Up } },
@@ -42,7 +42,7 @@ export function healthRoutes(app: FastifyInstance, store: Store): void {
     },
     handler: async (request, reply) => {
       try {
-        await pingWithin(store, READINESS_TIMEOUT_MS)
+        await pingWithin(store, readinessTimeoutMs)
         return { status: 'ok' as const }
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed')
