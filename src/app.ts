@@ -5,7 +5,10 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { Config } from './config.js'
 import { ContractError } from './errors.js'
 import { authenticateWith } from './plugins/auth.js'
+import { countingGuard, createMetrics, registerMetrics, timedStore } from './plugins/metrics.js'
+import { registerOpenApi } from './plugins/openapi.js'
 import { accountRoutes } from './routes/accounts.js'
+import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountService } from './services/accounts.js'
@@ -47,7 +50,9 @@ function clientErrorMessage(err: FastifyError): string {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config, store } = options
+  const { config } = options
+  const metrics = config.metrics.enabled ? createMetrics() : undefined
+  const store = metrics ? timedStore(options.store, metrics) : options.store
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per request is written in onResponse below, instead of Fastify's two.
@@ -113,9 +118,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.code(404).send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 
+  // Operations (issue 7): the API description first, since it collects routes as they are added.
+  await registerOpenApi(app)
+  app.decorate('metrics', metrics)
+  if (metrics) registerMetrics(app, metrics, config.metrics)
+  healthRoutes(app, store)
+
   const tokens = createTokenService(options.secret)
   const authenticate = authenticateWith(tokens)
-  const guard = createBruteForceGuard(config.bruteForce, options.limiterFactory)
+  const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
+  const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
   accountRoutes(app, new AccountService(store, tokens, guard), authenticate)
   noteRoutes(app, new NoteService(store), authenticate)
   return app

@@ -17,6 +17,16 @@ export interface BruteForceConfig {
   registrationIpLimit: number
 }
 
+/** Prometheus metrics (see plugins/metrics.ts). */
+export interface MetricsConfig {
+  /** false: nothing is collected and /metrics does not exist. */
+  enabled: boolean
+  /** Undefined: /metrics is served by the API's own port. Otherwise only on this port. */
+  port: number | undefined
+  /** Address of the separate metrics listener (only used with `port`). */
+  host: string
+}
+
 export interface Config {
   port: number
   host: string
@@ -34,6 +44,7 @@ export interface Config {
   /** SQLite `synchronous` pragma: FULL survives power loss, NORMAL only process crashes. */
   sqliteSynchronous: 'FULL' | 'NORMAL'
   bruteForce: BruteForceConfig
+  metrics: MetricsConfig
 }
 
 export const defaultConfig: Config = {
@@ -55,6 +66,7 @@ export const defaultConfig: Config = {
     ipLimit: 100,
     registrationIpLimit: 50,
   },
+  metrics: { enabled: true, port: undefined, host: '0.0.0.0' },
 }
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
@@ -117,6 +129,21 @@ function byteSize(env: Env, name: string, fallback: number): number {
   return value
 }
 
+function metricsConfig(env: Env, apiHost: string): MetricsConfig {
+  const raw = env.METRICS_PORT?.trim()
+  const port = raw === undefined || raw === '' ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535)
+  const apiPort = integer(env, 'PORT', defaultConfig.port, 0, 65535)
+  // The same port would make the second listener fail at start-up with EADDRINUSE; say why now.
+  if (port !== undefined && port === apiPort) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`)
+  }
+  return {
+    enabled: boolean(env, 'METRICS_ENABLED', defaultConfig.metrics.enabled),
+    port,
+    host: env.METRICS_HOST?.trim() || apiHost,
+  }
+}
+
 /** Parses the environment into a Config; throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Env): Config {
   const d = defaultConfig
@@ -153,5 +180,6 @@ export function parseConfig(env: Env): Config {
       ipLimit: integer(env, 'LOGIN_FAILURES_PER_CLIENT', d.bruteForce.ipLimit, 1, 1_000_000),
       registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
     },
+    metrics: metricsConfig(env, host),
   }
 }

@@ -4,6 +4,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
+import { type MetricsListener, listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
 import { openSqliteStore } from './store/sqlite/index.js'
 import type { Store } from './store/types.js'
@@ -11,6 +12,8 @@ import type { Store } from './store/types.js'
 export interface RunningServer {
   app: FastifyInstance
   store: Store
+  /** The separate /metrics listener, when METRICS_PORT is set. */
+  metrics?: MetricsListener
   /** Stops accepting, waits for requests in flight, closes the store. */
   close(): Promise<void>
 }
@@ -39,9 +42,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
   await app.listen({ port: config.port, host: config.host })
+  const { port: metricsPort, host: metricsHost } = config.metrics
+  let metrics: MetricsListener | undefined
+  try {
+    if (app.metrics && metricsPort !== undefined) metrics = await listenForMetrics(app.metrics, metricsHost, metricsPort)
+  } catch (err) {
+    await app.close() // e.g. METRICS_PORT in use: do not keep half a server running
+    await store.close()
+    throw err
+  }
   let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {
+      await metrics?.close()
       // app.close() stops accepting and waits for requests in flight, but a keep-alive
       // connection that finishes its request afterwards would stay open and hold the close:
       // close such connections as soon as they become idle.
@@ -53,7 +66,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       }
       await store.close()
     })())
-  return { app, store, close }
+  return { app, store, ...(metrics ? { metrics } : {}), close }
 }
 
 /** Installs SIGTERM/SIGINT handlers that close the server gracefully (bounded by a timeout). */

@@ -5,6 +5,8 @@ import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { AccountService } from '../services/accounts.js'
 import { USER_EXISTS } from '../services/accounts.js'
 import { email, fullName, password } from '../schemas/fields.js'
+import { errorResponses as errors } from '../schemas/error-responses.js'
+import { operations as about } from '../schemas/operations.js'
 import { CreateAccountOk, GetUserOk, LoginOk } from '../schemas/responses.js'
 import { dropFalsyFields } from './falsy.js'
 
@@ -15,7 +17,7 @@ const LoginBody = Type.Object({ email, password }, { required: ['email', 'passwo
 export function accountRoutes(app: FastifyInstance, accounts: AccountService, authenticate: Authenticate): void {
   app.post<{ Body: Static<typeof CreateAccountBody> }>('/create-account', {
     preValidation: dropFalsyFields,
-    schema: { body: CreateAccountBody, response: { 200: CreateAccountOk } },
+    schema: { ...about.createAccount, body: CreateAccountBody, response: { 200: CreateAccountOk, ...errors.createAccount } },
     handler: async (request) => {
       const result = await accounts.register(request.body, request.ip)
       if (!result.created) return { error: true, message: USER_EXISTS }
@@ -25,7 +27,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
 
   app.post<{ Body: Static<typeof LoginBody> }>('/login', {
     preValidation: dropFalsyFields,
-    schema: { body: LoginBody, response: { 200: LoginOk } },
+    schema: { ...about.login, body: LoginBody, response: { 200: LoginOk, ...errors.login } },
     handler: async (request) => {
       const { email, accessToken } = await accounts.login(request.body.email, request.body.password, request.ip)
       return { error: false, message: 'Login Successful', email, accessToken }
@@ -34,7 +36,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
 
   app.get('/get-user', {
     onRequest: authenticate,
-    schema: { response: { 200: GetUserOk } },
+    schema: { ...about.getUser, response: { 200: GetUserOk, ...errors.getUser } },
     handler: async (request, reply) => {
       const user = await accounts.currentUser(request.user._id)
       if (!user) return sendUnauthorized(reply) // decisions.md: token of a user that no longer exists

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import { content, isPinned, LIMITS, noteIdParams, tags, title } from '../schemas/fields.js'
+import { errorResponses as errors } from '../schemas/error-responses.js'
+import { operations as about } from '../schemas/operations.js'
 import { NoteOk, NotesOk } from '../schemas/responses.js'
 import { dropFalsyFields, dropFalsyQueryFields, emptyBodyIsObject } from './falsy.js'
 
@@ -26,7 +28,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
     onRequest: authenticate,
     preValidation: dropFalsyFields,
-    schema: { body: AddNoteBody, response: { 200: NoteOk } },
+    schema: { ...about.addNote, body: AddNoteBody, response: { 200: NoteOk, ...errors.addNote } },
     handler: async (request) => {
       const note = await notes.add(request.user._id, request.body)
       return { error: false, note, message: 'Note added successfully' }
@@ -37,7 +39,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     onRequest: authenticate,
     preValidation: dropFalsyFields,
     config: TRAILING_SPACE_500,
-    schema: { params: noteIdParams, body: EditNoteBody, response: { 200: NoteOk } },
+    schema: { ...about.editNote, params: noteIdParams, body: EditNoteBody, response: { 200: NoteOk, ...errors.editNote } },
     handler: async (request) => {
       const note = await notes.edit(request.user._id, request.params.noteId, request.body)
       return { error: false, note, message: 'Note updated successfully' }
@@ -47,7 +49,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.delete<{ Params: Params }>('/delete-note/:noteId', {
     onRequest: authenticate,
     config: TRAILING_SPACE_500,
-    schema: { params: noteIdParams, response: { 200: NoteOk } },
+    schema: { ...about.deleteNote, params: noteIdParams, response: { 200: NoteOk, ...errors.deleteNote } },
     handler: async (request) => {
       const note = await notes.delete(request.user._id, request.params.noteId)
       return { error: false, note, message: 'Note deleted successfully' }
@@ -58,7 +60,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     onRequest: authenticate,
     preValidation: emptyBodyIsObject, // here `false` is a value, not an absence
     config: TRAILING_SPACE_500,
-    schema: { params: noteIdParams, body: PinBody, response: { 200: NoteOk } },
+    schema: { ...about.pinNote, params: noteIdParams, body: PinBody, response: { 200: NoteOk, ...errors.pinNote } },
     handler: async (request) => {
       const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned)
       return { error: false, note, message: 'Note updated successfully' }
@@ -67,7 +69,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
 
   app.get('/get-all-notes', {
     onRequest: authenticate,
-    schema: { response: { 200: NotesOk } },
+    schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
     handler: async (request) => {
       const list = await notes.list(request.user._id)
       return { error: false, notes: list, message: 'All notes retrieved successfully' }
@@ -77,7 +79,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {
     onRequest: authenticate,
     preValidation: dropFalsyQueryFields,
-    schema: { querystring: SearchQuery, response: { 200: NotesOk } },
+    schema: { ...about.searchNotes, querystring: SearchQuery, response: { 200: NotesOk, ...errors.searchNotes } },
     handler: async (request) => {
       const found = await notes.search(request.user._id, request.query.query)
       return { error: false, notes: found, message: 'Notes matching the search query retrieved successfully' }

@@ -27,8 +27,14 @@ export const ErrorBody = Type.Object({ error: Type.Literal(true), message: Type.
 export const CreateAccountOk = Type.Union([
   Type.Object({ error: ok, user: User, accessToken: Type.String(), message: Type.String() }),
   ErrorBody, // "User already exists" is answered with 200 (spec §4 rule 2)
-])
-export const LoginOk = Type.Object({ error: ok, message: Type.String(), email: Type.String(), accessToken: Type.String() })
-export const GetUserOk = Type.Object({ user: User, message: Type.String() })
-export const NoteOk = Type.Object({ error: ok, note: Note, message: Type.String() })
-export const NotesOk = Type.Object({ error: ok, notes: Type.Array(Note), message: Type.String() })
+], { description: 'Registered; or {error: true, message: "User already exists"} when the email is taken.' })
+export const LoginOk = Type.Object(
+  { error: ok, message: Type.String(), email: Type.String(), accessToken: Type.String() },
+  { description: "Logged in: a new access token, and the account's email." },
+)
+export const GetUserOk = Type.Object({ user: User, message: Type.String() }, { description: 'The user of the token.' })
+export const NoteOk = Type.Object({ error: ok, note: Note, message: Type.String() }, { description: 'The note, as stored after the change.' })
+export const NotesOk = Type.Object(
+  { error: ok, notes: Type.Array(Note), message: Type.String() },
+  { description: 'The notes: pinned first, then newest createdOn, then _id descending.' },
+)

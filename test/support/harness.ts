@@ -6,6 +6,7 @@ import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
+import { responseChecker } from './openapi-check.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
 
@@ -48,6 +49,11 @@ export interface HarnessOptions {
   config?: Partial<Config>
   store?: Store
   limiterFactory?: LimiterFactory
+  /**
+   * Check every response against the app's OpenAPI document (see openapi-check.ts). On unless
+   * set to false, for a test that has to provoke an answer the document does not promise.
+   */
+  checkResponses?: boolean
 }
 
 function parseJson(text: string): unknown {
@@ -96,6 +102,15 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
       res.headers.forEach((v, k) => (h[k] = v))
       return { status: res.status, headers: h, text, json: parseJson(text) }
     },
+  }
+  if (options.checkResponses !== false) {
+    const check = responseChecker(app.swagger())
+    const send = client.request.bind(client)
+    client.request = async (method, path, opts) => {
+      const reply = await send(method, path, opts)
+      check(method, path, reply)
+      return reply
+    }
   }
   return {
     app,

@@ -1,0 +1,167 @@
+// Prometheus metrics (prom-client). Each app gets its own registry, so apps built side by side
+// (tests) never share counters. Collected: requests and their latency by route and status,
+// store call timings (through a timing proxy around the Store), failed logins, throttled
+// requests (429), and prom-client's default process metrics (memory, event-loop delay, CPU, GC).
+// /metrics is served by the API's port, or, with METRICS_PORT, only by a listener of its own so
+// operators can keep it off the public port.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { MetricsConfig } from '../config.js'
+import type { BruteForceGuard } from '../services/brute-force.js'
+import type { Store } from '../store/types.js'
+
+export interface Metrics {
+  registry: Registry
+  requests: Counter<'method' | 'route' | 'status_code'>
+  requestSeconds: Histogram<'method' | 'route' | 'status_code'>
+  storeSeconds: Histogram<'operation' | 'outcome'>
+  loginFailures: Counter
+  throttled: Counter<'route'>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Undefined when METRICS_ENABLED=false. */
+    metrics: Metrics | undefined
+  }
+}
+
+/** The route label of a request no route matched: one label, so scanners cannot grow the series. */
+export const UNMATCHED_ROUTE = '(unmatched)'
+
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+  const httpLabels = ['method', 'route', 'status_code'] as const
+  return {
+    registry,
+    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern and status.', labelNames: httpLabels, registers }),
+    requestSeconds: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to sending its response, by route pattern and status.',
+      labelNames: httpLabels,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    storeSeconds: new Histogram({
+      name: 'store_query_duration_seconds',
+      help: 'Time of each Store call, by operation and outcome (ok or error).',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers,
+    }),
+    loginFailures: new Counter({ name: 'login_failures_total', help: 'Failed logins (wrong password or unknown email).', registers }),
+    throttled: new Counter({
+      name: 'throttled_requests_total',
+      help: 'Requests refused with 429 by brute-force protection, by route.',
+      labelNames: ['route'],
+      registers,
+    }),
+  }
+}
+
+/** A Store whose every call (close aside) is timed into `store_query_duration_seconds`. */
+export function timedStore(store: Store, metrics: Metrics): Store {
+  const wrapped = new Map<PropertyKey, unknown>()
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (typeof value !== 'function' || typeof key !== 'string' || key === 'close') return value
+      let timed = wrapped.get(key)
+      if (!timed) {
+        const call = value as (...args: unknown[]) => Promise<unknown>
+        timed = async (...args: unknown[]) => {
+          const end = metrics.storeSeconds.startTimer({ operation: key })
+          try {
+            const result = await call.apply(target, args)
+            end({ outcome: 'ok' })
+            return result
+          } catch (err) {
+            end({ outcome: 'error' })
+            throw err
+          }
+        }
+        wrapped.set(key, timed)
+      }
+      return timed
+    },
+  })
+}
+
+/** Counts failed logins where they are recorded, whether or not throttling is switched on. */
+export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteForceGuard {
+  return {
+    assertLoginAllowed: (emailKey, client) => guard.assertLoginAllowed(emailKey, client),
+    recordLoginFailure: (emailKey, client) => {
+      metrics.loginFailures.inc()
+      return guard.recordLoginFailure(emailKey, client)
+    },
+    assertRegistrationAllowed: (client) => guard.assertRegistrationAllowed(client),
+    recordDuplicateRegistration: (client) => guard.recordDuplicateRegistration(client),
+  }
+}
+
+/** Records every response; serves GET /metrics on the app unless a separate port is configured. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE
+    const labels = { method: request.method, route, status_code: reply.statusCode }
+    metrics.requests.inc(labels)
+    metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000)
+    if (reply.statusCode === 429) metrics.throttled.inc({ route })
+  })
+  if (config.port !== undefined) return
+  app.get('/metrics', {
+    schema: {
+      tags: ['operations'],
+      operationId: 'metrics',
+      summary: 'Prometheus metrics',
+      description: 'Prometheus text format. Off with METRICS_ENABLED=false; moved off this port by METRICS_PORT.',
+      response: {
+        200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      },
+    },
+    handler: async (_request, reply) => {
+      const text = await metrics.registry.metrics()
+      return reply.type(metrics.registry.contentType).send(text)
+    },
+  })
+}
+
+export interface MetricsListener {
+  /** The address it listens on, e.g. http://127.0.0.1:9464. */
+  url: string
+  close(): Promise<void>
+}
+
+/** The separate listener of METRICS_PORT: GET /metrics and nothing else. */
+export async function listenForMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsListener> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0]
+    if (request.method !== 'GET' || (path !== '/metrics' && path !== '/metrics/')) {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not Found')
+      return
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Internal Server Error'),
+    )
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((err) => (err ? reject(err) : resolve()))
+      }),
+  }
+}

@@ -1,0 +1,50 @@
+// The API description, generated from the route schemas by @fastify/swagger so it cannot drift
+// from the code: GET /openapi.json (OpenAPI 3.1) and GET /docs, a reference page rendered from it
+// on the server (see docs-page.ts). Register before the routes: @fastify/swagger collects them
+// as they are added.
+import swagger from '@fastify/swagger'
+import type { FastifyInstance } from 'fastify'
+import { BEARER } from '../schemas/operations.js'
+import { type OpenApiDocument, renderDocsPage } from './docs-page.js'
+
+/** Nothing may be loaded from anywhere: the page is self-contained HTML with inline CSS. */
+const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'notes-service',
+        version: '1.0.0',
+        description:
+          'Accounts and per-user notes over JSON. Errors are {error: true, message}, except the two add-note ' +
+          '"is required" answers ({message}) and 401, which is the plain text "Unauthorized".',
+      },
+      tags: [
+        { name: 'accounts', description: 'Registration, login and the current user.' },
+        { name: 'notes', description: "The user's notes." },
+        { name: 'operations', description: 'Health, readiness and metrics, for operators.' },
+      ],
+      components: {
+        securitySchemes: {
+          [BEARER]: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'The accessToken of /create-account or /login, sent as "Authorization: Bearer <token>". ' +
+              'The scheme word is not checked; the token is the second space-separated part.',
+          },
+        },
+      },
+    },
+  })
+
+  let page: string | undefined
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    page ??= renderDocsPage(app.swagger() as unknown as OpenApiDocument)
+    return reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CSP).send(page)
+  })
+}

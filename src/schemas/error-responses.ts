@@ -1,0 +1,87 @@
+// Response schemas of every error status of the contract routes. They document the API (the
+// OpenAPI document is generated from them) and Fastify serialises error bodies through them, so
+// they must reproduce the bytes the error handler sends: properties are listed in the order the
+// handler writes them ({error, message}), and no `const` is used on `message`, because
+// fast-json-stringify writes a `const` value instead of the actual one. `enum` is safe: it only
+// documents (and lets the test harness check) the exact words.
+import { type TSchema, Type } from '@sinclair/typebox'
+import { NOTE_NOT_FOUND } from '../errors.js'
+import { LOGIN_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
+
+const message = (options: { enum?: string[]; description?: string } = {}) =>
+  Type.Unsafe<string>({ type: 'string', ...options })
+
+/** `{error: true, message}`, the contract's usual error body. */
+const errorBody = (description: string, messages?: string[]) =>
+  Type.Object(
+    { error: Type.Literal(true), message: message(messages ? { enum: messages } : {}) },
+    { description, additionalProperties: false },
+  )
+
+const BAD_REQUEST =
+  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type or is too long, ' +
+  'or the body is not valid JSON or not an object.'
+
+export const BadRequest = errorBody(BAD_REQUEST)
+
+/** add-note answers its two "is required" errors without the `error` key (spec §4). */
+export const AddNoteBadRequest = Type.Union(
+  [
+    Type.Object({ error: Type.Literal(true), message: message() }, { additionalProperties: false }),
+    Type.Object(
+      { message: message({ enum: ['Title is required', 'content is required'] }) },
+      { additionalProperties: false, description: 'A missing title or content: no `error` key.' },
+    ),
+  ],
+  { description: `${BAD_REQUEST} A missing title or content is answered as {message} without the error key.` },
+)
+
+/** The bare 401: the plain text `Unauthorized`, never JSON (spec §5). Never serialised: sent as a string. */
+export const Unauthorized = {
+  description: 'The Authorization header is missing, has no second part, or its token fails verification.',
+  content: { 'text/plain': { schema: Type.Unsafe<string>({ type: 'string', enum: ['Unauthorized'] }) } },
+}
+
+export const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
+export const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
+export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', [
+  'Content-Type must be application/json',
+])
+
+export const TooManyRequests = Type.Object(
+  { error: Type.Literal(true), message: message({ enum: [LOGIN_THROTTLED, REGISTRATION_THROTTLED] }) },
+  {
+    description: 'Too many failed logins or duplicate registrations; retry after Retry-After seconds.',
+    additionalProperties: false,
+    headers: { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
+  },
+)
+
+const internalError = (text: string) =>
+  errorBody('An unexpected failure inside the service.', [text])
+export const InternalError = internalError('Internal Server Error')
+/** edit, delete and pin answer 500 with a trailing space (spec §4). */
+export const InternalErrorTrailingSpace = internalError('Internal Server Error ')
+
+export const ServiceUnavailable = errorBody('The database cannot be reached.', [
+  'Service Unavailable: the database cannot be reached',
+])
+
+type Responses = Record<number, TSchema | typeof Unauthorized>
+
+const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
+const common = { 500: InternalError, 503: ServiceUnavailable }
+const noteById = { ...withBody, 401: Unauthorized, 404: NoteNotFound, 500: InternalErrorTrailingSpace, 503: ServiceUnavailable }
+
+/** The error statuses each contract route can answer, keyed like the route handlers. */
+export const errorResponses = {
+  createAccount: { ...withBody, 429: TooManyRequests, ...common },
+  login: { ...withBody, 429: TooManyRequests, ...common },
+  getUser: { 401: Unauthorized, ...common },
+  addNote: { ...withBody, 400: AddNoteBadRequest, 401: Unauthorized, ...common },
+  editNote: noteById,
+  deleteNote: noteById,
+  pinNote: noteById,
+  getAllNotes: { 401: Unauthorized, ...common },
+  searchNotes: { 400: BadRequest, 401: Unauthorized, ...common },
+} satisfies Record<string, Responses>

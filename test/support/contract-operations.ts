@@ -1,0 +1,12 @@
+/** The contract's operations (notes-service-interface.md §4), as OpenAPI method and path. */
+export const CONTRACT_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
+  ['post', '/create-account'],
+  ['post', '/login'],
+  ['get', '/get-user'],
+  ['post', '/add-note'],
+  ['put', '/edit-note/{noteId}'],
+  ['delete', '/delete-note/{noteId}'],
+  ['put', '/update-note-pinned/{noteId}'],
+  ['get', '/get-all-notes'],
+  ['get', '/search-notes'],
+]
