@@ -38,6 +38,9 @@ describe('parseConfig', () => {
       LOGIN_FAILURES_PER_ACCOUNT: '4',
       LOGIN_FAILURES_PER_CLIENT: '5',
       DUPLICATE_REGISTRATIONS_PER_CLIENT: '6',
+      METRICS_ENABLED: 'true',
+      METRICS_PORT: '9100',
+      METRICS_HOST: '127.0.0.2',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -51,6 +54,7 @@ describe('parseConfig', () => {
       trustProxy: true,
       sqliteSynchronous: 'NORMAL',
       bruteForce: { enabled: false, windowSeconds: 60, pairLimit: 3, emailLimit: 4, ipLimit: 5, registrationIpLimit: 6 },
+      metrics: { enabled: true, port: 9100, host: '127.0.0.2' },
     })
   })
 
