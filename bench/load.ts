@@ -1,0 +1,102 @@
+// Drives one target (the service or the ceiling) with autocannon over loopback. Every run is
+// bounded in time (duration) and, as a safety net, stopped by a timer shortly after it.
+// autocannon's own histogram keeps whole milliseconds, too coarse for sub-millisecond answers,
+// so latencies are recorded here, in microseconds, from its per-response event.
+import { createHistogram } from 'node:perf_hooks'
+import autocannon from 'autocannon'
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export interface LoadRequest {
+  method: Method
+  /** Path with query string, e.g. /search-notes?query=grocery */
+  path: string
+  body?: string
+  headers?: Record<string, string>
+}
+
+export interface LoadShape {
+  label: string
+  connections: number
+  pipelining: number
+}
+
+/** 32 connections without pipelining (realistic), and the shape of fastify/benchmarks. */
+export const REALISTIC: LoadShape = { label: '32 conn', connections: 32, pipelining: 1 }
+export const PIPELINED: LoadShape = { label: '100 conn × 10 pipelined', connections: 100, pipelining: 10 }
+export const SERIAL: LoadShape = { label: '1 conn', connections: 1, pipelining: 1 }
+
+export interface LoadResult {
+  /** Successful (2xx) responses per second. */
+  rps: number
+  /** Latency of 2xx responses, milliseconds. */
+  p50: number
+  p99: number
+  ok: number
+  non2xx: number
+  errors: number
+}
+
+export async function runLoad(
+  url: string,
+  requests: LoadRequest[],
+  shape: LoadShape,
+  durationSeconds: number,
+): Promise<LoadResult> {
+  const micros = createHistogram()
+  let settle!: (err: Error | null, result: autocannon.Result) => void
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    settle = (err, result) => (err ? reject(err) : resolve(result))
+  })
+  const instance = autocannon({
+    url,
+    connections: shape.connections,
+    pipelining: shape.pipelining,
+    duration: durationSeconds,
+    timeout: 10,
+    requests: requests.map((r) => ({
+      method: r.method,
+      path: r.path,
+      ...(r.body === undefined ? {} : { body: r.body }),
+      headers: { ...(r.body === undefined ? {} : { 'content-type': 'application/json' }), ...r.headers },
+    })),
+  }, (err: Error | null, result) => settle(err, result))
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) micros.record(Math.max(1, Math.round(responseTime * 1000)))
+  })
+  const safety = setTimeout(() => instance.stop(), (durationSeconds + 15) * 1000)
+  try {
+    const result = await done
+    await waitUntilIdle(url)
+    const ok = result['2xx']
+    return {
+      rps: ok / Math.max(result.duration, 0.001),
+      p50: ok > 0 ? micros.percentile(50) / 1000 : NaN,
+      p99: ok > 0 ? micros.percentile(99) / 1000 : NaN,
+      ok,
+      non2xx: result.non2xx,
+      errors: result.errors,
+    }
+  } finally {
+    clearTimeout(safety)
+  }
+}
+
+/**
+ * Waits until the target has answered everything still queued: requests it read before the
+ * load generator stopped (up to 1 000 when pipelined) would otherwise slow the next measurement.
+ * A request to an unknown path is answered in turn, after them.
+ */
+export async function waitUntilIdle(url: string, timeoutMs = 60_000): Promise<void> {
+  const res = await fetch(`${url}/bench-idle-probe`, { signal: AbortSignal.timeout(timeoutMs) })
+  await res.arrayBuffer()
+}
+
+/** Runs several loads at once (e.g. logins beside reads) and returns their results in order. */
+export function runLoadsTogether(
+  url: string,
+  loads: { requests: LoadRequest[]; shape: LoadShape }[],
+  durationSeconds: number,
+): Promise<LoadResult[]> {
+  return Promise.all(loads.map((l) => runLoad(url, l.requests, l.shape, durationSeconds)))
+}
