@@ -37,13 +37,33 @@ export interface LoadResult {
   errors: number
 }
 
+/** Sums several runs against one target (the bench alternates service and ceiling rounds). */
+export class LoadTally {
+  readonly micros = createHistogram()
+  ok = 0
+  non2xx = 0
+  errors = 0
+  seconds = 0
+  result(): LoadResult {
+    const some = this.ok > 0
+    return {
+      rps: this.ok / Math.max(this.seconds, 0.001),
+      p50: some ? this.micros.percentile(50) / 1000 : NaN,
+      p99: some ? this.micros.percentile(99) / 1000 : NaN,
+      ok: this.ok,
+      non2xx: this.non2xx,
+      errors: this.errors,
+    }
+  }
+}
+
 export async function runLoad(
   url: string,
   requests: LoadRequest[],
   shape: LoadShape,
   durationSeconds: number,
+  tally = new LoadTally(),
 ): Promise<LoadResult> {
-  const micros = createHistogram()
   let settle!: (err: Error | null, result: autocannon.Result) => void
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     settle = (err, result) => (err ? reject(err) : resolve(result))
@@ -62,21 +82,17 @@ export async function runLoad(
     })),
   }, (err: Error | null, result) => settle(err, result))
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    if (statusCode >= 200 && statusCode < 300) micros.record(Math.max(1, Math.round(responseTime * 1000)))
+    if (statusCode >= 200 && statusCode < 300) tally.micros.record(Math.max(1, Math.round(responseTime * 1000)))
   })
   const safety = setTimeout(() => instance.stop(), (durationSeconds + 15) * 1000)
   try {
     const result = await done
     await waitUntilIdle(url)
-    const ok = result['2xx']
-    return {
-      rps: ok / Math.max(result.duration, 0.001),
-      p50: ok > 0 ? micros.percentile(50) / 1000 : NaN,
-      p99: ok > 0 ? micros.percentile(99) / 1000 : NaN,
-      ok,
-      non2xx: result.non2xx,
-      errors: result.errors,
-    }
+    tally.ok += result['2xx']
+    tally.non2xx += result.non2xx
+    tally.errors += result.errors
+    tally.seconds += result.duration
+    return tally.result()
   } finally {
     clearTimeout(safety)
   }

@@ -1,12 +1,13 @@
 // One measurement: a request mix against the service, then the same mix against the ceiling
 // answering with the service's own response bytes (captured here, one request each).
 import type { CeilingRoute } from './ceiling-server.js'
-import { type LoadRequest, type LoadResult, type LoadShape, runLoad } from './load.js'
+import { type LoadRequest, type LoadResult, type LoadShape, LoadTally, runLoad } from './load.js'
 import type { CeilingProcess, ServiceProcess } from './processes.js'
 
 export interface Timing {
-  /** Seconds measured per target. */
+  /** Seconds measured per target, split into `rounds` that alternate with the ceiling's. */
   duration: number
+  rounds?: number
   /** Seconds of unrecorded load before each measurement (JIT, caches, connections). */
   warmup: number
 }
@@ -45,11 +46,6 @@ export async function captureRoutes(serviceUrl: string, requests: LoadRequest[])
   return [...routes.values()]
 }
 
-async function warmAndRun(url: string, requests: LoadRequest[], shape: LoadShape, timing: Timing): Promise<LoadResult> {
-  if (timing.warmup > 0) await runLoad(url, requests, shape, timing.warmup)
-  return runLoad(url, requests, shape, timing.duration)
-}
-
 export async function compare(
   scenario: string,
   requests: LoadRequest[],
@@ -58,14 +54,24 @@ export async function compare(
   ceiling: CeilingProcess | undefined,
   timing: Timing,
 ): Promise<Comparison> {
-  let ceilingResult: LoadResult | undefined
-  if (ceiling) {
-    await ceiling.setRoutes(await captureRoutes(service.url, requests))
-    ceilingResult = await warmAndRun(ceiling.url, requests, shape, timing)
+  if (ceiling) await ceiling.setRoutes(await captureRoutes(service.url, requests))
+  // Service and ceiling take turns, so a change in the machine's other load hits both alike.
+  const rounds = timing.rounds ?? 1
+  const slice = timing.duration / rounds
+  const serviceTally = new LoadTally()
+  const ceilingTally = new LoadTally()
+  if (timing.warmup > 0) {
+    if (ceiling) await runLoad(ceiling.url, requests, shape, timing.warmup)
+    await runLoad(service.url, requests, shape, timing.warmup)
   }
   service.rss.mark()
-  const serviceResult = await warmAndRun(service.url, requests, shape, timing)
+  for (let i = 0; i < rounds; i++) {
+    if (ceiling) await runLoad(ceiling.url, requests, shape, slice, ceilingTally)
+    await runLoad(service.url, requests, shape, slice, serviceTally)
+  }
   const rss = service.rss.mark()
+  const serviceResult = serviceTally.result()
+  const ceilingResult = ceiling ? ceilingTally.result() : undefined
   const result = { scenario, shape, service: serviceResult, ceiling: ceilingResult, rss }
   process.stderr.write(`  ${scenario} [${shape.label}]: ${Math.round(serviceResult.rps)} req/s, p50 ${serviceResult.p50.toFixed(2)} ms, ` +
     `p99 ${serviceResult.p99.toFixed(2)} ms` +

@@ -80,6 +80,8 @@ export interface ServiceOptions {
   databaseUrl?: string
   /** Extra node flags, e.g. --cpu-prof (see README, Benchmarks). */
   nodeArgs?: string[]
+  /** Extra environment variables for experiments (e.g. allocator settings). */
+  env?: Record<string, string>
 }
 
 export interface ServiceProcess {
@@ -102,6 +104,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     BRUTE_FORCE_PROTECTION: 'false',
   }
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl
+  Object.assign(env, options.env)
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve'], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],

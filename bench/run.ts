@@ -16,7 +16,7 @@ import { type Plan, type StoreSetup, benchStore } from './store-bench.js'
 
 const FULL: Plan = {
   quick: false,
-  timing: { warmup: 2, duration: 8 },
+  timing: { warmup: 2, duration: 8, rounds: 2 },
   growthTiming: { warmup: 1, duration: 3 },
   growthSizes: [10, 100, 1000, 10_000],
   otherUsers: 10_000,
