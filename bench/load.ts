@@ -87,7 +87,7 @@ export async function runLoad(
   const safety = setTimeout(() => instance.stop(), (durationSeconds + 15) * 1000)
   try {
     const result = await done
-    await waitUntilIdle(url)
+    await waitUntilIdle(url, requests[0])
     tally.ok += result['2xx']
     tally.non2xx += result.non2xx
     tally.errors += result.errors
@@ -100,11 +100,17 @@ export async function runLoad(
 
 /**
  * Waits until the target has answered everything still queued: requests it read before the
- * load generator stopped (up to 1 000 when pipelined) would otherwise slow the next measurement.
- * A request to an unknown path is answered in turn, after them.
+ * load generator stopped (up to 1 000 when pipelined, or logins waiting for an argon2 slot) would
+ * otherwise slow the next measurement. The probe is the load's own first request, so it queues
+ * behind the same work (an unknown path would skip the argon2 queue) and is answered after it.
  */
-export async function waitUntilIdle(url: string, timeoutMs = 60_000): Promise<void> {
-  const res = await fetch(`${url}/bench-idle-probe`, { signal: AbortSignal.timeout(timeoutMs) })
+export async function waitUntilIdle(url: string, probe: LoadRequest | undefined, timeoutMs = 120_000): Promise<void> {
+  const res = await fetch(url + (probe?.path ?? '/bench-idle-probe'), {
+    method: probe?.method ?? 'GET',
+    headers: { ...(probe?.body === undefined ? {} : { 'content-type': 'application/json' }), ...probe?.headers },
+    ...(probe?.body === undefined ? {} : { body: probe.body }),
+    signal: AbortSignal.timeout(timeoutMs),
+  })
   await res.arrayBuffer()
 }
 

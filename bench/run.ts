@@ -40,8 +40,16 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      // KEY=VALUE for the service's environment, e.g. allocator settings (README, Benchmarks)
+      'service-env': { type: 'string', multiple: true },
     },
   })
+  const serviceEnv: Record<string, string> = {}
+  for (const pair of values['service-env'] ?? []) {
+    const at = pair.indexOf('=')
+    if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
+    serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
+  }
   const plan = values.quick ? QUICK : FULL
   const root = mkdtempSync(join(tmpdir(), 'notes-bench-'))
   const secret = randomBytes(32).toString('hex')
@@ -53,7 +61,7 @@ async function main(): Promise<void> {
   try {
     process.stderr.write('measuring the disk: single-row durable commits\n')
     const disk = singleRowCommitRate(join(root, 'disk'), values.quick ? 1 : 3)
-    const stores: StoreSetup[] = [{ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs }]
+    const stores: StoreSetup[] = [{ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv }]
     const databaseUrl = process.env.DATABASE_URL
     if (databaseUrl) {
       stores.push({
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
         seeder: () => postgresSeeder(databaseUrl),
         databaseUrl,
         nodeArgs,
+        env: serviceEnv,
         unavailable: POSTGRES_SEEDER_MISSING,
       })
     }
@@ -81,6 +90,7 @@ async function main(): Promise<void> {
       node: process.version,
       memoryGb: Math.round(totalmem() / 2 ** 30),
       command: `npm run bench${values.quick ? ' -- --quick' : ''}`,
+      serviceEnv: Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' '),
     }
     const report = `${header(machine, plan, disk)}\n\n${sections.join('\n\n')}\n`
     process.stdout.write(`\n${report}`)

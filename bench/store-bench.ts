@@ -27,6 +27,7 @@ export interface StoreSetup {
   seeder(dataDir: string): Seeder
   databaseUrl?: string
   nodeArgs?: string[]
+  env?: Record<string, string>
   /** Why this store cannot be measured yet; the report says so instead of its figures. */
   unavailable?: string | undefined
 }
@@ -97,7 +98,7 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
 
   const services: ServiceProcess[] = []
   const start = async (dataDir: string) => {
-    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl, nodeArgs: setup.nodeArgs })
+    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl, nodeArgs: setup.nodeArgs, env: setup.env })
     services.push(s)
     return s
   }
