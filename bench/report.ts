@@ -81,7 +81,9 @@ export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan): stri
   parts.push('### Targets', table(['what', 'target', 'measured', 'met'], targets(r, disk).map((t) => [t.what, t.goal, t.got, t.met ? 'yes' : '**no**'])))
   parts.push(
     '### Service against the ceiling',
-    'Ceiling: a bare `node:http` server answering the same requests with the same response bytes. Latency in ms.',
+    'Ceiling: a bare `node:http` server answering the same requests with the same response bytes. Latency in ms. ' +
+      'Search and the mixed workload run at 32 connections only: 1 000 pipelined requests of a few ms each outlast ' +
+      "autocannon's 10 s timeout, so that figure would measure the backlog. Login runs at 32 connections only (argon2id-bound).",
     table(
       ['scenario', 'load', 'req/s', 'p50', 'p99', 'ceiling req/s', 'ceiling p50', 'ceiling p99', 'ratio', 'RSS MB'],
       r.comparisons.map((c) => [

@@ -146,19 +146,23 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
       addNote(m), editNote(m, mixerNote._id),
       literal,
     ]
-    const scenarios: [string, LoadRequest[]][] = [
-      ['get-user', [getUser]],
-      ['get-all-notes (20 notes)', [listNotes]],
-      [`search-notes literal "${LITERAL_QUERY}" (1 000 notes)`, [literal]],
-      [`search-notes regex "${REGEX_QUERY}" (1 000 notes)`, [regex]],
-      ['add-note', [addNote(w)]],
-      ['edit-note', [editNote(w, writerNote._id)]],
-      ['update-note-pinned', [pin(true), pin(false)]],
-      ['mixed 70/20/10', mixed],
+    // [name, requests, also under 100 × 10 pipelined]. Search and the mix (10 % search) are not
+    // pipelined: 1 000 requests in flight at a few ms each outlast autocannon's 10 s timeout, and
+    // the figure would show only the backlog (the first full run did: 0 answers in time).
+    const scenarios: [string, LoadRequest[], boolean][] = [
+      ['get-user', [getUser], true],
+      ['get-all-notes (20 notes)', [listNotes], true],
+      [`search-notes literal "${LITERAL_QUERY}" (1 000 notes)`, [literal], false],
+      [`search-notes regex "${REGEX_QUERY}" (1 000 notes)`, [regex], false],
+      ['add-note', [addNote(w)], true],
+      ['edit-note', [editNote(w, writerNote._id)], true],
+      ['update-note-pinned', [pin(true), pin(false)], true],
+      ['mixed 70/20/10', mixed, false],
     ]
     for (const shape of [REALISTIC, PIPELINED]) {
-      for (const [name, requests] of scenarios) {
-        // The smoke check pipelines only the first two scenarios: same code paths, half the time.
+      for (const [name, requests, pipelined] of scenarios) {
+        if (shape === PIPELINED && !pipelined) continue
+        // The smoke check pipelines only the first two scenarios: same code paths, less time.
         if (plan.quick && shape === PIPELINED && comparisons.length >= scenarios.length + 2) break
         comparisons.push(await compare(name, requests, shape, service, ceiling, plan.timing))
       }
