@@ -81,19 +81,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(cors, { origin: '*' })
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        // The query string is left out: it carries users' search text.
-        path: request.url.split('?')[0],
-        route: request.routeOptions.url,
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    )
-  })
+  // The request line is written at info; above that level (LOG_LEVEL=warn, logging off) the hook
+  // would build the line for nothing on every request, so it is not installed at all.
+  if (['info', 'debug', 'trace'].includes(app.log.level)) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          // The query string is left out: it carries users' search text.
+          path: request.url.split('?')[0],
+          route: request.routeOptions.url,
+          statusCode: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request',
+      )
+    })
+  }
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let answer: ContractError

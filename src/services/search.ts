@@ -4,6 +4,7 @@
 import RE2 from 're2'
 import { badRequest } from '../errors.js'
 import type { TextMatcher } from '../store/types.js'
+import { containsFolded, requiredLiteral } from './search-prefilter.js'
 
 export const MAX_QUERY_LENGTH = 500
 
@@ -19,5 +20,8 @@ export function compileSearchPattern(query: string): TextMatcher {
     const why = err instanceof Error ? err.message : String(err)
     throw badRequest(`query is not a supported regular expression: ${why}`)
   }
-  return { test: (text) => re.test(text) }
+  // Notes lacking a run of characters every match needs are rejected before RE2 is called.
+  const literal = requiredLiteral(query)
+  if (literal === undefined) return { test: (text) => re.test(text) }
+  return { test: (text) => containsFolded(text, literal) && re.test(text) }
 }

@@ -34,12 +34,9 @@ export interface NotePatch {
   isPinned?: boolean
 }
 
-/**
- * A compiled search pattern; drivers call it on title and content (see services/search.ts).
- * A driver may pass the UTF-8 bytes instead of a string: RE2 matches bytes without converting.
- */
+/** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
 export interface TextMatcher {
-  test(text: string | Buffer): boolean
+  test(text: string): boolean
 }
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */

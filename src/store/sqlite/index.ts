@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Store } from '../types.js'
+import { GroupCommitWriter } from './group-commit.js'
 import { migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteTransfer } from './transfer.js'
@@ -58,21 +59,36 @@ export function openSqliteDatabase(options: SqliteOptions): Database.Database {
   return db
 }
 
+/** A group-commit writer over one connection; IMMEDIATE takes the write lock at BEGIN. */
+export function sqliteGroupCommit(db: Database.Database): GroupCommitWriter {
+  const begin = db.prepare('BEGIN IMMEDIATE')
+  const commit = db.prepare('COMMIT')
+  const rollback = db.prepare('ROLLBACK')
+  return new GroupCommitWriter({
+    begin: () => void begin.run(),
+    commit: () => void commit.run(),
+    rollback: () => void rollback.run(),
+    inTransaction: () => db.inTransaction,
+  })
+}
+
 export function openSqliteStore(options: SqliteOptions): Store {
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
   const users = new SqliteUsers(db)
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
+  const writer = sqliteGroupCommit(db)
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
+  // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
-    createUser: async (user) => users.create(user),
+    createUser: (user) => writer.write(() => users.create(user)),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
     findUserById: async (id) => users.findById(id),
-    insertNote: async (note) => notes.insertNote(note),
+    insertNote: (note) => writer.write(() => notes.insertNote(note)),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
-    updateNote: async (userId, noteId, patch, updatedOn) => notes.updateNote(userId, noteId, patch, updatedOn),
-    deleteNote: async (userId, noteId) => notes.deleteNote(userId, noteId),
+    updateNote: (userId, noteId, patch, updatedOn) => writer.write(() => notes.updateNote(userId, noteId, patch, updatedOn)),
+    deleteNote: (userId, noteId) => writer.write(() => notes.deleteNote(userId, noteId)),
     listNotes: async (userId) => notes.listNotes(userId),
     searchNotes: async (userId, matcher) => notes.searchNotes(userId, matcher),
     importUsers: async (batch) => transfer.importUsers(batch),
@@ -83,7 +99,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
       db.prepare('SELECT 1').get()
     },
     close: async () => {
-      if (db.open) db.close()
+      if (!db.open) return
+      writer.flush() // commit (and settle) every write still queued
+      db.close()
     },
   }
 }

@@ -1,0 +1,171 @@
+// The two processes the bench drives: the real service (built output, `notes-service serve`) and
+// the ceiling (a bare node:http server), each its own Node.js process on loopback, plus a
+// sampler of the service's resident memory.
+import { type ChildProcess, fork, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { CeilingRoute } from './ceiling-server.js'
+
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url))
+const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url))
+
+/** Resident set size of a process in bytes (Linux /proc), or undefined elsewhere. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Samples a process's RSS every 100 ms: the maximum overall and since the last `mark()`. */
+export class RssSampler {
+  max = 0
+  windowMax = 0
+  private readonly timer: NodeJS.Timeout
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.sample(), 100)
+    this.timer.unref()
+    this.sample()
+  }
+  sample(): void {
+    const rss = rssOf(this.pid) ?? 0
+    this.max = Math.max(this.max, rss)
+    this.windowMax = Math.max(this.windowMax, rss)
+  }
+  /** Returns the window's maximum and starts a new window. */
+  mark(): number {
+    this.sample()
+    const max = this.windowMax
+    this.windowMax = 0
+    return max
+  }
+  stop(): void {
+    clearInterval(this.timer)
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      resolve()
+    }, timeoutMs)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+export interface ServiceOptions {
+  dataDir: string
+  secret: string
+  /** Passed through: the service selects PostgreSQL when it is set. */
+  databaseUrl?: string
+  /** Extra node flags, e.g. --cpu-prof (see README, Benchmarks). */
+  nodeArgs?: string[]
+  /** Extra environment variables for experiments (e.g. allocator settings). */
+  env?: Record<string, string>
+}
+
+export interface ServiceProcess {
+  url: string
+  pid: number
+  rss: RssSampler
+  stop(): Promise<void>
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    LOG_LEVEL: 'warn',
+    ACCESS_TOKEN_SECRET: options.secret,
+    // The bench logs in hundreds of times from one address; the throttle would answer 429.
+    BRUTE_FORCE_PROTECTION: 'false',
+  }
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl
+  Object.assign(env, options.env)
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve'], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited during start-up (code ${child.exitCode})`)
+    try {
+      const res = await fetch(`${url}/get-user`)
+      await res.arrayBuffer()
+      if (res.status === 401) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error('the service did not answer within 30 s')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const pid = child.pid as number
+  const rss = new RssSampler(pid)
+  return {
+    url,
+    pid,
+    rss,
+    async stop() {
+      rss.stop()
+      child.kill('SIGTERM')
+      await exited(child, 15_000)
+    },
+  }
+}
+
+export interface CeilingProcess {
+  url: string
+  /** Replaces the answers; resolves once the ceiling has them. */
+  setRoutes(routes: CeilingRoute[]): Promise<void>
+  stop(): Promise<void>
+}
+
+export async function startCeiling(): Promise<CeilingProcess> {
+  const child = fork(CEILING, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the ceiling did not start within 10 s')), 10_000)
+    child.once('message', (m: { port: number }) => {
+      clearTimeout(timer)
+      resolve(m.port)
+    })
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setRoutes: (routes) =>
+      new Promise((resolve) => {
+        child.once('message', () => resolve())
+        child.send({ routes })
+      }),
+    async stop() {
+      child.kill('SIGTERM')
+      await exited(child, 5_000)
+    },
+  }
+}

@@ -1,0 +1,112 @@
+// `npm run bench [-- --quick] [-- --cpu-prof DIR] [-- --out FILE]`: benchmarks the built service
+// against a bare node:http ceiling on SQLite, and on PostgreSQL when DATABASE_URL is set.
+// The full run writes its Markdown report to bench/results/report.md and prints it; --quick is
+// a smoke check (short runs, 50 000 other notes instead of 1 000 000) that writes nothing.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, freemem, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { singleRowCommitRate } from './disk.js'
+import { startCeiling } from './processes.js'
+import { header, storeSection } from './report.js'
+import { POSTGRES_SEEDER_MISSING, SqliteSeeder, postgresSeeder } from './seed.js'
+import { type Plan, type StoreSetup, benchStore } from './store-bench.js'
+
+const FULL: Plan = {
+  quick: false,
+  timing: { warmup: 2, duration: 8, rounds: 2 },
+  growthTiming: { warmup: 1, duration: 3 },
+  growthSizes: [10, 100, 1000, 10_000],
+  otherUsers: 10_000,
+  notesPerOtherUser: 100,
+}
+
+const QUICK: Plan = {
+  quick: true,
+  timing: { warmup: 0.3, duration: 1 },
+  growthTiming: { warmup: 0.2, duration: 0.5 },
+  growthSizes: [10, 100, 1000, 10_000],
+  otherUsers: 500,
+  notesPerOtherUser: 100,
+}
+
+const DEFAULT_REPORT = fileURLToPath(new URL('../../bench/results/report.md', import.meta.url))
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      // KEY=VALUE for the service's environment, e.g. allocator settings (README, Benchmarks)
+      'service-env': { type: 'string', multiple: true },
+    },
+  })
+  const serviceEnv: Record<string, string> = {}
+  for (const pair of values['service-env'] ?? []) {
+    const at = pair.indexOf('=')
+    if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
+    serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
+  }
+  const plan = values.quick ? QUICK : FULL
+  const root = mkdtempSync(join(tmpdir(), 'notes-bench-'))
+  const secret = randomBytes(32).toString('hex')
+  let dirs = 0
+  const dataDir = () => join(root, `data-${++dirs}`)
+  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []
+  const ceiling = await startCeiling()
+  const sections: string[] = []
+  try {
+    process.stderr.write('measuring the disk: single-row durable commits\n')
+    const disk = singleRowCommitRate(join(root, 'disk'), values.quick ? 1 : 3)
+    const stores: StoreSetup[] = [{ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv }]
+    const databaseUrl = process.env.DATABASE_URL
+    if (databaseUrl) {
+      stores.push({
+        store: 'PostgreSQL',
+        dataDir,
+        seeder: () => postgresSeeder(databaseUrl),
+        databaseUrl,
+        nodeArgs,
+        env: serviceEnv,
+        unavailable: POSTGRES_SEEDER_MISSING,
+      })
+    }
+    for (const setup of stores) {
+      if (setup.unavailable) {
+        sections.push(`## ${setup.store}\n\nNot measured: ${setup.unavailable}.`)
+        process.stderr.write(`${setup.store} not measured: ${setup.unavailable}\n`)
+        continue
+      }
+      const result = await benchStore(setup, plan, ceiling, secret)
+      sections.push(storeSection(result, disk, plan))
+    }
+    const machine = {
+      date: new Date().toISOString(),
+      nproc: cpus().length,
+      cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+      node: process.version,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      command: `npm run bench${values.quick ? ' -- --quick' : ''}`,
+      serviceEnv: Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' '),
+    }
+    const report = `${header(machine, plan, disk)}\n\n${sections.join('\n\n')}\n`
+    process.stdout.write(`\n${report}`)
+    const out = values.out ?? (values.quick ? undefined : DEFAULT_REPORT)
+    if (out) {
+      mkdirSync(join(out, '..'), { recursive: true })
+      writeFileSync(out, report)
+      process.stderr.write(`report written to ${out} (free memory now ${Math.round(freemem() / 2 ** 20)} MB)\n`)
+    }
+  } finally {
+    await ceiling.stop()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,240 @@
+// The benchmark of one store: seed, start the service, run every scenario against it and the
+// ceiling, then the growth and scale phases. Returns the figures; bench/report.ts prints them.
+import { mkdirSync } from 'node:fs'
+import { publicUser } from '../src/services/accounts.js'
+import { createTokenService } from '../src/services/tokens.js'
+import type { NoteRecord, UserRecord } from '../src/store/types.js'
+import { type LoadRequest, type LoadResult, PIPELINED, REALISTIC, SERIAL, runLoad, runLoadsTogether } from './load.js'
+import { type Comparison, type Timing, compare } from './measure.js'
+import type { CeilingProcess, ServiceProcess } from './processes.js'
+import { startService } from './processes.js'
+import { LITERAL_QUERY, REGEX_QUERY, type Seeder, makeNotes, makeNotesOf, makeUser } from './seed.js'
+
+export interface Plan {
+  quick: boolean
+  timing: Timing
+  growthTiming: Timing
+  growthSizes: number[]
+  /** The scale phase: other users and notes per other user (10 000 × 100 = 1 000 000). */
+  otherUsers: number
+  notesPerOtherUser: number
+}
+
+export interface StoreSetup {
+  store: string
+  /** A fresh, empty data directory per call. */
+  dataDir(): string
+  seeder(dataDir: string): Seeder
+  databaseUrl?: string
+  nodeArgs?: string[]
+  env?: Record<string, string>
+  /** Why this store cannot be measured yet; the report says so instead of its figures. */
+  unavailable?: string | undefined
+}
+
+export interface GrowthRow {
+  notes: number
+  list: LoadResult
+  literal: LoadResult
+  regex: LoadResult
+}
+
+export interface ScaleRow {
+  label: string
+  totalNotes: number
+  realistic: LoadResult
+  serial: LoadResult
+}
+
+export interface LoginUnderLoad {
+  alone: LoadResult
+  withLogins: LoadResult
+  logins: LoadResult
+}
+
+export interface StoreResult {
+  store: string
+  comparisons: Comparison[]
+  loginUnderLoad: LoginUnderLoad
+  growth: GrowthRow[]
+  scale: ScaleRow[]
+  maxRss: number
+}
+
+const json = (value: unknown) => JSON.stringify(value)
+const auth = (token: string) => ({ authorization: `Bearer ${token}` })
+const searchPath = (query: string) => `/search-notes?query=${encodeURIComponent(query)}`
+
+async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<NoteRecord>[]) {
+  await seeder.migrate()
+  await seeder.insertUsers(users)
+  for (const batch of notes) await seeder.insertNotes(batch)
+  await seeder.close()
+}
+
+export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: CeilingProcess, secret: string): Promise<StoreResult> {
+  const tokens = createTokenService(secret)
+  const tokenOf = (u: UserRecord) => tokens.issue(publicUser(u))
+  const log = (line: string) => process.stderr.write(`[${setup.store}] ${line}\n`)
+
+  // Main data: one user per role, so writes never change what the read scenarios read.
+  const reader = makeUser('reader-20')
+  const searcher = makeUser('searcher-1000')
+  const writer = makeUser('writer')
+  const pinner = makeUser('pinner')
+  const mixer = makeUser('mixer')
+  const growthUsers = plan.growthSizes.map((n) => ({ n, user: makeUser(`growth-${n}`) }))
+  const writerNote = makeNotes(writer._id, 1).next().value
+  const pinnerNote = makeNotes(pinner._id, 1).next().value
+  const mixerNote = makeNotes(mixer._id, 1).next().value
+  if (!writerNote || !pinnerNote || !mixerNote) throw new Error('unreachable: a generator of one note gave none')
+  const mainDir = setup.dataDir()
+  log('seeding the scenario users')
+  await seed(
+    setup.seeder(mainDir),
+    [reader, searcher, writer, pinner, mixer, ...growthUsers.map((g) => g.user)],
+    [makeNotes(reader._id, 20), makeNotes(searcher._id, 1000), [writerNote, pinnerNote, mixerNote], ...growthUsers.map((g) => makeNotes(g.user._id, g.n))],
+  )
+
+  const services: ServiceProcess[] = []
+  const start = async (dataDir: string) => {
+    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl, nodeArgs: setup.nodeArgs, env: setup.env })
+    services.push(s)
+    return s
+  }
+  const service = await start(mainDir)
+  const comparisons: Comparison[] = []
+  let loginUnderLoad: LoginUnderLoad
+  const growth: GrowthRow[] = []
+  try {
+    // The login user is registered through the API: its password hash must be a real argon2id.
+    const loginBody = json({ email: 'login@bench.example', password: 'correct horse battery staple' })
+    const registered = await fetch(`${service.url}/create-account`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: json({ fullName: 'Login', email: 'login@bench.example', password: 'correct horse battery staple' }),
+    })
+    if (registered.status !== 200) throw new Error(`create-account answered ${registered.status}`)
+    await registered.arrayBuffer()
+
+    const r = auth(tokenOf(reader))
+    const s = auth(tokenOf(searcher))
+    const w = auth(tokenOf(writer))
+    const p = auth(tokenOf(pinner))
+    const m = auth(tokenOf(mixer))
+    const getUser: LoadRequest = { method: 'GET', path: '/get-user', headers: r }
+    const listNotes: LoadRequest = { method: 'GET', path: '/get-all-notes', headers: r }
+    const addNote = (headers: Record<string, string>): LoadRequest => ({
+      method: 'POST',
+      path: '/add-note',
+      headers,
+      body: json({ title: 'Bench note', content: 'Written by the benchmark, durably.', tags: ['bench'] }),
+    })
+    const editNote = (headers: Record<string, string>, id: string): LoadRequest => ({
+      method: 'PUT',
+      path: `/edit-note/${id}`,
+      headers,
+      body: json({ title: 'Edited title', content: 'Edited content' }),
+    })
+    const literal: LoadRequest = { method: 'GET', path: searchPath(LITERAL_QUERY), headers: s }
+    const regex: LoadRequest = { method: 'GET', path: searchPath(REGEX_QUERY), headers: s }
+    const login: LoadRequest = { method: 'POST', path: '/login', body: loginBody }
+    const pin = (isPinned: boolean): LoadRequest => ({ method: 'PUT', path: `/update-note-pinned/${pinnerNote._id}`, headers: p, body: json({ isPinned }) })
+    // 70 % reads, 20 % writes, 10 % search, cycled by every connection.
+    const mixed: LoadRequest[] = [
+      listNotes, getUser, listNotes, getUser, listNotes, getUser, listNotes,
+      addNote(m), editNote(m, mixerNote._id),
+      literal,
+    ]
+    // [name, requests, also under 100 × 10 pipelined]. Search and the mix (10 % search) are not
+    // pipelined: 1 000 requests in flight at a few ms each outlast autocannon's 10 s timeout, and
+    // the figure would show only the backlog (the first full run did: 0 answers in time).
+    const scenarios: [string, LoadRequest[], boolean][] = [
+      ['get-user', [getUser], true],
+      ['get-all-notes (20 notes)', [listNotes], true],
+      [`search-notes literal "${LITERAL_QUERY}" (1 000 notes)`, [literal], false],
+      [`search-notes regex "${REGEX_QUERY}" (1 000 notes)`, [regex], false],
+      ['add-note', [addNote(w)], true],
+      ['edit-note', [editNote(w, writerNote._id)], true],
+      ['update-note-pinned', [pin(true), pin(false)], true],
+      ['mixed 70/20/10', mixed, false],
+    ]
+    for (const shape of [REALISTIC, PIPELINED]) {
+      for (const [name, requests, pipelined] of scenarios) {
+        if (shape === PIPELINED && !pipelined) continue
+        // The smoke check pipelines only the first two scenarios: same code paths, less time.
+        if (plan.quick && shape === PIPELINED && comparisons.length >= scenarios.length + 2) break
+        comparisons.push(await compare(name, requests, shape, service, ceiling, plan.timing))
+      }
+    }
+    // argon2id-bound: 100 × 10 pipelined logins would only queue past autocannon's timeout.
+    comparisons.push(await compare('login (argon2id)', [login], REALISTIC, service, ceiling, plan.timing))
+
+    log('get-user while logins run')
+    const half = { ...REALISTIC, label: '16 conn', connections: 16 }
+    const alone = await runLoad(service.url, [getUser], half, plan.timing.duration)
+    const [withLogins, logins] = await runLoadsTogether(
+      service.url,
+      [{ requests: [getUser], shape: half }, { requests: [login], shape: half }],
+      plan.timing.duration,
+    )
+    loginUnderLoad = { alone, withLogins: withLogins as LoadResult, logins: logins as LoadResult }
+
+    log('growth: one connection, one request at a time')
+    for (const { n, user } of growthUsers) {
+      const h = auth(tokenOf(user))
+      const one = async (req: LoadRequest) => {
+        await runLoad(service.url, [req], SERIAL, plan.growthTiming.warmup)
+        return runLoad(service.url, [req], SERIAL, plan.growthTiming.duration)
+      }
+      growth.push({
+        notes: n,
+        list: await one({ method: 'GET', path: '/get-all-notes', headers: h }),
+        literal: await one({ method: 'GET', path: searchPath(LITERAL_QUERY), headers: h }),
+        regex: await one({ method: 'GET', path: searchPath(REGEX_QUERY), headers: h }),
+      })
+      log(`  ${n} notes done`)
+    }
+  } finally {
+    await service.stop()
+  }
+
+  const scale = await scalePhase(setup, plan, start, tokenOf, log)
+  const maxRss = Math.max(...services.map((x) => x.rss.max))
+  return { store: setup.store, comparisons, loginUnderLoad, growth, scale, maxRss }
+}
+
+/** The same 20-note user's listing in a database holding only them, then beside a million notes. */
+async function scalePhase(
+  setup: StoreSetup,
+  plan: Plan,
+  start: (dataDir: string) => Promise<ServiceProcess>,
+  tokenOf: (u: UserRecord) => string,
+  log: (line: string) => void,
+): Promise<ScaleRow[]> {
+  const dir = setup.dataDir()
+  mkdirSync(dir, { recursive: true })
+  const user = makeUser('scale-20')
+  await seed(setup.seeder(dir), [user], [makeNotes(user._id, 20)])
+  const list: LoadRequest[] = [{ method: 'GET', path: '/get-all-notes', headers: auth(tokenOf(user)) }]
+  const measure = async (label: string, totalNotes: number): Promise<ScaleRow> => {
+    const service = await start(dir)
+    try {
+      await runLoad(service.url, list, REALISTIC, plan.timing.warmup)
+      const realistic = await runLoad(service.url, list, REALISTIC, plan.timing.duration)
+      const serial = await runLoad(service.url, list, SERIAL, plan.timing.duration)
+      log(`  scale ${label}: ${Math.round(realistic.rps)} req/s, 1-conn p50 ${serial.p50.toFixed(3)} ms`)
+      return { label, totalNotes, realistic, serial }
+    } finally {
+      await service.stop()
+    }
+  }
+  const rows = [await measure('only this user', 20)]
+  const others = Array.from({ length: plan.otherUsers }, (_, i) => makeUser(`other-${i}`))
+  log(`seeding ${plan.otherUsers * plan.notesPerOtherUser} notes of ${plan.otherUsers} other users`)
+  const began = performance.now()
+  await seed(setup.seeder(dir), others, [makeNotesOf(others, plan.notesPerOtherUser)])
+  log(`  seeded in ${((performance.now() - began) / 1000).toFixed(1)} s`)
+  rows.push(await measure(`with ${plan.otherUsers} other users`, 20 + plan.otherUsers * plan.notesPerOtherUser))
+  return rows
+}
