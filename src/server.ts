@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { resolveSecret } from './secret.js'
-import { openSqliteStore } from './store/sqlite/index.js'
+import { createRedisLimiters } from './services/redis-limiters.js'
+import { openStore } from './store/open.js'
 import type { Store } from './store/types.js'
 
 export interface RunningServer {
@@ -28,14 +29,16 @@ export function loggerOptions(level: string) {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
-  const store = openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+  const store = await openStore(config)
+  const limiters = config.redisUrl ? createRedisLimiters(config.redisUrl) : undefined
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel) })
+    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), ...(limiters && { limiterFactory: limiters.factory }) })
   } catch (err) {
     await store.close()
     throw err
   }
+  limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
   await app.listen({ port: config.port, host: config.host })
@@ -44,6 +47,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     (closing ??= (async () => {
       await app.close()
       await store.close()
+      await limiters?.close()
     })())
   return { app, store, close }
 }
