@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { resolveSecret } from './secret.js'
+import type { LimiterFactory } from './services/brute-force.js'
 import { createRedisLimiters } from './services/redis-limiters.js'
 import { openStore } from './store/open.js'
 import type { Store } from './store/types.js'
@@ -27,13 +28,18 @@ export function loggerOptions(level: string) {
   }
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Brute-force counter backend when REDIS_URL is unset (the cluster's shared one, say). */
+  limiterFactory?: LimiterFactory
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   const store = await openStore(config)
   const limiters = config.redisUrl ? createRedisLimiters(config.redisUrl) : undefined
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), ...(limiters && { limiterFactory: limiters.factory }) })
+    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? options.limiterFactory })
   } catch (err) {
     await store.close()
     throw err
