@@ -103,7 +103,7 @@ if (serviceAvailable('postgresql')) {
 
     it('answers 503 JSON quickly while the database is gone, and recovers by itself', async () => {
       const reg = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'A', email: 'outage@example.com', password: 'pw' } })
-      const token = (reg.json() as { accessToken: string }).accessToken
+      const token = reg.json<{ accessToken: string }>().accessToken
       const add = await app.inject({ method: 'POST', url: '/add-note', headers: { authorization: `Bearer ${token}` }, payload: { title: 't', content: 'c' } })
       assert.equal(add.statusCode, 200)
 
@@ -121,7 +121,7 @@ if (serviceAvailable('postgresql')) {
       proxy.setMode('forward')
       const back = await listNotes(token)
       assert.equal(back.statusCode, 200)
-      assert.deepEqual((back.json() as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['t'])
+      assert.deepEqual(back.json<{ notes: Array<{ title: string }> }>().notes.map((n) => n.title), ['t'])
     })
   })
 
