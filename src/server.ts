@@ -44,7 +44,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await store.close()
     throw err
   }
-  limiters?.start(app.log)
+  await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
   await app.listen({ port: config.port, host: config.host })

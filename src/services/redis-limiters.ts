@@ -14,8 +14,12 @@ export interface EventLog {
 
 export interface RedisLimiters {
   factory: LimiterFactory
-  /** Connects and starts reporting outages to `log`; never waits for Redis. */
-  start(log: EventLog): void
+  /**
+   * Connects and reports outages to `log` from now on. Resolves once Redis is ready or the first
+   * attempt has failed (at most the 2 s connect timeout), so a service starts with shared counters
+   * when it can, and starts anyway when it cannot (reconnecting in the background).
+   */
+  start(log: EventLog): Promise<void>
   close(): Promise<void>
 }
 
@@ -71,7 +75,8 @@ export function createRedisLimiters(url: string, options: { commandTimeoutMs?: n
       redis.on('close', () => {
         if (up) down()
       })
-      redis.connect().catch(() => {}) // failures arrive as 'error' events; retries go on
+      // Failures arrive as 'error' events too; retries go on after this resolves.
+      return redis.connect().catch(() => {})
     },
     async close() {
       redis.disconnect()
