@@ -15,9 +15,6 @@ import { closeOnSignals, startServer } from './server.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openStore } from './store/open.js'
 
-/** A worker that exits within this long of starting is failing to start, not crashing later. */
-const START_GRACE_MS = 10_000
-
 const clusterLimiters: LimiterFactory = (opts) => new RateLimiterCluster({ ...opts, timeoutMs: 2000 })
 
 function say(line: string): void {
@@ -26,20 +23,23 @@ function say(line: string): void {
 
 /** Runs in the primary; resolves to the exit code once every worker has stopped. */
 async function runPrimary(config: Config, workers: number): Promise<number> {
-  resolveSecret(config.accessTokenSecret, config.dataDir)
+  const { file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
+  if (generated) say(`ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it in ${file} (mode 0600)`)
   await (await openStore(config)).close()
   if (!config.redisUrl) new RateLimiterClusterMaster()
 
   let stopping = false
   let exitCode = 0
-  const started = new Map<Worker, number>()
-  const fork = () => started.set(cluster.fork(), Date.now())
+  /** Running workers, and whether each has started listening. */
+  const started = new Map<Worker, boolean>()
+  const fork = () => started.set(cluster.fork(), false)
   return new Promise<number>((resolve) => {
+    cluster.on('listening', (worker) => started.set(worker, true))
     cluster.on('exit', (worker, code, signal) => {
-      const since = started.get(worker) ?? 0
+      const wasServing = started.get(worker) ?? false
       started.delete(worker)
       if (!stopping) {
-        if (Date.now() - since < START_GRACE_MS && code !== 0) {
+        if (!wasServing) {
           // Failing at start (port taken, database gone): restarting would only spin.
           say(`worker ${worker.process.pid} failed to start (exit ${code}); stopping`)
           exitCode = 1
@@ -70,7 +70,15 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
 export async function serve(config: Config, workers: number): Promise<number> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
   const limiterFactory = cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined
-  const server = await startServer(config, limiterFactory ? { limiterFactory } : {})
+  let server
+  try {
+    server = await startServer(config, limiterFactory ? { limiterFactory } : {})
+  } catch (err) {
+    if (!cluster.isWorker) throw err
+    // A worker's IPC channel would keep it alive after the error: say it and leave.
+    say(err instanceof Error ? err.message : String(err))
+    process.exit(1)
+  }
   closeOnSignals(server)
   return -1
 }

@@ -47,7 +47,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    // Port taken, say: release the pool and Redis too, so the process can exit with the error.
+    await app.close()
+    await store.close()
+    await limiters?.close()
+    throw err
+  }
   let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -59,6 +60,24 @@ describe('notes-service serve with an unreachable database', () => {
     assert.equal(result.code, 1)
     assert.match(result.stderr, new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`))
     assert.doesNotMatch(result.stderr, /hunter2/)
+  })
+})
+
+describe('notes-service serve --workers 2 on a port already taken', { timeout: 60_000 }, () => {
+  it('stops with exit code 1 instead of restarting workers that cannot start', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
+    try {
+      const result = await finished(cli(['serve', '--workers', '2'], { HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir }))
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, /EADDRINUSE/)
+      assert.match(result.stderr, /failed to start \(exit 1\); stopping\n/)
+    } finally {
+      taken.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
 
