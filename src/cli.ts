@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import { serve } from './cluster.js'
 import { ConfigError, parseConfig } from './config.js'
-import { createPostgresPool, describeDatabase, migratePostgres, startupError } from './store/postgres/index.js'
+import { describeDatabase, migrateDatabase } from './store/postgres/index.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
 
 const USAGE = `usage: notes-service <command>
@@ -32,16 +32,9 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, config.workers) // -1: keeps running
     case 'migrate': {
       if (config.databaseUrl) {
-        const pool = createPostgresPool({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
-        try {
-          const applied = await migratePostgres(pool)
-          process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
-          return 0
-        } catch (err) {
-          throw startupError(config.databaseUrl, err)
-        } finally {
-          await pool.end()
-        }
+        const applied = await migrateDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
+        process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
+        return 0
       }
       const db = openSqliteDatabase({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
       const applied = migrateSqlite(db)

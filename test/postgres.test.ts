@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { buildApp } from '../src/app.js'
-import { createPostgresPool, migratePostgres, openPostgresStore } from '../src/store/postgres/index.js'
+import { createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
 import { type Store, StoreUnavailableError } from '../src/store/types.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
@@ -17,11 +17,13 @@ if (serviceAvailable('postgresql')) {
   describe('postgresql migrations', () => {
     const databases: TestDatabase[] = []
     const pools: pg.Pool[] = []
-    async function freshPool(db?: TestDatabase): Promise<pg.Pool> {
-      if (!db) databases.push((db = await createTestDatabase()))
+    /** An empty database, and a pool on it for looking inside. */
+    async function fresh(): Promise<{ url: string; pool: pg.Pool }> {
+      const db = await createTestDatabase()
+      databases.push(db)
       const pool = createPostgresPool({ url: db.url, poolSize: 2 })
       pools.push(pool)
-      return pool
+      return { url: db.url, pool }
     }
     after(async () => {
       await Promise.all(pools.map((p) => p.end()))
@@ -29,41 +31,37 @@ if (serviceAvailable('postgresql')) {
     })
 
     it('installs on an empty database, then finds nothing to do on a re-run', async () => {
-      const pool = await freshPool()
-      assert.equal(await migratePostgres(pool), migrations.length)
-      assert.equal(await migratePostgres(pool), 0)
+      const { url, pool } = await fresh()
+      assert.equal(await migrateDatabase({ url }), migrations.length)
+      assert.equal(await migrateDatabase({ url }), 0)
       const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
       assert.deepEqual(rows.map((r) => r.version), migrations.map((m) => m.version))
     })
 
     it('applies each migration once when several instances start at once', async () => {
-      const db = await createTestDatabase()
-      databases.push(db)
-      const instances = await Promise.all([1, 2, 3, 4].map(() => freshPool(db)))
-      const applied = await Promise.all(instances.map((p) => migratePostgres(p)))
+      const { url } = await fresh()
+      const applied = await Promise.all([1, 2, 3, 4].map(() => migrateDatabase({ url })))
       assert.equal(applied.reduce((a, b) => a + b, 0), migrations.length)
     })
 
     it('upgrades a database that holds data, keeping the data', async () => {
-      const db = await createTestDatabase()
-      databases.push(db)
-      const store = await openPostgresStore({ url: db.url, poolSize: 2 })
+      const { url } = await fresh()
+      const store = await openPostgresStore({ url, poolSize: 2 })
       const user = makeUser()
       const note = makeNote(user._id, { title: 'kept', tags: ['x'] })
       await store.createUser(user)
       await store.insertNote(note)
       // A later migration, as a future release would add one.
       const next = { version: 1000, name: 'test-add-column', sql: 'ALTER TABLE notes ADD COLUMN archived boolean NOT NULL DEFAULT false' }
-      const pool = await freshPool(db)
-      assert.equal(await migratePostgres(pool, [...migrations, next]), 1)
+      assert.equal(await migrateDatabase({ url }, [...migrations, next]), 1)
       assert.deepEqual(await store.findNote(user._id, note._id), note)
       assert.deepEqual(await store.findUserById(user._id), user)
       await store.close()
     })
 
     it("serves one user's listing from the per-user index, whatever other users hold", async () => {
-      const pool = await freshPool()
-      await migratePostgres(pool)
+      const { url, pool } = await fresh()
+      await migrateDatabase({ url })
       await pool.query(`INSERT INTO users SELECT 'u' || i, 'n', 'e' || i, 'e' || i, 'h', 'c' FROM generate_series(1, 200) i`)
       await pool.query(`INSERT INTO notes SELECT md5(i::text), 'u' || (i % 200 + 1), 't', 'c', '{}', i % 5 = 0,
         to_char(timestamp '2026-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'x'

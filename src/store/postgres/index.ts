@@ -57,11 +57,12 @@ const MIGRATION_LOCK = 4_711_020_301
  * transaction holds a transaction-level advisory lock, so instances starting at once wait for
  * each other and each migration runs exactly once (PostgreSQL DDL is transactional).
  */
-export async function migratePostgres(pool: pg.Pool, list: readonly Migration[] = migrations): Promise<number> {
-  const client = await pool.connect()
+export async function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
   let count = 0
   try {
     await client.query('BEGIN')
+    // Waiting for another instance's migration, or a long one, is not a slow request.
+    await client.query('SET LOCAL statement_timeout = 0')
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
@@ -76,11 +77,26 @@ export async function migratePostgres(pool: pg.Pool, list: readonly Migration[] 
     await client.query('COMMIT')
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {})
-    client.release(true)
     throw err
   }
-  client.release()
   return count
+}
+
+/**
+ * Migrates over a connection of its own, without the pool's statement and query timeouts;
+ * rejects with one clear line (see startupError) when the database cannot be used.
+ */
+export async function migrateDatabase(options: PostgresOptions, list: readonly Migration[] = migrations): Promise<number> {
+  const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service migrate' })
+  client.on('error', () => {}) // a broken connection also rejects the query in progress
+  try {
+    await client.connect()
+    return await migratePostgres(client, list)
+  } catch (err) {
+    throw startupError(options.url, err)
+  } finally {
+    await client.end().catch(() => {})
+  }
 }
 
 /** Turns a start-up failure into one clear line naming the database (never its password). */
@@ -93,13 +109,8 @@ export function startupError(url: string, err: unknown): Error {
 
 /** Opens the pool and applies migrations; rejects with one clear line when that fails. */
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  await migrateDatabase(options)
   const pool = createPostgresPool(options)
-  try {
-    await migratePostgres(pool)
-  } catch (err) {
-    await pool.end().catch(() => {})
-    throw startupError(options.url, err)
-  }
   const query = queryOver(pool)
   const users = new PostgresUsers(query)
   const notes = new PostgresNotes(query)
