@@ -8,6 +8,7 @@
 // holds them in memory for all workers (rate-limiter-flexible's cluster limiter over IPC), so
 // spreading attempts over workers does not multiply the limits.
 import cluster, { type Worker } from 'node:cluster'
+import closeWithGrace from 'close-with-grace'
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
 import { resolveSecret } from './secret.js'
@@ -79,6 +80,16 @@ export async function serve(config: Config, workers: number): Promise<number> {
     say(err instanceof Error ? err.message : String(err))
     process.exit(1)
   }
-  closeOnSignals(server)
+  if (cluster.isWorker) {
+    // Ctrl-C sends SIGINT to the whole process group, and the primary sends each worker a
+    // SIGTERM as well; close-with-grace takes a second signal as "exit now", dropping requests
+    // in flight. So a worker ignores SIGINT and closes on the primary's SIGTERM alone.
+    process.on('SIGINT', () => {})
+    closeWithGrace({ delay: 10_000, skip: ['SIGINT'] }, async ({ signal, err }) => {
+      if (err) server.app.log.error({ err }, 'closing after an uncaught error')
+      else server.app.log.info({ signal }, 'closing gracefully')
+      await server.close()
+    })
+  } else closeOnSignals(server)
   return -1
 }

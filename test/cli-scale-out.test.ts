@@ -18,7 +18,8 @@ const CLI = ['--import', 'tsx', 'src/cli.ts']
 
 function cli(args: string[], env: Record<string, string>): ChildProcess {
   const { CI, PATH, HOME } = process.env
-  return spawn(process.execPath, [...CLI, ...args], { env: { PATH, HOME, CI, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // detached: the child leads its own process group, so a test can signal it like a terminal.
+  return spawn(process.execPath, [...CLI, ...args], { env: { PATH, HOME, CI, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
 }
 
 async function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -81,9 +82,32 @@ describe('notes-service serve --workers 2 on a port already taken', { timeout: 6
   })
 })
 
-for (const kind of kinds) {
+/** Collects a child's stdout JSON log lines and lets a test wait for one. */
+function logLines(child: ChildProcess) {
+  const entries: Array<{ pid: number; msg: string; path?: string }> = []
+  const waiting = new Set<() => void>()
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    entries.push(JSON.parse(line) as (typeof entries)[number])
+    for (const wake of waiting) wake()
+  })
+  return {
+    entries,
+    async waitFor(count: number, test: (e: (typeof entries)[number]) => boolean) {
+      while (entries.filter(test).length < count) await new Promise<void>((resolve) => waiting.add(resolve))
+      waiting.clear()
+      return entries.filter(test)
+    },
+  }
+}
+
+const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
+
+kinds.forEach((kind, i) => {
+  // One run stops the way Ctrl-C does (SIGINT to the whole process group), the other with a
+  // SIGTERM to the primary alone, as a service manager does.
+  const stopBy = i === 0 ? 'SIGINT to the process group' : 'SIGTERM to the primary'
   describe(`notes-service serve --workers 2 (${kind})`, { timeout: 120_000 }, () => {
-    it('serves from two processes on one port, with one brute-force limit, and stops on SIGTERM', async () => {
+    it(`serves from two processes on one port with one brute-force limit, replaces a crashed worker, stops on ${stopBy}`, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
       const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT: '2' }
       if (kind === 'postgresql') {
@@ -92,21 +116,16 @@ for (const kind of kinds) {
         Object.assign(env, { DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET })
       }
       const child = cli(['serve', '--workers', '2'], env)
-      const done = finished(child)
-      // Each worker logs "Server listening at http://127.0.0.1:<port>"; all share the port.
-      const pids = new Set<number>()
-      let port = 0
-      const lines = createInterface({ input: child.stdout! })
-      for await (const line of lines) {
-        const entry = JSON.parse(line) as { pid: number; msg: string }
-        const m = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(entry.msg)
-        if (!m) continue
-        pids.add(entry.pid)
-        port = Number(m[1])
-        if (pids.size === 2) break
-      }
+      let stderr = ''
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      const log = logLines(child)
+      const listening = await log.waitFor(2, (e) => LISTENING.test(e.msg))
+      const pids = new Set(listening.map((e) => e.pid))
       assert.equal(pids.size, 2)
       assert.ok(!pids.has(child.pid!))
+      const port = Number(LISTENING.exec(listening[0]!.msg)![1])
+
       const email = uniqueEmail('workers')
       const attempt = async () =>
         (
@@ -118,16 +137,24 @@ for (const kind of kinds) {
         ).status
       // New connections go round-robin to the workers, so these land on both of them.
       assert.deepEqual([await attempt(), await attempt(), await attempt(), await attempt()], [400, 400, 429, 429])
+      const servedBy = new Set(log.entries.filter((e) => e.path === '/login').map((e) => e.pid))
+      assert.equal(servedBy.size, 2, 'both workers answered')
 
-      child.kill('SIGTERM')
-      const { code, stdout } = await done
-      assert.equal(code, 0)
-      const servedBy = stdout
-        .split('\n')
-        .filter((l) => l.includes('"path":"/login"'))
-        .map((l) => (JSON.parse(l) as { pid: number }).pid)
-      assert.equal(new Set(servedBy).size, 2, 'both workers answered')
+      // A worker that dies after it started serving is replaced.
+      const [victim] = pids
+      process.kill(victim!, 'SIGKILL')
+      const relisted = await log.waitFor(3, (e) => LISTENING.test(e.msg))
+      assert.ok(!pids.has(relisted[2]!.pid))
+      assert.match(stderr, new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting a new one`))
+      assert.equal(await attempt(), 429)
+
+      if (i === 0) process.kill(-child.pid!, 'SIGINT')
+      else child.kill('SIGTERM')
+      assert.equal(await exited, 0)
+      const closed = log.entries.filter((e) => e.msg === 'closing gracefully').map((e) => e.pid)
+      assert.equal(closed.length, 2, 'each worker closed gracefully, once')
+      assert.doesNotMatch(stderr, /second SIG/)
       rmSync(dataDir, { recursive: true, force: true })
     })
   })
-}
+})
