@@ -27,7 +27,7 @@ async function finished(child: ChildProcess): Promise<{ code: number | null; std
   let stderr = ''
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
   return { code, stdout, stderr }
 }
 
@@ -118,7 +118,8 @@ kinds.forEach((kind, i) => {
       const child = cli(['serve', '--workers', '2'], env)
       let stderr = ''
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      // 'close', not 'exit': by then every line the processes wrote has been read.
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
       const log = logLines(child)
       const listening = await log.waitFor(2, (e) => LISTENING.test(e.msg))
       const pids = new Set(listening.map((e) => e.pid))
@@ -137,7 +138,8 @@ kinds.forEach((kind, i) => {
         ).status
       // New connections go round-robin to the workers, so these land on both of them.
       assert.deepEqual([await attempt(), await attempt(), await attempt(), await attempt()], [400, 400, 429, 429])
-      const servedBy = new Set(log.entries.filter((e) => e.path === '/login').map((e) => e.pid))
+      // Request lines are logged after the answer is sent: wait for all four.
+      const servedBy = new Set((await log.waitFor(4, (e) => e.path === '/login')).map((e) => e.pid))
       assert.equal(servedBy.size, 2, 'both workers answered')
 
       // A worker that dies after it started serving is replaced.
