@@ -52,16 +52,18 @@ if (kinds.includes('postgresql')) {
 }
 
 describe('notes-service serve with an unreachable database', () => {
-  it('exits 1 with one line naming the database, not a stack trace', async () => {
-    const closed = await startTcpProxy('127.0.0.1', 1)
-    closed.setMode('reset')
-    const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/notes`
-    const result = await finished(cli(['serve', '--workers', '2'], { DATABASE_URL: url, ACCESS_TOKEN_SECRET: TEST_SECRET, PORT: '0' }))
-    await closed.close()
-    assert.equal(result.code, 1)
-    assert.match(result.stderr, new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`))
-    assert.doesNotMatch(result.stderr, /hunter2/)
-  })
+  for (const args of [['serve'], ['serve', '--workers', '2']]) {
+    it(`${args.join(' ')}: exits 1 with one line naming the database, not a stack trace`, async () => {
+      const closed = await startTcpProxy('127.0.0.1', 1)
+      closed.setMode('reset')
+      const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/notes`
+      const result = await finished(cli(args, { DATABASE_URL: url, ACCESS_TOKEN_SECRET: TEST_SECRET, PORT: '0' }))
+      await closed.close()
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`))
+      assert.doesNotMatch(result.stderr, /hunter2/)
+    })
+  }
 })
 
 describe('notes-service serve --workers 2 on a port already taken', { timeout: 60_000 }, () => {

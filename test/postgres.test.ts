@@ -4,11 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { buildApp } from '../src/app.js'
 import { createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
-import { type Store, StoreUnavailableError } from '../src/store/types.js'
-import { TEST_SECRET, testConfig } from './support/harness.js'
+import { StoreUnavailableError } from '../src/store/types.js'
+import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
@@ -78,50 +77,47 @@ if (serviceAvailable('postgresql')) {
     })
   })
 
-  describe('postgresql outages', () => {
-    let db: TestDatabase
-    let proxy: TcpProxy
-    let store: Store
-    let app: Awaited<ReturnType<typeof buildApp>>
-    before(async () => {
-      db = await createTestDatabase()
-      const target = new URL(db.url)
-      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-      store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000 })
-      app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET })
+  for (const mode of MODES) {
+    describe(`postgresql outages (${mode})`, () => {
+      let db: TestDatabase
+      let proxy: TcpProxy
+      let h: Harness
+      before(async () => {
+        db = await createTestDatabase()
+        const target = new URL(db.url)
+        proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+        const store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000 })
+        h = await startHarness(mode, { store })
+      })
+      after(async () => {
+        await h.close()
+        await proxy.close()
+        await db.drop()
+      })
+
+      it('answers 503 JSON quickly while the database is gone, and recovers by itself', async () => {
+        const { token } = await register(h.client)
+        await addNote(h.client, token, { title: 't', content: 'c' })
+        const listNotes = () => h.client.request('GET', '/get-all-notes', { token })
+
+        for (const proxyMode of ['reset', 'blackhole'] as const) {
+          proxy.setMode(proxyMode)
+          const started = Date.now()
+          const res = await listNotes()
+          // The bound is the point here: a lost database must not hang requests (connect timeout 1 s).
+          assert.ok(Date.now() - started < 5000, `${proxyMode}: answered after ${Date.now() - started} ms`)
+          assert.equal(res.status, 503, `${proxyMode}: ${res.text}`)
+          assert.match(String(res.headers['content-type']), /^application\/json/)
+          assert.deepEqual(res.json, { error: true, message: 'Service Unavailable: the database cannot be reached' })
+        }
+
+        proxy.setMode('forward')
+        const back = await listNotes()
+        assert.equal(back.status, 200)
+        assert.deepEqual((back.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['t'])
+      })
     })
-    after(async () => {
-      await app.close()
-      await store.close()
-      await proxy.close()
-      await db.drop()
-    })
-
-    const listNotes = (token: string) => app.inject({ method: 'GET', url: '/get-all-notes', headers: { authorization: `Bearer ${token}` } })
-
-    it('answers 503 JSON quickly while the database is gone, and recovers by itself', async () => {
-      const reg = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'A', email: 'outage@example.com', password: 'pw' } })
-      const token = reg.json<{ accessToken: string }>().accessToken
-      const add = await app.inject({ method: 'POST', url: '/add-note', headers: { authorization: `Bearer ${token}` }, payload: { title: 't', content: 'c' } })
-      assert.equal(add.statusCode, 200)
-
-      for (const mode of ['reset', 'blackhole'] as const) {
-        proxy.setMode(mode)
-        const started = Date.now()
-        const res = await listNotes(token)
-        // The bound is the point here: a lost database must not hang requests (connect timeout 1 s).
-        assert.ok(Date.now() - started < 5000, `${mode}: answered after ${Date.now() - started} ms`)
-        assert.equal(res.statusCode, 503, `${mode}: ${res.body}`)
-        assert.match(res.headers['content-type'] as string, /^application\/json/)
-        assert.deepEqual(res.json(), { error: true, message: 'Service Unavailable: the database cannot be reached' })
-      }
-
-      proxy.setMode('forward')
-      const back = await listNotes(token)
-      assert.equal(back.statusCode, 200)
-      assert.deepEqual(back.json<{ notes: Array<{ title: string }> }>().notes.map((n) => n.title), ['t'])
-    })
-  })
+  }
 
   describe('postgresql at start-up', () => {
     it('rejects with one line naming the database, without its password, when unreachable', async () => {
