@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The one entry point: `notes-service serve` (the default) and `notes-service migrate`.
 import { parseArgs } from 'node:util'
+import { serve } from './cluster.js'
 import { ConfigError, parseConfig } from './config.js'
-import { closeOnSignals, startServer } from './server.js'
+import { describeDatabase, migrateDatabase } from './store/postgres/index.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
 import { TRANSFER_USAGE, transferCommands } from './transfer/commands.js'
 
@@ -10,7 +11,8 @@ const USAGE = `usage: notes-service <command>
 
 commands:
   serve     run the HTTP server (default); configured by environment variables (see README)
-  migrate   apply database migrations and exit
+            --workers N   run N processes sharing the port (default: WORKERS, else 1; "auto": one per core)
+  migrate   apply database migrations and exit (PostgreSQL when DATABASE_URL is set, else SQLite)
 ${TRANSFER_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
@@ -20,21 +22,24 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' } },
+    options: { help: { type: 'boolean', short: 'h' }, workers: { type: 'string', short: 'w' } },
   })
   const command = positionals[0] ?? 'serve'
   if (values.help) {
     process.stdout.write(USAGE)
     return 0
   }
-  const config = parseConfig(process.env)
+  // --workers is read like the WORKERS variable, so both accept the same values.
+  const config = parseConfig(values.workers === undefined ? process.env : { ...process.env, WORKERS: values.workers })
   switch (command) {
-    case 'serve': {
-      const server = await startServer(config)
-      closeOnSignals(server)
-      return -1 // keep running
-    }
+    case 'serve':
+      return serve(config, config.workers) // -1: keeps running
     case 'migrate': {
+      if (config.databaseUrl) {
+        const applied = await migrateDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
+        process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
+        return 0
+      }
       const db = openSqliteDatabase({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
       const applied = migrateSqlite(db)
       db.close()

@@ -1,6 +1,7 @@
 // Typed configuration: defaults plus one parse function over an environment-like object.
 // Tests build configs with `parseConfig({...})` or `{...defaultConfig, ...}`; nothing here reads
 // `process.env` except the CLI, which passes it in.
+import { availableParallelism } from 'node:os'
 
 export interface BruteForceConfig {
   /** Whether failed logins and duplicate registrations are counted and throttled at all. */
@@ -45,6 +46,18 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL'
   bruteForce: BruteForceConfig
   metrics: MetricsConfig
+  /** PostgreSQL connection URL; undefined selects the embedded SQLite store. */
+  databaseUrl: string | undefined
+  /** Most PostgreSQL connections one process opens. */
+  databasePoolSize: number
+  /** Longest a PostgreSQL statement may run before it is cancelled (answered 503). */
+  databaseStatementTimeoutMs: number
+  /** Longest wait for a new PostgreSQL connection before a request is answered 503. */
+  databaseConnectTimeoutMs: number
+  /** Redis URL for brute-force counters shared by instances; undefined keeps them in memory. */
+  redisUrl: string | undefined
+  /** Server processes sharing the port (`serve --workers N` overrides it). */
+  workers: number
 }
 
 export const defaultConfig: Config = {
@@ -67,6 +80,12 @@ export const defaultConfig: Config = {
     registrationIpLimit: 50,
   },
   metrics: { enabled: true, port: undefined, host: '0.0.0.0' },
+  databaseUrl: undefined,
+  databasePoolSize: 10,
+  databaseStatementTimeoutMs: 5000,
+  databaseConnectTimeoutMs: 5000,
+  redisUrl: undefined,
+  workers: 1,
 }
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
@@ -144,6 +163,32 @@ function metricsConfig(env: Env, apiHost: string): MetricsConfig {
   }
 }
 
+/** A URL with one of the given schemes, or undefined when unset. */
+function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `must be a URL such as ${schemes[0]}://host:port/..., got something unparsable`)
+  }
+  // The value itself is never echoed: it may carry a password.
+  if (!schemes.includes(parsed.protocol.slice(0, -1))) {
+    throw new ConfigError(name, `must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got "${parsed.protocol}//"`)
+  }
+  return raw
+}
+
+/** Largest WORKERS value: more processes than this only adds contention on any machine we target. */
+export const MAX_WORKERS = 64
+
+/** `WORKERS`: a count, or `auto` for one process per core available. */
+function workers(env: Env, name: string, fallback: number): number {
+  if (env[name]?.trim().toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
+  return integer(env, name, fallback, 1, MAX_WORKERS)
+}
+
 /** Parses the environment into a Config; throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Env): Config {
   const d = defaultConfig
@@ -158,6 +203,12 @@ export function parseConfig(env: Env): Config {
   const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || d.logLevel
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql'])
+  if (databaseUrl !== undefined && (secret === undefined || secret === '')) {
+    // A generated secret lives in one instance's DATA_DIR; instances on one database must share
+    // it, or a token issued by one is refused by the others.
+    throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
   }
   const host = env.HOST?.trim() || d.host
   const dataDir = env.DATA_DIR?.trim() || d.dataDir
@@ -181,5 +232,11 @@ export function parseConfig(env: Env): Config {
       registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
     },
     metrics: metricsConfig(env, host),
+    databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', d.databasePoolSize, 1, 1000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', d.databaseStatementTimeoutMs, 100, 3_600_000),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.databaseConnectTimeoutMs, 100, 600_000),
+    redisUrl: url(env, 'REDIS_URL', ['redis', 'rediss']),
+    workers: workers(env, 'WORKERS', d.workers),
   }
 }

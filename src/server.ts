@@ -6,7 +6,9 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { type MetricsListener, listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
-import { openSqliteStore } from './store/sqlite/index.js'
+import type { LimiterFactory } from './services/brute-force.js'
+import { createRedisLimiters } from './services/redis-limiters.js'
+import { openStore } from './store/open.js'
 import type { Store } from './store/types.js'
 
 export interface RunningServer {
@@ -29,19 +31,34 @@ export function loggerOptions(level: string) {
   }
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Brute-force counter backend when REDIS_URL is unset (the cluster's shared one, say). */
+  limiterFactory?: LimiterFactory
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
-  const store = openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+  const store = await openStore(config)
+  const limiters = config.redisUrl ? createRedisLimiters(config.redisUrl) : undefined
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel) })
+    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? options.limiterFactory })
   } catch (err) {
     await store.close()
     throw err
   }
+  await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    // Port taken, say: release the pool and Redis too, so the process can exit with the error.
+    await app.close()
+    await store.close()
+    await limiters?.close()
+    throw err
+  }
   const { port: metricsPort, host: metricsHost } = config.metrics
   let metrics: MetricsListener | undefined
   try {
@@ -49,6 +66,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   } catch (err) {
     await app.close() // e.g. METRICS_PORT in use: do not keep half a server running
     await store.close()
+    await limiters?.close()
     throw err
   }
   let closing: Promise<void> | undefined
@@ -65,6 +83,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         clearInterval(sweeper)
       }
       await store.close()
+      await limiters?.close()
     })())
   return { app, store, ...(metrics ? { metrics } : {}), close }
 }

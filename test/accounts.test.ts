@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
-import { type Harness, MODES, TEST_SECRET, register, startHarness, uniqueEmail } from './support/harness.js'
+import { type Harness, targets, TEST_SECRET, register, startHarness, uniqueEmail } from './support/harness.js'
 
-for (const mode of MODES) {
-  describe(`accounts (${mode})`, () => {
+for (const { mode, storeKind } of targets()) {
+  describe(`accounts (${mode}, ${storeKind})`, () => {
     let h: Harness
     before(async () => {
-      h = await startHarness(mode)
+      h = await startHarness(mode, { storeKind })
     })
     after(async () => h.close())
     const post = (path: string, body: unknown) => h.client.request('POST', path, { body })

@@ -2,17 +2,17 @@
 // and against a real listening server.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Account, type Harness, MODES, type NoteBody, addNote, register, startHarness } from './support/harness.js'
+import { type Account, type Harness, targets, type NoteBody, addNote, register, startHarness } from './support/harness.js'
 
 const MISSING_ID = '0123456789abcdef01234567'
 
-for (const mode of MODES) {
-  describe(`notes (${mode})`, () => {
+for (const { mode, storeKind } of targets()) {
+  describe(`notes (${mode}, ${storeKind})`, () => {
     let h: Harness
     let a: Account
     let b: Account
     before(async () => {
-      h = await startHarness(mode)
+      h = await startHarness(mode, { storeKind })
       a = await register(h.client, 'Alice')
       b = await register(h.client, 'Bob')
     })

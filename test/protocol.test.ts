@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
-import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
+import { type Account, type Harness, targets, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
 
 const PROTECTED: Array<[string, string]> = [
   ['GET', '/get-user'],
@@ -17,12 +17,12 @@ const PROTECTED: Array<[string, string]> = [
   ['GET', '/search-notes?query=a'],
 ]
 
-for (const mode of MODES) {
-  describe(`protocol (${mode})`, () => {
+for (const { mode, storeKind } of targets()) {
+  describe(`protocol (${mode}, ${storeKind})`, () => {
     let h: Harness
     let a: Account
     before(async () => {
-      h = await startHarness(mode, { config: { bodyLimit: 4096 } })
+      h = await startHarness(mode, { storeKind, config: { bodyLimit: 4096 } })
       a = await register(h.client)
     })
     after(async () => h.close())

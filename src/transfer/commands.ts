@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { type Env, parseConfig } from '../config.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
-import { openSqliteStore } from '../store/sqlite/index.js'
+import { openStore as openConfiguredStore } from '../store/open.js'
 import type { Store } from '../store/types.js'
 import { type ExportFormat, UnknownUserError, exportData } from './export.js'
 import { StrictStop, describeSummary, importData } from './import.js'
@@ -25,12 +25,11 @@ export const EXIT_REJECTED = 3
 class UsageError extends Error {}
 
 /**
- * The one place the transfer commands choose a store. import and export only use the Store
- * interface, so with more than one driver this opens whichever the configuration selects.
+ * The one place the transfer commands choose a store: import and export only use the Store
+ * interface, so they work on whichever store the configuration selects (DATABASE_URL or SQLite).
  */
-function openStore(env: Env): Store {
-  const config = parseConfig(env)
-  return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+function openStore(env: Env): Promise<Store> {
+  return openConfiguredStore(parseConfig(env))
 }
 
 /**
@@ -87,7 +86,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
   if (Object.keys(missing).length > 0) return rerunWith(missing)
 
   const poolSize = threadPoolSize(env)
-  const store = openStore(env)
+  const store = await openStore(env)
   const progress = new Progress(process.stderr)
   progress.note(`importing; hashing passwords on ${poolSize} threads`)
   try {
@@ -128,7 +127,7 @@ export async function runExport(args: string[], env: Env): Promise<number> {
   }
   const format: ExportFormat = values.jsonArray ? 'array' : 'lines'
   const toStdout = values.users === undefined && values.notes === undefined
-  const store = openStore(env)
+  const store = await openStore(env)
   try {
     const summary = await exportData({
       store,

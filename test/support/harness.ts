@@ -4,14 +4,23 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
-import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
 import { responseChecker } from './openapi-check.js'
+import { type StoreKind, openTestStore, storeKinds } from './stores.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
 
 export type Mode = 'inject' | 'http'
 export const MODES: readonly Mode[] = ['inject', 'http']
+
+/**
+ * Every (mode, store) pair the HTTP suites run on: both modes on SQLite, and on PostgreSQL when
+ * it can be reached (otherwise one line in the file's output says why it was left out).
+ */
+export function targets(): Array<{ mode: Mode; storeKind: StoreKind }> {
+  const kinds = storeKinds()
+  return MODES.flatMap((mode) => kinds.map((storeKind) => ({ mode, storeKind })))
+}
 
 export interface Reply {
   status: number
@@ -48,6 +57,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export interface HarnessOptions {
   config?: Partial<Config>
   store?: Store
+  /** The kind of fresh store to open when `store` is not given; SQLite by default. */
+  storeKind?: StoreKind
   limiterFactory?: LimiterFactory
   /**
    * Check every response against the app's OpenAPI document (see openapi-check.ts). On unless
@@ -77,7 +88,7 @@ function headersFor(options: RequestOptions): { headers: Record<string, string>;
 }
 
 export async function startHarness(mode: Mode, options: HarnessOptions = {}): Promise<Harness> {
-  const store = options.store ?? openSqliteStore({ dataDir: ':memory:' })
+  const store = options.store ?? (await openTestStore(options.storeKind ?? 'sqlite'))
   const app = await buildApp({
     config: testConfig(options.config),
     store,

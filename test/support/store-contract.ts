@@ -85,6 +85,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
     })
 
+    it('keeps NUL and U+FFFF, which JSON allows, in every text field', async () => {
+      const odd = 'a\u0000b\uffff0c\uffff\uffff\u0000'
+      const owner = makeUser({ fullName: odd, email: `${odd}@x`, emailKey: `${odd}-${newId()}@x` })
+      assert.equal(await store.createUser(owner), true)
+      assert.deepEqual(await store.findUserByEmailKey(owner.emailKey), owner)
+      assert.equal(await store.findUserByEmailKey(owner.emailKey.replace('\u0000', '')), undefined)
+      const note = makeNote(owner._id, { title: odd, content: `\u0000${odd}`, tags: [odd, '\u0000'] })
+      await store.insertNote(note)
+      assert.deepEqual(await store.findNote(owner._id, note._id), note)
+      const edited = await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn)
+      assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'] })
+      const found = await store.searchNotes(owner._id, { test: (t) => t.includes('\u0000b\uffff0') })
+      assert.deepEqual(found.map((n) => n._id), [note._id])
+    })
+
     it('lists pinned first, then newest createdOn, ties by _id descending', async () => {
       const owner = makeUser()
       await store.createUser(owner)

@@ -1,0 +1,95 @@
+// `serve --workers N`: N server processes on one machine sharing the port (node:cluster), for
+// either store. The primary prepares what must happen once (the secret file, the migrations,
+// so an unreachable database is one line before anything is forked), then forks the workers,
+// replaces a worker that dies after it started serving, and on SIGTERM/SIGINT asks every
+// worker to close gracefully and exits when they have.
+//
+// Brute-force counters: with REDIS_URL they are shared through Redis; without it the primary
+// holds them in memory for all workers (rate-limiter-flexible's cluster limiter over IPC), so
+// spreading attempts over workers does not multiply the limits.
+import cluster, { type Worker } from 'node:cluster'
+import closeWithGrace from 'close-with-grace'
+import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
+import type { Config } from './config.js'
+import { resolveSecret } from './secret.js'
+import { closeOnSignals, startServer } from './server.js'
+import type { LimiterFactory } from './services/brute-force.js'
+import { openStore } from './store/open.js'
+
+const clusterLimiters: LimiterFactory = (opts) => new RateLimiterCluster({ ...opts, timeoutMs: 2000 })
+
+function say(line: string): void {
+  process.stderr.write(`notes-service: ${line}\n`)
+}
+
+/** Runs in the primary; resolves to the exit code once every worker has stopped. */
+async function runPrimary(config: Config, workers: number): Promise<number> {
+  const { file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
+  if (generated) say(`ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it in ${file} (mode 0600)`)
+  await (await openStore(config)).close()
+  if (!config.redisUrl) new RateLimiterClusterMaster()
+
+  let stopping = false
+  let exitCode = 0
+  /** Running workers, and whether each has started listening. */
+  const started = new Map<Worker, boolean>()
+  const fork = () => started.set(cluster.fork(), false)
+  return new Promise<number>((resolve) => {
+    cluster.on('listening', (worker) => started.set(worker, true))
+    cluster.on('exit', (worker, code, signal) => {
+      const wasServing = started.get(worker) ?? false
+      started.delete(worker)
+      if (!stopping) {
+        if (!wasServing) {
+          // Failing at start (port taken, database gone): restarting would only spin.
+          say(`worker ${worker.process.pid} failed to start (exit ${code}); stopping`)
+          exitCode = 1
+          stop()
+        } else {
+          say(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting a new one`)
+          fork()
+        }
+      }
+      if (stopping && started.size === 0) resolve(exitCode)
+    })
+    const stop = () => {
+      if (stopping) return
+      stopping = true
+      for (const worker of started.keys()) worker.process.kill('SIGTERM')
+      if (started.size === 0) resolve(exitCode)
+    }
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+    for (let i = 0; i < workers; i++) fork()
+  })
+}
+
+/**
+ * `serve`: one process when workers is 1; otherwise this process becomes the primary of
+ * `workers` processes. Resolves to an exit code, or -1 while the server keeps running.
+ */
+export async function serve(config: Config, workers: number): Promise<number> {
+  if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
+  const limiterFactory = cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined
+  let server
+  try {
+    server = await startServer(config, limiterFactory ? { limiterFactory } : {})
+  } catch (err) {
+    if (!cluster.isWorker) throw err
+    // A worker's IPC channel would keep it alive after the error: say it and leave.
+    say(err instanceof Error ? err.message : String(err))
+    process.exit(1)
+  }
+  if (cluster.isWorker) {
+    // Ctrl-C sends SIGINT to the whole process group, and the primary sends each worker a
+    // SIGTERM as well; close-with-grace takes a second signal as "exit now", dropping requests
+    // in flight. So a worker ignores SIGINT and closes on the primary's SIGTERM alone.
+    process.on('SIGINT', () => {})
+    closeWithGrace({ delay: 10_000, skip: ['SIGINT'] }, async ({ signal, err }) => {
+      if (err) server.app.log.error({ err }, 'closing after an uncaught error')
+      else server.app.log.info({ signal }, 'closing gracefully')
+      await server.close()
+    })
+  } else closeOnSignals(server)
+  return -1
+}

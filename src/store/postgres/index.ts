@@ -1,0 +1,139 @@
+// The PostgreSQL store, for several stateless instances sharing one database (DATABASE_URL).
+// node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
+// StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
+import pg from 'pg'
+import { type Store, StoreUnavailableError } from '../types.js'
+import { type Migration, migrations } from './migrations.js'
+import { PostgresNotes } from './notes.js'
+import { PostgresTransfer } from './transfer.js'
+import { isUnavailable, queryOver } from './query.js'
+import { PostgresUsers } from './users.js'
+
+export interface PostgresOptions {
+  url: string
+  /** Most connections this process opens. */
+  poolSize?: number
+  /** Server-side limit for one statement; the client gives up one second later. */
+  statementTimeoutMs?: number
+  /** How long to wait for a new connection before answering 503. */
+  connectTimeoutMs?: number
+}
+
+/** Where the database is, without user or password, for log lines and error messages. */
+export function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname}`
+  } catch {
+    return '(unparsable DATABASE_URL)'
+  }
+}
+
+export function createPostgresPool(options: PostgresOptions): pg.Pool {
+  const statementTimeout = options.statementTimeoutMs ?? 5000
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    statement_timeout: statementTimeout,
+    // A half-open connection (database host gone without a reset) never answers; the client
+    // side timeout turns that into an error instead of a request that hangs.
+    query_timeout: statementTimeout + 1000,
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
+    application_name: 'notes-service',
+  })
+  // An idle connection that the server closes emits 'error' on the pool; without a listener that
+  // would crash the process. The pool drops that connection and opens a new one when needed;
+  // the failure a request meets is reported (and answered 503) where it happens.
+  pool.on('error', () => {})
+  return pool
+}
+
+/** Any fixed 64-bit number shared by every instance: the key of the migration lock. */
+const MIGRATION_LOCK = 4_711_020_301
+
+/**
+ * Applies every migration newer than the database's recorded ones; returns how many ran. One
+ * transaction holds a transaction-level advisory lock, so instances starting at once wait for
+ * each other and each migration runs exactly once (PostgreSQL DDL is transactional).
+ */
+export async function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
+  let count = 0
+  try {
+    await client.query('BEGIN')
+    // Waiting for another instance's migration, or a long one, is not a slow request.
+    await client.query('SET LOCAL statement_timeout = 0')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
+    const applied = new Set(rows.map((r) => r.version))
+    for (const m of list) {
+      if (applied.has(m.version)) continue
+      await client.query(m.sql)
+      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()])
+      count++
+    }
+    await client.query('COMMIT')
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw err
+  }
+  return count
+}
+
+/**
+ * Migrates over a connection of its own, without the pool's statement and query timeouts;
+ * rejects with one clear line (see startupError) when the database cannot be used.
+ */
+export async function migrateDatabase(options: PostgresOptions, list: readonly Migration[] = migrations): Promise<number> {
+  const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service migrate' })
+  client.on('error', () => {}) // a broken connection also rejects the query in progress
+  try {
+    await client.connect()
+    return await migratePostgres(client, list)
+  } catch (err) {
+    throw startupError(options.url, err)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Turns a start-up failure into one clear line naming the database (never its password). */
+export function startupError(url: string, err: unknown): Error {
+  const where = describeDatabase(url)
+  const why = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err)
+  if (isUnavailable(err)) return new StoreUnavailableError(`cannot reach PostgreSQL at ${where}: ${why}`, { cause: err })
+  return new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
+}
+
+/** Opens the pool and applies migrations; rejects with one clear line when that fails. */
+export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  await migrateDatabase(options)
+  const pool = createPostgresPool(options)
+  const query = queryOver(pool)
+  const users = new PostgresUsers(query)
+  const notes = new PostgresNotes(query)
+  const transfer = new PostgresTransfer(pool, query)
+  let closed: Promise<void> | undefined
+  return {
+    createUser: (user) => users.create(user),
+    findUserByEmailKey: (key) => users.findByEmailKey(key),
+    findUserById: (id) => users.findById(id),
+    insertNote: (note) => notes.insertNote(note),
+    findNote: (userId, noteId) => notes.findNote(userId, noteId),
+    updateNote: (userId, noteId, patch, updatedOn) => notes.updateNote(userId, noteId, patch, updatedOn),
+    deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
+    listNotes: (userId) => notes.listNotes(userId),
+    searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
+    importUsers: (batch) => transfer.importUsers(batch),
+    importNotes: (batch) => transfer.importNotes(batch),
+    usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
+    notesAfter: (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
+    ping: async () => {
+      await query('ping', 'SELECT 1', [])
+    },
+    close: () => (closed ??= pool.end()),
+  }
+}

@@ -1,0 +1,71 @@
+// Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
+// user_id and served by the notes_by_user_in_list_order index.
+import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
+import { type NoteRow, encodeText, noteFromRow } from './rows.js'
+import type { Query } from './query.js'
+
+const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
+
+export class PostgresNotes {
+  constructor(private readonly query: Query) {}
+
+  async insertNote(note: NoteRecord): Promise<void> {
+    await this.query(
+      'notes.insert',
+      `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [note._id, note.userId, encodeText(note.title), encodeText(note.content), note.tags.map(encodeText), note.isPinned, note.createdOn, note.updatedOn],
+    )
+  }
+
+  async findNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
+    const { rows } = await this.query<NoteRow>('notes.byId', 'SELECT * FROM notes WHERE user_id = $1 AND id = $2', [userId, noteId])
+    return rows[0] && noteFromRow(rows[0])
+  }
+
+  /** COALESCE keeps a column when its parameter is NULL (the field was not in the patch). */
+  async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined> {
+    const { rows } = await this.query<NoteRow>(
+      'notes.update',
+      `UPDATE notes SET
+         title = COALESCE($3, title),
+         content = COALESCE($4, content),
+         tags = COALESCE($5::text[], tags),
+         is_pinned = COALESCE($6, is_pinned),
+         updated_on = $7
+       WHERE user_id = $1 AND id = $2
+       RETURNING *`,
+      [
+        userId,
+        noteId,
+        patch.title === undefined ? null : encodeText(patch.title),
+        patch.content === undefined ? null : encodeText(patch.content),
+        patch.tags === undefined ? null : patch.tags.map(encodeText),
+        patch.isPinned ?? null,
+        updatedOn,
+      ],
+    )
+    return rows[0] && noteFromRow(rows[0])
+  }
+
+  async deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
+    const { rows } = await this.query<NoteRow>('notes.delete', 'DELETE FROM notes WHERE user_id = $1 AND id = $2 RETURNING *', [userId, noteId])
+    return rows[0] && noteFromRow(rows[0])
+  }
+
+  async listNotes(userId: string): Promise<NoteRecord[]> {
+    const { rows } = await this.query<NoteRow>('notes.list', `SELECT * FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
+    return rows.map(noteFromRow)
+  }
+
+  /**
+   * The pattern is never handed to PostgreSQL: its regex dialect (`~*`) differs from RE2's, so
+   * the user's notes come back in list order and the same RE2 matcher as the SQLite store
+   * filters them here. Results and order are therefore identical on both stores; the cost is
+   * bounded by the size of one user's notes (the index serves the scan), as for a listing.
+   */
+  async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
+    const notes = await this.listNotes(userId)
+    return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
+  }
+}

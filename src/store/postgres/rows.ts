@@ -1,0 +1,65 @@
+// Row shapes of the PostgreSQL tables and their mapping to records.
+//
+// PostgreSQL text cannot hold U+0000, which JSON (and the SQLite store) accept. So that a client
+// cannot tell the stores apart, every stored string goes through a reversible escape: U+0000
+// becomes U+FFFF '0', and U+FFFF itself (a noncharacter, never meant for interchange) becomes
+// U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
+// mapping is one-to-one, so the unique email key keeps its meaning.
+import type { NoteRecord, UserRecord } from '../types.js'
+
+const ESCAPE = '\uffff'
+
+export function encodeText(s: string): string {
+  if (!s.includes('\u0000') && !s.includes(ESCAPE)) return s
+  // The escape character first, so the escapes made for NUL are not escaped again.
+  return s.replaceAll(ESCAPE, ESCAPE + ESCAPE).replaceAll('\u0000', `${ESCAPE}0`)
+}
+
+export function decodeText(s: string): string {
+  if (!s.includes(ESCAPE)) return s
+  return s.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\u0000'))
+}
+
+export interface UserRow {
+  id: string
+  full_name: string
+  email: string
+  email_key: string
+  password_hash: string
+  created_on: string
+}
+
+export interface NoteRow {
+  id: string
+  user_id: string
+  title: string
+  content: string
+  tags: string[]
+  is_pinned: boolean
+  created_on: string
+  updated_on: string
+}
+
+export function userFromRow(row: UserRow): UserRecord {
+  return {
+    _id: row.id,
+    fullName: decodeText(row.full_name),
+    email: decodeText(row.email),
+    emailKey: decodeText(row.email_key),
+    passwordHash: row.password_hash,
+    createdOn: row.created_on,
+  }
+}
+
+export function noteFromRow(row: NoteRow): NoteRecord {
+  return {
+    _id: row.id,
+    title: decodeText(row.title),
+    content: decodeText(row.content),
+    tags: row.tags.map(decodeText),
+    isPinned: row.is_pinned,
+    userId: row.user_id,
+    createdOn: row.created_on,
+    updatedOn: row.updated_on,
+  }
+}

@@ -1,0 +1,164 @@
+// The command line as a user runs it: `migrate` against PostgreSQL, one clear line when the
+// database cannot be reached, and `serve --workers 2` sharing one port (and one brute-force
+// limit) on either store.
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { after, describe, it } from 'node:test'
+import { TEST_SECRET, uniqueEmail } from './support/harness.js'
+import { type TestDatabase, createTestDatabase } from './support/services.js'
+import { storeKinds } from './support/stores.js'
+import { startTcpProxy } from './support/tcp-proxy.js'
+
+const CLI = ['--import', 'tsx', 'src/cli.ts']
+
+function cli(args: string[], env: Record<string, string>): ChildProcess {
+  const { CI, PATH, HOME } = process.env
+  // detached: the child leads its own process group, so a test can signal it like a terminal.
+  return spawn(process.execPath, [...CLI, ...args], { env: { PATH, HOME, CI, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+}
+
+async function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  return { code, stdout, stderr }
+}
+
+const databases: TestDatabase[] = []
+after(async () => Promise.all(databases.map((d) => d.drop())))
+
+const kinds = storeKinds()
+
+if (kinds.includes('postgresql')) {
+  describe('notes-service migrate (PostgreSQL)', () => {
+    it('applies the migrations once, then finds nothing to do', async () => {
+      const db = await createTestDatabase()
+      databases.push(db)
+      const env = { DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET }
+      const first = await finished(cli(['migrate'], env))
+      assert.equal(first.code, 0, first.stderr)
+      assert.match(first.stdout, /^applied 1 migration\(s\) to 127\.0\.0\.1:\d+\/notes_test_\w+\n$/)
+      const again = await finished(cli(['migrate'], env))
+      assert.match(again.stdout, /^applied 0 migration\(s\)/)
+    })
+  })
+}
+
+describe('notes-service serve with an unreachable database', () => {
+  for (const args of [['serve'], ['serve', '--workers', '2']]) {
+    it(`${args.join(' ')}: exits 1 with one line naming the database, not a stack trace`, async () => {
+      const closed = await startTcpProxy('127.0.0.1', 1)
+      closed.setMode('reset')
+      const url = `postgres://postgres:hunter2@127.0.0.1:${closed.port}/notes`
+      const result = await finished(cli(args, { DATABASE_URL: url, ACCESS_TOKEN_SECRET: TEST_SECRET, PORT: '0' }))
+      await closed.close()
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`))
+      assert.doesNotMatch(result.stderr, /hunter2/)
+    })
+  }
+})
+
+describe('notes-service serve --workers 2 on a port already taken', { timeout: 60_000 }, () => {
+  it('stops with exit code 1 instead of restarting workers that cannot start', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
+    try {
+      const result = await finished(cli(['serve', '--workers', '2'], { HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir }))
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, /EADDRINUSE/)
+      assert.match(result.stderr, /failed to start \(exit 1\); stopping\n/)
+    } finally {
+      taken.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+/** Collects a child's stdout JSON log lines and lets a test wait for one. */
+function logLines(child: ChildProcess) {
+  const entries: Array<{ pid: number; msg: string; path?: string }> = []
+  const waiting = new Set<() => void>()
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    entries.push(JSON.parse(line) as (typeof entries)[number])
+    for (const wake of waiting) wake()
+  })
+  return {
+    entries,
+    async waitFor(count: number, test: (e: (typeof entries)[number]) => boolean) {
+      while (entries.filter(test).length < count) await new Promise<void>((resolve) => waiting.add(resolve))
+      waiting.clear()
+      return entries.filter(test)
+    },
+  }
+}
+
+const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
+
+kinds.forEach((kind, i) => {
+  // One run stops the way Ctrl-C does (SIGINT to the whole process group), the other with a
+  // SIGTERM to the primary alone, as a service manager does.
+  const stopBy = i === 0 ? 'SIGINT to the process group' : 'SIGTERM to the primary'
+  describe(`notes-service serve --workers 2 (${kind})`, { timeout: 120_000 }, () => {
+    it(`serves from two processes on one port with one brute-force limit, replaces a crashed worker, stops on ${stopBy}`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
+      const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT: '2' }
+      if (kind === 'postgresql') {
+        const db = await createTestDatabase()
+        databases.push(db)
+        Object.assign(env, { DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET })
+      }
+      const child = cli(['serve', '--workers', '2'], env)
+      let stderr = ''
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+      // 'close', not 'exit': by then every line the processes wrote has been read.
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      const log = logLines(child)
+      const listening = await log.waitFor(2, (e) => LISTENING.test(e.msg))
+      const pids = new Set(listening.map((e) => e.pid))
+      assert.equal(pids.size, 2)
+      assert.ok(!pids.has(child.pid!))
+      const port = Number(LISTENING.exec(listening[0]!.msg)![1])
+
+      const email = uniqueEmail('workers')
+      const attempt = async () =>
+        (
+          await fetch(`http://127.0.0.1:${port}/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', connection: 'close' },
+            body: JSON.stringify({ email, password: 'wrong' }),
+          })
+        ).status
+      // New connections go round-robin to the workers, so these land on both of them.
+      assert.deepEqual([await attempt(), await attempt(), await attempt(), await attempt()], [400, 400, 429, 429])
+      // Request lines are logged after the answer is sent: wait for all four.
+      const servedBy = new Set((await log.waitFor(4, (e) => e.path === '/login')).map((e) => e.pid))
+      assert.equal(servedBy.size, 2, 'both workers answered')
+
+      // A worker that dies after it started serving is replaced.
+      const [victim] = pids
+      process.kill(victim!, 'SIGKILL')
+      const relisted = await log.waitFor(3, (e) => LISTENING.test(e.msg))
+      assert.ok(!pids.has(relisted[2]!.pid))
+      assert.match(stderr, new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting a new one`))
+      assert.equal(await attempt(), 429)
+
+      if (i === 0) process.kill(-child.pid!, 'SIGINT')
+      else child.kill('SIGTERM')
+      assert.equal(await exited, 0)
+      const closed = log.entries.filter((e) => e.msg === 'closing gracefully').map((e) => e.pid)
+      assert.equal(closed.length, 2, 'each worker closed gracefully, once')
+      assert.doesNotMatch(stderr, /second SIG/)
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+  })
+})

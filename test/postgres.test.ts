@@ -1,0 +1,140 @@
+// What only the PostgreSQL driver has: migrations under an advisory lock (fresh, re-run,
+// concurrent, upgrade with data), index use, a database lost while running (503 quickly, then
+// recovery by itself) and one clear line when it cannot be reached at start.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
+import { migrations } from '../src/store/postgres/migrations.js'
+import { StoreUnavailableError } from '../src/store/types.js'
+import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
+import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { makeNote, makeUser } from './support/store-contract.js'
+import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
+
+if (serviceAvailable('postgresql')) {
+  describe('postgresql migrations', () => {
+    const databases: TestDatabase[] = []
+    const pools: pg.Pool[] = []
+    /** An empty database, and a pool on it for looking inside. */
+    async function fresh(): Promise<{ url: string; pool: pg.Pool }> {
+      const db = await createTestDatabase()
+      databases.push(db)
+      const pool = createPostgresPool({ url: db.url, poolSize: 2 })
+      pools.push(pool)
+      return { url: db.url, pool }
+    }
+    after(async () => {
+      await Promise.all(pools.map((p) => p.end()))
+      await Promise.all(databases.map((d) => d.drop()))
+    })
+
+    it('installs on an empty database, then finds nothing to do on a re-run', async () => {
+      const { url, pool } = await fresh()
+      assert.equal(await migrateDatabase({ url }), migrations.length)
+      assert.equal(await migrateDatabase({ url }), 0)
+      const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+      assert.deepEqual(rows.map((r) => r.version), migrations.map((m) => m.version))
+    })
+
+    it('applies each migration once when several instances start at once', async () => {
+      const { url } = await fresh()
+      const applied = await Promise.all([1, 2, 3, 4].map(() => migrateDatabase({ url })))
+      assert.equal(applied.reduce((a, b) => a + b, 0), migrations.length)
+    })
+
+    it('upgrades a database that holds data, keeping the data', async () => {
+      const { url } = await fresh()
+      const store = await openPostgresStore({ url, poolSize: 2 })
+      const user = makeUser()
+      const note = makeNote(user._id, { title: 'kept', tags: ['x'] })
+      await store.createUser(user)
+      await store.insertNote(note)
+      // A later migration, as a future release would add one.
+      const next = { version: 1000, name: 'test-add-column', sql: 'ALTER TABLE notes ADD COLUMN archived boolean NOT NULL DEFAULT false' }
+      assert.equal(await migrateDatabase({ url }, [...migrations, next]), 1)
+      assert.deepEqual(await store.findNote(user._id, note._id), note)
+      assert.deepEqual(await store.findUserById(user._id), user)
+      await store.close()
+    })
+
+    it("serves one user's listing from the per-user index, whatever other users hold", async () => {
+      const { url, pool } = await fresh()
+      await migrateDatabase({ url })
+      await pool.query(`INSERT INTO users SELECT 'u' || i, 'n', 'e' || i, 'e' || i, 'h', 'c' FROM generate_series(1, 200) i`)
+      await pool.query(`INSERT INTO notes SELECT md5(i::text), 'u' || (i % 200 + 1), 't', 'c', '{}', i % 5 = 0,
+        to_char(timestamp '2026-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'x'
+        FROM generate_series(1, 20000) i`)
+      await pool.query('ANALYZE notes')
+      const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
+        "EXPLAIN SELECT * FROM notes WHERE user_id = 'u7' ORDER BY is_pinned DESC, created_on DESC, id DESC",
+      )
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n')
+      // An index scan, or a bitmap scan plus a sort of this user's rows: either way the cost
+      // follows this user's notes, never the table's.
+      assert.match(plan, /Index Scan (using|on) notes_by_user_in_list_order/)
+      assert.doesNotMatch(plan, /Seq Scan/)
+    })
+  })
+
+  for (const mode of MODES) {
+    describe(`postgresql outages (${mode})`, () => {
+      let db: TestDatabase
+      let proxy: TcpProxy
+      let h: Harness
+      before(async () => {
+        db = await createTestDatabase()
+        const target = new URL(db.url)
+        proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+        const store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000 })
+        h = await startHarness(mode, { store })
+      })
+      after(async () => {
+        await h.close()
+        await proxy.close()
+        await db.drop()
+      })
+
+      it('answers 503 JSON quickly while the database is gone, and recovers by itself', async () => {
+        const { token } = await register(h.client)
+        await addNote(h.client, token, { title: 't', content: 'c' })
+        const listNotes = () => h.client.request('GET', '/get-all-notes', { token })
+
+        for (const proxyMode of ['reset', 'blackhole'] as const) {
+          proxy.setMode(proxyMode)
+          const started = Date.now()
+          const res = await listNotes()
+          // The bound is the point here: a lost database must not hang requests (connect timeout 1 s).
+          assert.ok(Date.now() - started < 5000, `${proxyMode}: answered after ${Date.now() - started} ms`)
+          assert.equal(res.status, 503, `${proxyMode}: ${res.text}`)
+          assert.match(String(res.headers['content-type']), /^application\/json/)
+          assert.deepEqual(res.json, { error: true, message: 'Service Unavailable: the database cannot be reached' })
+        }
+
+        proxy.setMode('forward')
+        const back = await listNotes()
+        assert.equal(back.status, 200)
+        assert.deepEqual((back.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['t'])
+      })
+    })
+  }
+
+  describe('postgresql at start-up', () => {
+    it('rejects with one line naming the database, without its password, when unreachable', async () => {
+      const proxy = await startTcpProxy('127.0.0.1', 1)
+      proxy.setMode('reset')
+      try {
+        const url = `postgres://postgres:hunter2@127.0.0.1:${proxy.port}/somewhere`
+        const err = await openPostgresStore({ url, connectTimeoutMs: 1000 }).then(
+          () => assert.fail('opened'),
+          (e: unknown) => e as Error,
+        )
+        assert.ok(err instanceof StoreUnavailableError)
+        assert.match(err.message, new RegExp(`^cannot reach PostgreSQL at 127\\.0\\.0\\.1:${proxy.port}/somewhere: `))
+        assert.doesNotMatch(err.message, /hunter2|\n/)
+      } finally {
+        await proxy.close()
+      }
+    })
+  })
+}

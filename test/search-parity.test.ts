@@ -1,0 +1,58 @@
+// Search gives exactly the same notes, in the same order, on both stores: the same notes go into
+// each, and patterns on which PostgreSQL's own regex dialect would disagree with RE2 (classes,
+// word boundaries, Unicode case folding, anchors, newlines) must select the same ids.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { compileSearchPattern } from '../src/services/search.js'
+import type { Store } from '../src/store/types.js'
+import { makeNote, makeUser } from './support/store-contract.js'
+import { openTestStore, storeKinds } from './support/stores.js'
+
+const TEXTS: Array<[string, string]> = [
+  ['Groceries', 'milk, eggs, 12 apples'],
+  ['CAT facts', 'the cat sat\non the mat'],
+  ['concatenate', 'strings'],
+  ['Straße', 'STRASSE is not Straße in simple folding'],
+  ['ΣΊΣΥΦΟΣ', 'σίσυφος'],
+  ['line one', 'first\nsecond line'],
+  ['tabs', 'a\tb'],
+  ['brackets', '[x] (y) {z} a+b a*b a.b a\\b'],
+  ['emoji 🎉', 'party'],
+  ['numbers', '2026-11-22 v1.2.3'],
+]
+
+const PATTERNS = [
+  'cat', '\\bcat\\b', 'CAT', '\\d+', '\\d{4}-\\d{2}', '[[:upper:]]{3}', '\\w+ \\w+', '^line', 'line$', '(?m)^second',
+  'a.b', 'first.second', '(?s)first.second', 'straße', 'σίσυφος', 'Σ', '\\pL{3}', '\\p{Greek}+', '🎉', '\\[x\\]',
+  'a\\+b', 'a\\\\b', '', '.', 'x|y|z', '(y)', 'apples?$', '\\Aconcat', 'e\\z', '[^a-z ]',
+]
+
+const kinds = storeKinds()
+if (kinds.length > 1) {
+  describe(`search parity: ${kinds.join(' vs ')}`, () => {
+    const stores: Store[] = []
+    const owner = makeUser()
+    before(async () => {
+      const notes = TEXTS.map(([title, content], i) => makeNote(owner._id, { title, content, isPinned: i % 4 === 0 }))
+      for (const kind of kinds) {
+        const store = await openTestStore(kind)
+        stores.push(store)
+        await store.createUser(owner)
+        for (const note of notes) await store.insertNote(note)
+      }
+    })
+    after(async () => Promise.all(stores.map((s) => s.close())))
+
+    it('selects the same notes in the same order for every pattern', async () => {
+      let nonTrivial = 0
+      for (const pattern of PATTERNS) {
+        const matcher = compileSearchPattern(pattern)
+        const [first, ...rest] = await Promise.all(stores.map(async (s) => (await s.searchNotes(owner._id, matcher)).map((n) => n.title)))
+        for (const other of rest) assert.deepEqual(other, first, `pattern ${JSON.stringify(pattern)}`)
+        if (first!.length > 0 && first!.length < TEXTS.length) nonTrivial++
+      }
+      // The patterns must actually discriminate, or the comparison proves little.
+      assert.ok(nonTrivial >= 20, `only ${nonTrivial} patterns selected a proper subset`)
+    })
+  })
+}
