@@ -41,6 +41,12 @@ describe('parseConfig', () => {
       METRICS_ENABLED: 'true',
       METRICS_PORT: '9100',
       METRICS_HOST: '127.0.0.2',
+      DATABASE_URL: 'postgres://u@db.example:5432/notes',
+      DATABASE_POOL_SIZE: '7',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+      DATABASE_CONNECT_TIMEOUT_MS: '2500',
+      REDIS_URL: 'redis://cache.example:6379/2',
+      WORKERS: '3',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -55,6 +61,12 @@ describe('parseConfig', () => {
       sqliteSynchronous: 'NORMAL',
       bruteForce: { enabled: false, windowSeconds: 60, pairLimit: 3, emailLimit: 4, ipLimit: 5, registrationIpLimit: 6 },
       metrics: { enabled: true, port: 9100, host: '127.0.0.2' },
+      databaseUrl: 'postgres://u@db.example:5432/notes',
+      databasePoolSize: 7,
+      databaseStatementTimeoutMs: 1500,
+      databaseConnectTimeoutMs: 2500,
+      redisUrl: 'redis://cache.example:6379/2',
+      workers: 3,
     })
   })
 
