@@ -71,6 +71,11 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
 export async function serve(config: Config, workers: number): Promise<number> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
   const limiterFactory = cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined
+  // Ctrl-C sends SIGINT to the whole process group, and the primary sends each worker a
+  // SIGTERM as well; close-with-grace takes a second signal as "exit now", dropping requests
+  // in flight. So a worker ignores SIGINT, from its first moment (a Ctrl-C while it starts
+  // must not kill it either), and closes on the primary's SIGTERM alone.
+  if (cluster.isWorker) process.on('SIGINT', () => {})
   let server
   try {
     server = await startServer(config, limiterFactory ? { limiterFactory } : {})
@@ -81,10 +86,6 @@ export async function serve(config: Config, workers: number): Promise<number> {
     process.exit(1)
   }
   if (cluster.isWorker) {
-    // Ctrl-C sends SIGINT to the whole process group, and the primary sends each worker a
-    // SIGTERM as well; close-with-grace takes a second signal as "exit now", dropping requests
-    // in flight. So a worker ignores SIGINT and closes on the primary's SIGTERM alone.
-    process.on('SIGINT', () => {})
     closeWithGrace({ delay: 10_000, skip: ['SIGINT'] }, async ({ signal, err }) => {
       if (err) server.app.log.error({ err }, 'closing after an uncaught error')
       else server.app.log.info({ signal }, 'closing gracefully')
