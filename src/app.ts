@@ -110,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   const tokens = createTokenService(options.secret)
-  const authenticate = authenticateWith(tokens)
+  const authenticate = authenticateWith(tokens, async (id) => (await store.findUserById(id)) !== undefined)
   const guard = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   accountRoutes(app, new AccountService(store, tokens, guard), authenticate)
   noteRoutes(app, new NoteService(store), authenticate)
