@@ -55,6 +55,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
+    // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
+    // default), so a slow-loris client outlived REQUEST_TIMEOUT_MS by up to 30 s (found by
+    // test/security/no-hang.test.ts). Check four times per timeout period, at most once a second.
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
+    },
     connectionTimeout: config.connectionTimeoutMs,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
