@@ -14,6 +14,15 @@ const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
  */
 export const SEARCH_PAGE_ROWS = 256
 
+/**
+ * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
+ * read by one statement, as one consistent snapshot; a longer one is read page by page with a
+ * yield between pages, so a user with 10 000 notes does not hold the event loop for the whole
+ * read (issue 5). A note re-pinned while a long list is being read may then be left out of that
+ * one answer; none appears twice.
+ */
+export const LIST_PAGE_ROWS = 1000
+
 /** Where a search page starts: after this key, in list order. */
 interface PageKey {
   pinned: number
@@ -35,7 +44,7 @@ export class SqliteNotes {
   private readonly byId: Statement<[string, string], NoteRow>
   private readonly update: Statement<[Record<string, unknown>], NoteRow>
   private readonly remove: Statement<[string, string], NoteRow>
-  private readonly list: Statement<[string], NoteRow>
+  private readonly listPage: Statement<[Record<string, unknown>], NoteRow>
   private readonly scanPage: Statement<[Record<string, unknown>], ScannedRow>
   private readonly byIds: Statement<[string, string], NoteRow>
   /**
@@ -68,7 +77,10 @@ export class SqliteNotes {
        RETURNING *`,
     )
     this.remove = db.prepare('DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING *')
-    this.list = db.prepare(`SELECT * FROM notes WHERE user_id = ? ${LIST_ORDER}`)
+    this.listPage = db.prepare(
+      `SELECT * FROM notes WHERE user_id = @userId AND (is_pinned, created_on, id) < (@pinned, @createdOn, @id)
+       ${LIST_ORDER} LIMIT @limit`,
+    )
     // One page of the user's notes in list order, each with whether it matches; only the keys
     // and the verdict leave SQLite, so non-matching notes never become JS objects.
     this.scanPage = db.prepare(
@@ -108,8 +120,21 @@ export class SqliteNotes {
     return row && noteFromRow(row)
   }
 
-  listNotes(userId: string): NoteRecord[] {
-    return this.list.all(userId).map(noteFromRow)
+  async listNotes(userId: string): Promise<NoteRecord[]> {
+    const notes: NoteRecord[] = []
+    const seen = new Set<string>()
+    let after = FIRST_PAGE
+    for (;;) {
+      const rows = this.listPage.all({ userId, ...after, limit: LIST_PAGE_ROWS })
+      for (const row of rows) {
+        if (!seen.has(row.id)) notes.push(noteFromRow(row))
+        seen.add(row.id)
+      }
+      const last = rows.at(-1)
+      if (rows.length < LIST_PAGE_ROWS || !last) return notes
+      after = { pinned: last.is_pinned, createdOn: last.created_on, id: last.id }
+      await new Promise((resolve) => setImmediate(resolve))
+    }
   }
 
   async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
