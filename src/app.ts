@@ -64,6 +64,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
     },
     connectionTimeout: config.connectionTimeoutMs,
+    // Fastify's default 72 s keep-alive (sent as `Keep-Alive: timeout=72`) outlived the 60 s idle
+    // timeout, so clients trusting the hint reused closed sockets (found by no-hang.test.ts).
+    keepAliveTimeout: Math.min(72_000, config.connectionTimeoutMs),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerUnroutable,

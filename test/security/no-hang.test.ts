@@ -66,6 +66,14 @@ describe('no hang (http)', () => {
     assert.ok(delay.maxMs < 100, `event-loop delay reached ${delay.maxMs.toFixed(1)} ms`)
   })
 
+  it('advertises a keep-alive time no longer than the server keeps an idle socket open', async () => {
+    const res = await fetch(`${base}/get-user`, { headers: { authorization: `Bearer ${bystander.token}` } })
+    await res.arrayBuffer()
+    const advertised = Number(/timeout=(\d+)/.exec(res.headers.get('keep-alive') ?? '')?.[1])
+    // A client that trusts a longer hint reuses sockets the server has already closed.
+    assert.ok(advertised * 1000 <= CONNECTION_TIMEOUT_MS, `Keep-Alive: timeout=${advertised}`)
+  })
+
   it('keeps serving through a flood of 1000 idle connections, and closes them after the request timeout', async () => {
     const sockets = await openIdleConnections(port, 1000)
     const closed = sockets.map((s) => new Promise<number>((resolve) => {
