@@ -20,7 +20,7 @@ interface Row {
 const rows: Row[] = []
 const record = (row: Row) => {
   rows.push(row)
-  process.stderr.write(`done: ${row.scenario} (${row.failures} failures)\n`)
+  process.stderr.write(`done: ${row.scenario}: ${row.cases} cases, ${row.failures} failures; ${row.figures}\n`)
 }
 
 async function crash() {
@@ -107,15 +107,13 @@ async function noHang() {
     figures: `cut off after ${Math.round(Math.min(...slow.result.map((s) => s.closedAfterMs)))}-${Math.round(Math.max(...slow.result.map((s) => s.closedAfterMs)))} ms; loop delay max ${slow.delay.maxMs.toFixed(0)} ms`,
   })
   const flood = await openIdleConnections(port, n(3000))
-  const closed = flood.map((s) => new Promise<void>((r) => s.on('close', () => r())))
   const during = await h.client.request('GET', '/get-all-notes', { token: b.token })
-  const t = performance.now()
-  await Promise.all(closed)
+  const times = await Promise.all(flood.map((c) => c.closed))
   record({
     scenario: 'flood of idle connections',
     cases: flood.length,
-    failures: during.status === 200 ? 0 : 1,
-    figures: `served during the flood; all closed by the server within ${Math.round(performance.now() - t)} ms`,
+    failures: (during.status === 200 ? 0 : 1) + times.filter((t) => t > 10_000).length,
+    figures: `served during the flood; each closed by the server within ${Math.round(Math.max(...times))} ms of connecting`,
   })
   await h.close()
 }

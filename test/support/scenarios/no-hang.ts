@@ -119,16 +119,40 @@ export function trickle(port: number, text: string, intervalMs: number): Promise
   })
 }
 
-/** Opens `count` idle connections; resolves with them once all are connected. */
-export async function openIdleConnections(port: number, count: number): Promise<Socket[]> {
+export interface IdleConnection {
+  socket: Socket
+  /** Resolves with the time from connecting to the server closing it. */
+  closed: Promise<number>
+}
+
+/**
+ * Opens `count` idle connections; resolves once all are connected. Each one's close is watched
+ * from the start: under load the first ones can be cut off before the last ones connect.
+ */
+export async function openIdleConnections(port: number, count: number): Promise<IdleConnection[]> {
+  // In batches below the listen backlog (511): past it the kernel drops handshakes the server
+  // never sees, and such client sockets stay "connected" to nobody, a client-side artefact.
+  const all: IdleConnection[] = []
+  for (let opened = 0; opened < count; opened += 400) all.push(...(await openBatch(port, Math.min(400, count - opened))))
+  return all
+}
+
+function openBatch(port: number, count: number): Promise<IdleConnection[]> {
   return Promise.all(
     Array.from(
       { length: count },
       () =>
-        new Promise<Socket>((resolve, reject) => {
-          const s = connect(port, '127.0.0.1', () => resolve(s))
-          s.on('error', reject)
-          s.resume() // read what the server sends (its 408), or the socket never sees the close
+        new Promise<IdleConnection>((resolve, reject) => {
+          const started = performance.now()
+          const socket = connect(port, '127.0.0.1')
+          const closed = new Promise<number>((done) => {
+            socket.on('close', () => done(performance.now() - started))
+            // never left hanging: a socket still open after 30 s is destroyed and reported as such
+            setTimeout(() => socket.destroy(), 30_000).unref()
+          })
+          socket.on('connect', () => resolve({ socket, closed }))
+          socket.on('error', reject)
+          socket.resume() // read what the server sends (its 408), or the socket never sees the close
         }),
     ),
   )
