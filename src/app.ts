@@ -2,6 +2,7 @@
 // (src/cli.ts) and the tests decide where it runs.
 import cors from '@fastify/cors'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError } from './errors.js'
 import { authenticateWith } from './plugins/auth.js'
@@ -59,13 +60,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
+    // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
+    // default), so a slow-loris client outlived REQUEST_TIMEOUT_MS by up to 30 s (found by
+    // test/security/no-hang.test.ts). Check four times per timeout period, at most once a second.
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
+    },
     connectionTimeout: config.connectionTimeoutMs,
+    // Fastify's default 72 s keep-alive (sent as `Keep-Alive: timeout=72`) outlived the 60 s idle
+    // timeout, so clients trusting the hint reused closed sockets (found by no-hang.test.ts).
+    keepAliveTimeout: Math.min(72_000, config.connectionTimeoutMs),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     // While closing, a request that still arrives on an open keep-alive connection is served
     // rather than answered with Fastify's own 503 body, which is not in the contract's shape;
     // server.ts closes such connections as soon as they are idle.
     return503OnClosing: false,
+    frameworkErrors: answerUnroutable,
+    clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
   })
@@ -79,7 +93,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void parseJson(request, text, done)
   })
 
-  await app.register(cors, { origin: '*' })
+  // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204,
+  // instead of the plugin's plain-text 400 "Invalid Preflight Request", which no contract
+  // answer looks like (found by test/security/fuzz.test.ts).
+  await app.register(cors, { origin: '*', strictPreflight: false })
 
   // The request line is written at info; above that level (LOG_LEVEL=warn, logging off) the hook
   // would build the line for nothing on every request, so it is not installed at all.
@@ -129,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   healthRoutes(app, store)
 
   const tokens = createTokenService(options.secret)
-  const authenticate = authenticateWith(tokens)
+  const authenticate = authenticateWith(tokens, async (id) => (await store.findUserById(id)) !== undefined)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
   accountRoutes(app, new AccountService(store, tokens, guard), authenticate)

@@ -17,13 +17,21 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 
-/** An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed. */
-export function authenticateWith(tokens: TokenService): Authenticate {
+/** Whether the account a token names still exists (one primary-key lookup). */
+export type UserExists = (userId: string) => Promise<boolean>
+
+/**
+ * An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed.
+ * A correctly signed token whose user no longer exists is refused too (issue 5): otherwise
+ * add-note would write a note for nobody (a foreign-key failure, a 500) and lists would answer
+ * 200 for an account that is gone.
+ */
+export function authenticateWith(tokens: TokenService, userExists: UserExists): Authenticate {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization
     const token = typeof header === 'string' ? header.split(' ')[1] : undefined
     const user = token ? tokens.verify(token) : undefined
-    if (!user) return void sendUnauthorized(reply)
+    if (!user || !(await userExists(user._id))) return void sendUnauthorized(reply)
     request.user = user
   }
 }

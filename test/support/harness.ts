@@ -1,6 +1,6 @@
 // Test harness: builds the app on a fresh store and gives a client that speaks to it either
 // through Fastify's inject or over a real listening socket, so one suite covers both.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
@@ -65,6 +65,8 @@ export interface HarnessOptions {
    * set to false, for a test that has to provoke an answer the document does not promise.
    */
   checkResponses?: boolean
+  /** Fastify logger options (e.g. a stream that collects lines); nothing is logged by default. */
+  logger?: FastifyServerOptions['logger']
 }
 
 function parseJson(text: string): unknown {
@@ -94,6 +96,7 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
     store,
     secret: TEST_SECRET,
     ...(options.limiterFactory ? { limiterFactory: options.limiterFactory } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   })
   let base = ''
   if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,8 +1,15 @@
-// Opens a fresh, empty store of either kind for a test; closing it drops what it created.
+// The stores tests run against. openTestStore opens a fresh, empty store of either kind (closing
+// it drops what it created). The attack tests use StoreUnderTest: how to open a Store in
+// process, what environment selects it in a child server, and how to check its files after a
+// crash.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
-import { openSqliteStore } from '../../src/store/sqlite/index.js'
+import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
-import { createTestDatabase, serviceAvailable } from './services.js'
+import { TEST_DATABASE_URL, createTestDatabase, serviceAvailable } from './services.js'
 
 export type StoreKind = 'sqlite' | 'postgresql'
 
@@ -26,4 +33,65 @@ export async function openTestPostgresStore(): Promise<Store> {
 
 export async function openTestStore(kind: StoreKind): Promise<Store> {
   return kind === 'postgresql' ? openTestPostgresStore() : openSqliteStore({ dataDir: ':memory:' })
+}
+
+
+export interface StoreUnderTest {
+  name: string
+  /** A fresh in-process store for the harness. */
+  open(): Promise<Store>
+  /** Environment that makes `notes-service serve` use this store (DATA_DIR is always set). */
+  childEnv(): Record<string, string>
+  /**
+   * Checks the store's own consistency after a crash; returns problems found (empty: none).
+   * SQLite: PRAGMA integrity_check on the data directory's database file.
+   */
+  checkIntegrity(dataDir: string): Promise<string[]>
+}
+
+export const sqliteUnderTest: StoreUnderTest = {
+  name: 'sqlite',
+  open: async () => openSqliteStore({ dataDir: ':memory:' }),
+  childEnv: () => ({}),
+  async checkIntegrity(dataDir) {
+    const db = new Database(join(dataDir, SQLITE_FILE))
+    try {
+      const rows = db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>
+      const problems = rows.map((r) => r.integrity_check).filter((r) => r !== 'ok')
+      const fk = db.pragma('foreign_key_check') as unknown[]
+      if (fk.length > 0) problems.push(`foreign_key_check: ${JSON.stringify(fk).slice(0, 500)}`)
+      return problems
+    } finally {
+      db.close()
+    }
+  },
+}
+
+/**
+ * PostgreSQL, when it is reachable (see services.ts; under CI=true an unreachable one fails the
+ * run instead). In process, each store gets a database of its own; a child server uses the
+ * TEST_DATABASE_URL database itself (in CI a fresh one per run), which is safe because every
+ * attack test uses unique emails and verifies through HTTP. PostgreSQL checks its own WAL on
+ * recovery, so there is no file check to run after a crash.
+ */
+export function postgresUnderTest(): StoreUnderTest | undefined {
+  if (!serviceAvailable('postgresql')) return undefined
+  return {
+    name: 'postgresql',
+    open: openTestPostgresStore,
+    childEnv: () => ({ DATABASE_URL: TEST_DATABASE_URL }),
+    checkIntegrity: async () => [],
+  }
+}
+
+/** SQLite, plus PostgreSQL when it is reachable. */
+export function storesUnderTest(): StoreUnderTest[] {
+  const pg = postgresUnderTest()
+  return pg ? [sqliteUnderTest, pg] : [sqliteUnderTest]
+}
+
+/** A fresh temporary directory, removed by the returned function. */
+export function tempDir(prefix: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `notes-${prefix}-`))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

@@ -2,17 +2,51 @@
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
-import { NOTE_COLUMNS, type NoteRow, type RawNoteRow, noteFromRaw, noteFromRow } from './rows.js'
+import { type NoteRow, noteFromRow } from './rows.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
+
+/**
+ * Notes a search tests in one synchronous step. A search runs page by page in list order and
+ * yields to the event loop between pages, so one user's search over many thousands of notes
+ * never stalls other requests for long (issue 5: a 500-character pattern over 10 000 notes kept
+ * the event loop blocked for over 500 ms when the whole scan ran in one statement).
+ */
+export const SEARCH_PAGE_ROWS = 256
+
+/**
+ * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
+ * read by one statement, as one consistent snapshot; a longer one is read page by page with a
+ * yield between pages, so a user with 10 000 notes does not hold the event loop for the whole
+ * read (issue 5). A note re-pinned while a long list is being read may then be left out of that
+ * one answer; none appears twice.
+ */
+export const LIST_PAGE_ROWS = 1000
+
+/** Where a search page starts: after this key, in list order. */
+interface PageKey {
+  pinned: number
+  createdOn: string
+  id: string
+}
+/** A key before every note: is_pinned is 0 or 1. */
+const FIRST_PAGE: PageKey = { pinned: 2, createdOn: '', id: '' }
+
+interface ScannedRow {
+  id: string
+  is_pinned: number
+  created_on: string
+  matched: number
+}
 
 export class SqliteNotes {
   private readonly insert: Statement
   private readonly byId: Statement<[string, string], NoteRow>
   private readonly update: Statement<[Record<string, unknown>], NoteRow>
   private readonly remove: Statement<[string, string], NoteRow>
-  private readonly list: Statement<[string], RawNoteRow>
-  private readonly search: Statement<[string], RawNoteRow>
+  private readonly listPage: Statement<[Record<string, unknown>], NoteRow>
+  private readonly scanPage: Statement<[Record<string, unknown>], ScannedRow>
+  private readonly byIds: Statement<[string, string], NoteRow>
   /**
    * The matcher of the search running now. better-sqlite3 runs a statement synchronously, so
    * exactly one search is in progress while note_matches() is called; the SQL function reads
@@ -43,12 +77,20 @@ export class SqliteNotes {
        RETURNING *`,
     )
     this.remove = db.prepare('DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING *')
-    this.list = db.prepare<[string], RawNoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? ${LIST_ORDER}`).raw()
-    this.search = db
-      .prepare<[string], RawNoteRow>(
-        `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND note_matches(title, content) ${LIST_ORDER}`,
-      )
-      .raw()
+    this.listPage = db.prepare(
+      `SELECT * FROM notes WHERE user_id = @userId AND (is_pinned, created_on, id) < (@pinned, @createdOn, @id)
+       ${LIST_ORDER} LIMIT @limit`,
+    )
+    // One page of the user's notes in list order, each with whether it matches; only the keys
+    // and the verdict leave SQLite, so non-matching notes never become JS objects.
+    this.scanPage = db.prepare(
+      `SELECT id, is_pinned, created_on, note_matches(title, content) AS matched FROM notes
+       WHERE user_id = @userId AND (is_pinned, created_on, id) < (@pinned, @createdOn, @id)
+       ${LIST_ORDER} LIMIT @limit`,
+    )
+    // Primary-key lookups; no ORDER BY, which made SQLite walk the user's whole list-order index
+    // once per page. The caller restores list order.
+    this.byIds = db.prepare('SELECT * FROM notes WHERE id IN (SELECT value FROM json_each(?)) AND user_id = ?')
   }
 
   insertNote(note: NoteRecord): void {
@@ -78,16 +120,56 @@ export class SqliteNotes {
     return row && noteFromRow(row)
   }
 
-  listNotes(userId: string): NoteRecord[] {
-    return this.list.all(userId).map(noteFromRaw)
+  async listNotes(userId: string): Promise<NoteRecord[]> {
+    const notes: NoteRecord[] = []
+    const seen = new Set<string>()
+    let after = FIRST_PAGE
+    for (;;) {
+      const rows = this.listPage.all({ userId, ...after, limit: LIST_PAGE_ROWS })
+      for (const row of rows) {
+        if (!seen.has(row.id)) notes.push(noteFromRow(row))
+        seen.add(row.id)
+      }
+      const last = rows.at(-1)
+      if (rows.length < LIST_PAGE_ROWS || !last) return notes
+      after = { pinned: last.is_pinned, createdOn: last.created_on, id: last.id }
+      await new Promise((resolve) => setImmediate(resolve))
+    }
   }
 
-  searchNotes(userId: string, matcher: TextMatcher): NoteRecord[] {
+  async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
+    const found: NoteRecord[] = []
+    const seen = new Set<string>() // a note re-pinned between pages may be scanned twice
+    let after = FIRST_PAGE
+    for (;;) {
+      const page = this.searchPage(userId, matcher, after)
+      for (const note of page.matches) {
+        if (!seen.has(note._id)) found.push(note)
+        seen.add(note._id)
+      }
+      if (!page.next) return found
+      after = page.next
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  /** Tests one page synchronously: the matcher is set only while its statement runs. */
+  private searchPage(userId: string, matcher: TextMatcher, after: PageKey): { matches: NoteRecord[]; next?: PageKey } {
     this.activeMatcher = matcher
+    let rows: ScannedRow[]
     try {
-      return this.search.all(userId).map(noteFromRaw)
+      rows = this.scanPage.all({ userId, ...after, limit: SEARCH_PAGE_ROWS })
     } finally {
       this.activeMatcher = undefined
     }
+    const hits = rows.filter((r) => r.matched === 1).map((r) => r.id)
+    const byId = new Map(hits.length > 0 ? this.byIds.all(JSON.stringify(hits), userId).map((row) => [row.id, row]) : [])
+    const matches = hits.flatMap((id) => {
+      const row = byId.get(id)
+      return row ? [noteFromRow(row)] : []
+    })
+    const last = rows.at(-1)
+    if (rows.length < SEARCH_PAGE_ROWS || !last) return { matches }
+    return { matches, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } }
   }
 }

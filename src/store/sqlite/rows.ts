@@ -44,25 +44,3 @@ export function noteFromRow(row: NoteRow): NoteRecord {
     updatedOn: row.updated_on,
   }
 }
-
-/** The note columns in the order noteFromRaw reads them (lists use raw rows: arrays, not objects). */
-export const NOTE_COLUMNS = 'id, title, content, tags, is_pinned, user_id, created_on, updated_on'
-
-export type RawNoteRow = [string, string, string, string, number, string, string, string]
-
-/**
- * A raw row (better-sqlite3 `.raw()`) as a record. Lists and searches read rows as arrays: for a
- * 20-note listing that is about a third less time in the driver than one object per row.
- */
-export function noteFromRaw(row: RawNoteRow): NoteRecord {
-  return {
-    _id: row[0],
-    title: row[1],
-    content: row[2],
-    tags: JSON.parse(row[3]) as string[],
-    isPinned: row[4] === 1,
-    userId: row[5],
-    createdOn: row[6],
-    updatedOn: row[7],
-  }
-}

@@ -1,0 +1,157 @@
+// "Load held": a mixed load at N connections against a child server for a fixed time: every
+// request must get its 200 (no errors, no timeouts), RSS must not grow after warm-up, and the
+// server's open file descriptors must come back to where they were.
+import { Agent, request } from 'node:http'
+import { startChild, fdCountOf, rssOf } from '../child-server.js'
+import { type StoreUnderTest, tempDir } from '../stores.js'
+
+export interface LoadOptions {
+  store: StoreUnderTest
+  connections: number
+  durationMs: number
+  /** Share of the duration treated as warm-up (not judged for memory growth). */
+  warmupShare?: number
+  users?: number
+}
+
+export interface LoadResult {
+  requests: number
+  errors: number
+  timeouts: number
+  /** A few of the errors, for the failure message. */
+  errorSamples: string[]
+  requestsPerSecond: number
+  p99Ms: number
+  rssAfterWarmupMb: number
+  rssEndMb: number
+  rssMaxMb: number
+  fdsBefore: number
+  fdsAfter: number
+}
+
+interface Res {
+  status: number
+  body: string
+}
+
+function call(agent: Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const req = request(
+      {
+        host: '127.0.0.1', port, method, path, agent,
+        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+        res.on('error', reject)
+      },
+    )
+    req.setTimeout(10_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })))
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const tmp = tempDir(`load-${options.store.name}`)
+  const server = await startChild({ dataDir: tmp.dir, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' } })
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections })
+  try {
+    const tokens: string[] = []
+    for (let i = 0; i < (options.users ?? 8); i++) {
+      const email = `load.${process.pid}.${Date.now()}.${i}@example.com`
+      const res = await call(agent, server.port, 'POST', '/create-account', '', { fullName: `Load ${i}`, email, password: 'load test password' })
+      tokens.push((JSON.parse(res.body) as { accessToken: string }).accessToken)
+    }
+    agent.destroy() // the baseline is taken with no client connection open
+    await new Promise((r) => setTimeout(r, 300))
+    const fdsBefore = fdCountOf(server.pid)
+    const loadAgent = new Agent({ keepAlive: true, maxSockets: options.connections })
+    const latencies: number[] = []
+    const result = { requests: 0, errors: 0, timeouts: 0, errorSamples: [] as string[] }
+    const rss: Array<[number, number]> = []
+    const started = performance.now()
+    const end = started + options.durationMs
+    const sampler = setInterval(() => rss.push([performance.now() - started, rssOf(server.pid)]), 200)
+
+    const worker = async (w: number) => {
+      const token = tokens[w % tokens.length]!
+      const mine: string[] = []
+      let n = 0
+      while (performance.now() < end) {
+        n++
+        const r = Math.random()
+        const t = performance.now()
+        let op = ''
+        try {
+          let res: Res
+          if (r < 0.25 || mine.length === 0) {
+            op = 'add'
+            res = await call(loadAgent, server.port, 'POST', '/add-note', token, { title: `w${w} n${n}`, content: `load note ${n} `.repeat(10), tags: ['load'] })
+            if (res.status === 200) mine.push((JSON.parse(res.body) as { note: { _id: string } }).note._id)
+          } else if (r < 0.5) {
+            op = 'list'
+            res = await call(loadAgent, server.port, 'GET', '/get-all-notes', token)
+          } else if (r < 0.6) {
+            op = 'search'
+            res = await call(loadAgent, server.port, 'GET', `/search-notes?query=n${n % 10}`, token)
+          } else if (r < 0.7) {
+            op = 'get-user'
+            res = await call(loadAgent, server.port, 'GET', '/get-user', token)
+          } else if (r < 0.8) {
+            op = 'edit'
+            res = await call(loadAgent, server.port, 'PUT', `/edit-note/${mine[n % mine.length]}`, token, { content: `edited ${n}` })
+          } else if (r < 0.9) {
+            op = 'pin'
+            res = await call(loadAgent, server.port, 'PUT', `/update-note-pinned/${mine[n % mine.length]}`, token, { isPinned: n % 2 === 0 })
+          } else {
+            op = 'delete'
+            res = await call(loadAgent, server.port, 'DELETE', `/delete-note/${mine.pop()}`, token)
+          }
+          // Each worker owns its notes, so every answer must be a 200.
+          if (res.status !== 200) {
+            result.errors++
+            if (result.errorSamples.length < 5) result.errorSamples.push(`${op} ${res.status} ${res.body.slice(0, 120)}`)
+          }
+        } catch (err) {
+          if ((err as { code?: string }).code === 'TIMEOUT') result.timeouts++
+          else result.errors++
+          if (result.errorSamples.length < 5) result.errorSamples.push(`${op} ${String(err)}`)
+        }
+        result.requests++
+        latencies.push(performance.now() - t)
+        if (mine.length > 20) mine.shift()
+      }
+    }
+    // Workers share users in pairs at most, and each tracks only the notes it created itself.
+    await Promise.all(Array.from({ length: options.connections }, (_, w) => worker(w)))
+    const elapsed = performance.now() - started
+    clearInterval(sampler)
+    loadAgent.destroy()
+    await new Promise((r) => setTimeout(r, 500))
+    const fdsAfter = fdCountOf(server.pid)
+    const warmupEnd = options.durationMs * (options.warmupShare ?? 0.3)
+    const afterWarmup = rss.filter(([t]) => t >= warmupEnd).map(([, v]) => v)
+    latencies.sort((a, b) => a - b)
+    return {
+      ...result,
+      requestsPerSecond: Math.round(result.requests / (elapsed / 1000)),
+      p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+      rssAfterWarmupMb: mb(afterWarmup[0] ?? 0),
+      rssEndMb: mb(afterWarmup.at(-1) ?? 0),
+      rssMaxMb: mb(Math.max(...afterWarmup)),
+      fdsBefore,
+      fdsAfter,
+    }
+  } finally {
+    agent.destroy()
+    await server.stop()
+    tmp.remove()
+  }
+}
