@@ -4,7 +4,8 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { after, describe, it } from 'node:test'
-import { finished, freePort, listening, runCli } from './support/child.js'
+import { finished, listening } from './support/child.js'
+import { freePort, runCli, startCli } from './support/cli.js'
 import { tempDir } from './support/temp.js'
 
 describe('notes-service CLI', () => {
@@ -17,7 +18,7 @@ describe('notes-service CLI', () => {
     [{ LOG_LEVEL: 'chatty' }, 'LOG_LEVEL'],
   ] as const) {
     it(`refuses to start with a bad ${variable}, in one line naming it`, async () => {
-      const { code, stderr } = await finished(runCli(['serve'], { ...env, DATA_DIR: dir.path }))
+      const { code, stderr } = await runCli(['serve'], { ...env, DATA_DIR: dir.path })
       assert.equal(code, 1)
       const lines = stderr.trim().split('\n')
       assert.equal(lines.length, 1, stderr)
@@ -26,7 +27,7 @@ describe('notes-service CLI', () => {
   }
 
   it('rejects an unknown command with usage', async () => {
-    const { code, stderr } = await finished(runCli(['frobnicate'], {}))
+    const { code, stderr } = await runCli(['frobnicate'], {})
     assert.equal(code, 2)
     assert.match(stderr, /unknown command "frobnicate"/)
   })
@@ -34,10 +35,10 @@ describe('notes-service CLI', () => {
   it('migrate applies the migrations once', async () => {
     const data = tempDir()
     try {
-      const first = await finished(runCli(['migrate'], { DATA_DIR: data.path }))
+      const first = await runCli(['migrate'], { DATA_DIR: data.path })
       assert.equal(first.code, 0, first.stderr)
       assert.match(first.stdout, /applied 1 migration/)
-      const again = await finished(runCli(['migrate'], { DATA_DIR: data.path }))
+      const again = await runCli(['migrate'], { DATA_DIR: data.path })
       assert.match(again.stdout, /applied 0 migration/)
     } finally {
       data.remove()
@@ -46,7 +47,7 @@ describe('notes-service CLI', () => {
 
   it('stops gracefully on SIGTERM: the request in flight is answered, then it exits 0', async () => {
     const port = await freePort()
-    const child = runCli(['serve'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir.path, LOG_LEVEL: 'info' })
+    const child = startCli(['serve'], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir.path, LOG_LEVEL: 'info' })
     const exit = finished(child)
     await listening(child)
 

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { defaultConfig } from '../../src/config.js'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
@@ -47,11 +48,14 @@ export interface StoreUnderTest {
    * SQLite: PRAGMA integrity_check on the data directory's database file.
    */
   checkIntegrity(dataDir: string): Promise<string[]>
+  /** Sockets the store's pool may legitimately keep open after a load (not a leak). */
+  pooledConnections: number
 }
 
 export const sqliteUnderTest: StoreUnderTest = {
   name: 'sqlite',
   open: async () => openSqliteStore({ dataDir: ':memory:' }),
+  pooledConnections: 0,
   childEnv: () => ({}),
   async checkIntegrity(dataDir) {
     const db = new Database(join(dataDir, SQLITE_FILE))
@@ -81,6 +85,8 @@ export function postgresUnderTest(): StoreUnderTest | undefined {
     open: openTestPostgresStore,
     childEnv: () => ({ DATABASE_URL: TEST_DATABASE_URL }),
     checkIntegrity: async () => [],
+    // The pool opens up to DATABASE_POOL_SIZE connections under load and keeps them while idle.
+    pooledConnections: defaultConfig.databasePoolSize,
   }
 }
 
