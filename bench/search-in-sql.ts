@@ -1,5 +1,6 @@
 // Where should search filtering happen on SQLite? Compares, for one user's notes:
-//   sql: the RE2 matcher runs inside SQLite as the note_matches() function (what the driver does);
+//   sql: the RE2 matcher runs inside SQLite as the note_matches() function, page by page (what
+//        the driver does);
 //   js:  every one of the user's notes is read into JS, then filtered with the same matcher.
 // Run: node --import tsx bench/search-in-sql.ts   (prints a table; ratios are js / sql)
 import { performance } from 'node:perf_hooks'
@@ -25,10 +26,10 @@ function seed(db: ReturnType<typeof openSqliteDatabase>, userId: string, count: 
   })()
 }
 
-function time(fn: () => unknown, rounds: number): number {
-  fn() // warm up
+async function time(fn: () => unknown, rounds: number): Promise<number> {
+  await fn() // warm up
   const start = performance.now()
-  for (let i = 0; i < rounds; i++) fn()
+  for (let i = 0; i < rounds; i++) await fn()
   return (performance.now() - start) / rounds
 }
 
@@ -47,8 +48,8 @@ for (const size of [1_000, 10_000]) {
   for (const query of ['holiday', 'gar.*en|invo']) {
     const matcher = compileSearchPattern(query)
     const rounds = size >= 10_000 ? 20 : 100
-    const sql = time(() => notes.searchNotes(userId, matcher), rounds)
-    const js = time(
+    const sql = await time(() => notes.searchNotes(userId, matcher), rounds)
+    const js = await time(
       () => all.all(userId).filter((r) => matcher.test(r.title) || matcher.test(r.content)).map(noteFromRow),
       rounds,
     )

@@ -32,11 +32,10 @@ interface PageKey {
 /** A key before every note: is_pinned is 0 or 1. */
 const FIRST_PAGE: PageKey = { pinned: 2, createdOn: '', id: '' }
 
-interface ScannedRow {
-  id: string
+interface KeyRow {
   is_pinned: number
   created_on: string
-  matched: number
+  id: string
 }
 
 export class SqliteNotes {
@@ -45,8 +44,9 @@ export class SqliteNotes {
   private readonly update: Statement<[Record<string, unknown>], NoteRow>
   private readonly remove: Statement<[string, string], NoteRow>
   private readonly listPage: Statement<[Record<string, unknown>], NoteRow>
-  private readonly scanPage: Statement<[Record<string, unknown>], ScannedRow>
-  private readonly byIds: Statement<[string, string], NoteRow>
+  private readonly pageEnd: Statement<[Record<string, unknown>], KeyRow>
+  private readonly matchesInPage: Statement<[Record<string, unknown>], NoteRow>
+  private readonly matchesToEnd: Statement<[Record<string, unknown>], NoteRow>
   /**
    * The matcher of the search running now. better-sqlite3 runs a statement synchronously, so
    * exactly one search is in progress while note_matches() is called; the SQL function reads
@@ -81,16 +81,24 @@ export class SqliteNotes {
       `SELECT * FROM notes WHERE user_id = @userId AND (is_pinned, created_on, id) < (@pinned, @createdOn, @id)
        ${LIST_ORDER} LIMIT @limit`,
     )
-    // One page of the user's notes in list order, each with whether it matches; only the keys
-    // and the verdict leave SQLite, so non-matching notes never become JS objects.
-    this.scanPage = db.prepare(
-      `SELECT id, is_pinned, created_on, note_matches(title, content) AS matched FROM notes
-       WHERE user_id = @userId AND (is_pinned, created_on, id) < (@pinned, @createdOn, @id)
-       ${LIST_ORDER} LIMIT @limit`,
+    // A search page is two statements. The first finds the key of the page's last note by
+    // walking the list-order index alone (no row is read, nothing reaches JS). The second tests
+    // the notes of the page inside SQLite and returns only the matching ones, whole: a note that
+    // does not match never becomes a JS object (bench/search-in-sql.ts measures the difference).
+    const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
+    this.pageEnd = db.prepare(
+      `SELECT is_pinned, created_on, id FROM notes WHERE user_id = @userId AND ${afterStart}
+       ${LIST_ORDER} LIMIT 1 OFFSET @offset`,
     )
-    // Primary-key lookups; no ORDER BY, which made SQLite walk the user's whole list-order index
-    // once per page. The caller restores list order.
-    this.byIds = db.prepare('SELECT * FROM notes WHERE id IN (SELECT value FROM json_each(?)) AND user_id = ?')
+    this.matchesInPage = db.prepare(
+      `SELECT * FROM notes WHERE user_id = @userId AND ${afterStart}
+         AND (is_pinned, created_on, id) >= (@endPinned, @endCreatedOn, @endId)
+         AND note_matches(title, content)
+       ${LIST_ORDER}`,
+    )
+    this.matchesToEnd = db.prepare(
+      `SELECT * FROM notes WHERE user_id = @userId AND ${afterStart} AND note_matches(title, content) ${LIST_ORDER}`,
+    )
   }
 
   insertNote(note: NoteRecord): void {
@@ -155,21 +163,18 @@ export class SqliteNotes {
 
   /** Tests one page synchronously: the matcher is set only while its statement runs. */
   private searchPage(userId: string, matcher: TextMatcher, after: PageKey): { matches: NoteRecord[]; next?: PageKey } {
+    const start = { userId, ...after }
+    const end = this.pageEnd.get({ ...start, offset: SEARCH_PAGE_ROWS - 1 })
     this.activeMatcher = matcher
-    let rows: ScannedRow[]
+    let rows: NoteRow[]
     try {
-      rows = this.scanPage.all({ userId, ...after, limit: SEARCH_PAGE_ROWS })
+      rows = end
+        ? this.matchesInPage.all({ ...start, endPinned: end.is_pinned, endCreatedOn: end.created_on, endId: end.id })
+        : this.matchesToEnd.all(start)
     } finally {
       this.activeMatcher = undefined
     }
-    const hits = rows.filter((r) => r.matched === 1).map((r) => r.id)
-    const byId = new Map(hits.length > 0 ? this.byIds.all(JSON.stringify(hits), userId).map((row) => [row.id, row]) : [])
-    const matches = hits.flatMap((id) => {
-      const row = byId.get(id)
-      return row ? [noteFromRow(row)] : []
-    })
-    const last = rows.at(-1)
-    if (rows.length < SEARCH_PAGE_ROWS || !last) return { matches }
-    return { matches, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } }
+    const matches = rows.map(noteFromRow)
+    return end ? { matches, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { matches }
   }
 }
