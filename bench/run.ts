@@ -65,6 +65,13 @@ async function main(): Promise<void> {
   let dirs = 0
   const dataDir = () => join(root, `data-${++dirs}`)
   const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []
+  // On Ctrl-C or a kill the `finally` below never runs: drop the bench databases first.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: dropping the bench databases\n`)
+      void (databases?.dropAll() ?? Promise.resolve()).finally(() => process.exit(130))
+    })
+  }
   const ceiling = await startCeiling()
   const sections: string[] = []
   try {
