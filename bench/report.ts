@@ -76,8 +76,10 @@ function targets(r: StoreResult, disk: CommitRate): Target[] {
   return out
 }
 
-export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan): string {
+/** `about`: a line on the store itself (e.g. the PostgreSQL server's version and settings). */
+export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan, about?: string): string {
   const parts: string[] = [`## ${r.store}`]
+  if (about) parts.push(about)
   parts.push('### Targets', table(['what', 'target', 'measured', 'met'], targets(r, disk).map((t) => [t.what, t.goal, t.got, t.met ? 'yes' : '**no**'])))
   parts.push(
     '### Service against the ceiling',

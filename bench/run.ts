@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick] [-- --cpu-prof DIR] [-- --out FILE]`: benchmarks the built service
-// against a bare node:http ceiling on SQLite, and on PostgreSQL when DATABASE_URL is set.
+// `npm run bench [-- --quick] [-- --cpu-prof DIR] [-- --out FILE] [-- --store sqlite|postgresql]`:
+// benchmarks the built service against a bare node:http ceiling on SQLite, and on PostgreSQL when
+// DATABASE_URL is set (each data set in a database of its own, dropped at the end).
 // The full run writes its Markdown report to bench/results/report.md and prints it; --quick is
 // a smoke check (short runs, 50 000 other notes instead of 1 000 000) that writes nothing.
 import { randomBytes } from 'node:crypto'
@@ -11,7 +12,8 @@ import { parseArgs } from 'node:util'
 import { singleRowCommitRate } from './disk.js'
 import { startCeiling } from './processes.js'
 import { header, storeSection } from './report.js'
-import { POSTGRES_SEEDER_MISSING, SqliteSeeder, postgresSeeder } from './seed.js'
+import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
+import { SqliteSeeder } from './seed.js'
 import { type Plan, type StoreSetup, benchStore } from './store-bench.js'
 
 const FULL: Plan = {
@@ -40,6 +42,8 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      // Only this store (sqlite or postgresql); both by default (PostgreSQL needs DATABASE_URL).
+      store: { type: 'string' },
       // KEY=VALUE for the service's environment, e.g. allocator settings (README, Benchmarks)
       'service-env': { type: 'string', multiple: true },
     },
@@ -50,46 +54,54 @@ async function main(): Promise<void> {
     if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
     serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
   }
+  const only = values.store?.toLowerCase()
+  if (only !== undefined && only !== 'sqlite' && only !== 'postgresql') throw new Error(`--store wants sqlite or postgresql, got "${values.store}"`)
+  const databaseUrl = process.env.DATABASE_URL
+  if (only === 'postgresql' && !databaseUrl) throw new Error('--store postgresql needs DATABASE_URL (the admin connection for the bench databases)')
+  const databases = databaseUrl && only !== 'sqlite' ? new BenchDatabases(databaseUrl) : undefined
   const plan = values.quick ? QUICK : FULL
   const root = mkdtempSync(join(tmpdir(), 'notes-bench-'))
   const secret = randomBytes(32).toString('hex')
   let dirs = 0
   const dataDir = () => join(root, `data-${++dirs}`)
   const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []
+  // On Ctrl-C or a kill the `finally` below never runs: drop the bench databases first.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: dropping the bench databases\n`)
+      void (databases?.dropAll() ?? Promise.resolve()).finally(() => process.exit(130))
+    })
+  }
   const ceiling = await startCeiling()
   const sections: string[] = []
   try {
     process.stderr.write('measuring the disk: single-row durable commits\n')
     const disk = singleRowCommitRate(join(root, 'disk'), values.quick ? 1 : 3)
-    const stores: StoreSetup[] = [{ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv }]
-    const databaseUrl = process.env.DATABASE_URL
-    if (databaseUrl) {
+    const stores: StoreSetup[] = []
+    if (only !== 'postgresql') stores.push({ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv })
+    if (databases) {
       stores.push({
         store: 'PostgreSQL',
         dataDir,
-        seeder: () => postgresSeeder(databaseUrl),
-        databaseUrl,
+        seeder: async (dir) => new PostgresSeeder(await databases.create(dir)),
+        databaseUrl: (dir) => databases.urlOf(dir),
         nodeArgs,
         env: serviceEnv,
-        unavailable: POSTGRES_SEEDER_MISSING,
       })
     }
     for (const setup of stores) {
-      if (setup.unavailable) {
-        sections.push(`## ${setup.store}\n\nNot measured: ${setup.unavailable}.`)
-        process.stderr.write(`${setup.store} not measured: ${setup.unavailable}\n`)
-        continue
-      }
       const result = await benchStore(setup, plan, ceiling, secret)
-      sections.push(storeSection(result, disk, plan))
+      const about = setup.databaseUrl && databases ? await databases.describeServer() : undefined
+      sections.push(storeSection(result, disk, plan, about))
     }
+    const flags = [...(values.quick ? ['--quick'] : []), ...(only ? [`--store ${only}`] : [])]
     const machine = {
       date: new Date().toISOString(),
       nproc: cpus().length,
       cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
       node: process.version,
       memoryGb: Math.round(totalmem() / 2 ** 30),
-      command: `npm run bench${values.quick ? ' -- --quick' : ''}`,
+      command: `${databases ? 'DATABASE_URL=… ' : ''}npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`,
       serviceEnv: Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' '),
     }
     const report = `${header(machine, plan, disk)}\n\n${sections.join('\n\n')}\n`
@@ -102,6 +114,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await ceiling.stop()
+    await databases?.dropAll()
     rmSync(root, { recursive: true, force: true })
   }
 }

@@ -1,7 +1,8 @@
 // Seeding: users and notes are written straight into the database before the service starts,
 // so a million notes take seconds, not hours of HTTP requests and argon2 hashes. Seeded users
 // have no usable password (nothing is hashed); the bench signs their tokens with the service's
-// secret instead. Each store gets a Seeder; the bench picks one by the store it benchmarks.
+// secret instead. Each store gets a Seeder (PostgreSQL's is in bench/postgres-seed.ts); the
+// bench picks one by the store it benchmarks.
 import type Database from 'better-sqlite3'
 import { newId } from '../src/services/ids.js'
 import { migrateSqlite, openSqliteDatabase } from '../src/store/sqlite/index.js'
@@ -62,19 +63,6 @@ export class SqliteSeeder implements Seeder {
     this.db.pragma('wal_checkpoint(TRUNCATE)')
     this.db.close()
   }
-}
-
-/**
- * TODO(issue 4, PostgreSQL): write users and notes with plain SQL through `pg` (multi-row
- * INSERT or COPY) once the PostgreSQL driver's table layout is on main; it is being written on
- * another branch and cannot be seen from here. Until then the bench skips PostgreSQL with this
- * message instead of guessing column names.
- */
-export const POSTGRES_SEEDER_MISSING: string | undefined =
-  'the PostgreSQL seeder is not written yet (TODO in bench/seed.ts, postgresSeeder)'
-
-export function postgresSeeder(_databaseUrl: string): Seeder {
-  throw new Error(POSTGRES_SEEDER_MISSING)
 }
 
 // ---- Data -----------------------------------------------------------------------------------

@@ -24,12 +24,12 @@ export interface StoreSetup {
   store: string
   /** A fresh, empty data directory per call. */
   dataDir(): string
-  seeder(dataDir: string): Seeder
-  databaseUrl?: string
+  /** Called before every seeding of a data set; on PostgreSQL it creates the data set's database. */
+  seeder(dataDir: string): Seeder | Promise<Seeder>
+  /** The service's DATABASE_URL for a data set (seeded first); undefined means SQLite. */
+  databaseUrl?(dataDir: string): string
   nodeArgs?: string[]
   env?: Record<string, string>
-  /** Why this store cannot be measured yet; the report says so instead of its figures. */
-  unavailable?: string | undefined
 }
 
 export interface GrowthRow {
@@ -91,14 +91,14 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
   const mainDir = setup.dataDir()
   log('seeding the scenario users')
   await seed(
-    setup.seeder(mainDir),
+    await setup.seeder(mainDir),
     [reader, searcher, writer, pinner, mixer, ...growthUsers.map((g) => g.user)],
     [makeNotes(reader._id, 20), makeNotes(searcher._id, 1000), [writerNote, pinnerNote, mixerNote], ...growthUsers.map((g) => makeNotes(g.user._id, g.n))],
   )
 
   const services: ServiceProcess[] = []
   const start = async (dataDir: string) => {
-    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl, nodeArgs: setup.nodeArgs, env: setup.env })
+    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl?.(dataDir), nodeArgs: setup.nodeArgs, env: setup.env })
     services.push(s)
     return s
   }
@@ -215,7 +215,7 @@ async function scalePhase(
   const dir = setup.dataDir()
   mkdirSync(dir, { recursive: true })
   const user = makeUser('scale-20')
-  await seed(setup.seeder(dir), [user], [makeNotes(user._id, 20)])
+  await seed(await setup.seeder(dir), [user], [makeNotes(user._id, 20)])
   const list: LoadRequest[] = [{ method: 'GET', path: '/get-all-notes', headers: auth(tokenOf(user)) }]
   const measure = async (label: string, totalNotes: number): Promise<ScaleRow> => {
     const service = await start(dir)
@@ -233,7 +233,7 @@ async function scalePhase(
   const others = Array.from({ length: plan.otherUsers }, (_, i) => makeUser(`other-${i}`))
   log(`seeding ${plan.otherUsers * plan.notesPerOtherUser} notes of ${plan.otherUsers} other users`)
   const began = performance.now()
-  await seed(setup.seeder(dir), others, [makeNotesOf(others, plan.notesPerOtherUser)])
+  await seed(await setup.seeder(dir), others, [makeNotesOf(others, plan.notesPerOtherUser)])
   log(`  seeded in ${((performance.now() - began) / 1000).toFixed(1)} s`)
   rows.push(await measure(`with ${plan.otherUsers} other users`, 20 + plan.otherUsers * plan.notesPerOtherUser))
   return rows
