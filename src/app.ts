@@ -146,10 +146,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   healthRoutes(app, store)
 
   const tokens = createTokenService(options.secret)
-  const authenticate = authenticateWith(tokens, async (id) => (await store.findUserById(id)) !== undefined)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  accountRoutes(app, new AccountService(store, tokens, guard), authenticate)
+  const accounts = new AccountService(store, tokens, guard)
+  const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
+  accountRoutes(app, accounts, authenticate)
   noteRoutes(app, new NoteService(store), authenticate)
   return app
 }

@@ -6,7 +6,7 @@ import type { TokenService, TokenUser } from '../services/tokens.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The acting user, set by the authenticate hook on protected routes. */
+    /** The acting user as stored, set by the authenticate hook on protected routes. */
     user: TokenUser
   }
 }
@@ -17,8 +17,8 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 
-/** Whether the account a token names still exists (one primary-key lookup). */
-export type UserExists = (userId: string) => Promise<boolean>
+/** The account a token names, as stored now, or undefined when it no longer exists. */
+export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
 
 /**
  * An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed.
@@ -26,12 +26,14 @@ export type UserExists = (userId: string) => Promise<boolean>
  * add-note would write a note for nobody (a foreign-key failure, a 500) and lists would answer
  * 200 for an account that is gone.
  */
-export function authenticateWith(tokens: TokenService, userExists: UserExists): Authenticate {
+export function authenticateWith(tokens: TokenService, findAccount: FindAccount): Authenticate {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization
     const token = typeof header === 'string' ? header.split(' ')[1] : undefined
-    const user = token ? tokens.verify(token) : undefined
-    if (!user || !(await userExists(user._id))) return void sendUnauthorized(reply)
+    const claimed = token ? tokens.verify(token) : undefined
+    // One primary-key lookup, whose result GET /get-user answers with (no second read).
+    const user = claimed && (await findAccount(claimed._id))
+    if (!user) return void sendUnauthorized(reply)
     request.user = user
   }
 }

@@ -1,7 +1,7 @@
 // POST /create-account, POST /login, GET /get-user (notes-service-interface.md §4).
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
+import type { Authenticate } from '../plugins/auth.js'
 import type { AccountService } from '../services/accounts.js'
 import { USER_EXISTS } from '../services/accounts.js'
 import { email, fullName, password } from '../schemas/fields.js'
@@ -37,10 +37,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
   app.get('/get-user', {
     onRequest: authenticate,
     schema: { ...about.getUser, response: { 200: GetUserOk, ...errors.getUser } },
-    handler: async (request, reply) => {
-      const user = await accounts.currentUser(request.user._id)
-      if (!user) return sendUnauthorized(reply) // decisions.md: token of a user that no longer exists
-      return { user, message: '' }
-    },
+    // The authenticate hook has read the account (401 when it no longer exists, decisions.md).
+    handler: async (request) => ({ user: request.user, message: '' }),
   })
 }
