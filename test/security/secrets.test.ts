@@ -12,12 +12,12 @@ import { loggerOptions } from '../../src/server.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { startChild } from '../support/child-server.js'
 import { type Harness, type Reply, startHarness, uniqueEmail } from '../support/harness.js'
-import { tempDir } from '../support/stores.js'
+import { tempDir } from '../support/temp.js'
 
 const PASSWORD = 'Tr0ub4dor&3-very-secret'
 
 describe('secrets at rest, in answers, tokens and logs', () => {
-  const tmp = tempDir('secrets')
+  const tmp = tempDir('notes-secrets-')
   const logLines: string[] = []
   const replies: Reply[] = []
   let h: Harness
@@ -32,7 +32,7 @@ describe('secrets at rest, in answers, tokens and logs', () => {
         done()
       },
     })
-    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.dir }), logger: { ...loggerOptions('trace'), stream } })
+    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path }), logger: { ...loggerOptions('trace'), stream } })
     email = uniqueEmail('secret')
     const send = async (method: string, path: string, opts: Parameters<Harness['client']['request']>[2] = {}) => {
       const res = await h.client.request(method, path, opts)
@@ -51,7 +51,7 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     await send('POST', '/add-note', { token, body: { title: 'n', content: 'c' } })
     await send('GET', '/get-all-notes', { token })
     await send('GET', `/search-notes?query=${encodeURIComponent(PASSWORD)}`, { token })
-    const db = new Database(join(tmp.dir, SQLITE_FILE), { readonly: true })
+    const db = new Database(join(tmp.path, SQLITE_FILE), { readonly: true })
     hash = (db.prepare('SELECT password_hash FROM users WHERE email = ?').pluck().get(email) as string) ?? ''
     db.close()
   })
@@ -62,8 +62,8 @@ describe('secrets at rest, in answers, tokens and logs', () => {
 
   it('stores the password as an argon2id hash (m = 19 MiB, t = 2, p = 1), and nowhere in plain text', () => {
     assert.match(hash, /^\$argon2id\$v=19\$m=19456,p=1,t=2\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/)
-    for (const file of readdirSync(tmp.dir)) {
-      assert.ok(!readFileSync(join(tmp.dir, file)).includes(PASSWORD), `${file} holds the password`)
+    for (const file of readdirSync(tmp.path)) {
+      assert.ok(!readFileSync(join(tmp.path, file)).includes(PASSWORD), `${file} holds the password`)
     }
   })
 
@@ -96,9 +96,9 @@ describe('secrets at rest, in answers, tokens and logs', () => {
 
 describe('the generated token secret', () => {
   it('is written with mode 0600 in a 0700 directory, and a looser copy is repaired on start', () => {
-    const tmp = tempDir('secret-file')
+    const tmp = tempDir('notes-secret-file-')
     try {
-      const dir = join(tmp.dir, 'data')
+      const dir = join(tmp.path, 'data')
       const first = resolveSecret(undefined, dir)
       assert.equal(first.generated, true)
       assert.equal(statSync(first.file!).mode & 0o777, 0o600)
@@ -113,11 +113,11 @@ describe('the generated token secret', () => {
   })
 
   it('is created 0600 by a real `notes-service serve` started without ACCESS_TOKEN_SECRET', async () => {
-    const tmp = tempDir('secret-child')
-    const server = await startChild({ dataDir: tmp.dir, env: { ACCESS_TOKEN_SECRET: '' } })
+    const tmp = tempDir('notes-secret-child-')
+    const server = await startChild({ dataDir: tmp.path, env: { ACCESS_TOKEN_SECRET: '' } })
     try {
-      assert.equal(statSync(join(tmp.dir, SECRET_FILE)).mode & 0o777, 0o600)
-      assert.ok(!server.output().includes(readFileSync(join(tmp.dir, SECRET_FILE), 'utf8').trim()), 'the secret was printed')
+      assert.equal(statSync(join(tmp.path, SECRET_FILE)).mode & 0o777, 0o600)
+      assert.ok(!server.output().includes(readFileSync(join(tmp.path, SECRET_FILE), 'utf8').trim()), 'the secret was printed')
     } finally {
       await server.stop()
       tmp.remove()

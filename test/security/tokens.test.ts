@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import { createSigner } from 'fast-jwt'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from '../support/harness.js'
-import { tempDir } from '../support/stores.js'
+import { tempDir } from '../support/temp.js'
 
 const NOTE_ID = '0123456789abcdef01234567'
 const PROTECTED: Array<[string, string, unknown?]> = [
@@ -112,15 +112,15 @@ for (const mode of MODES) {
   })
 
   describe(`tokens of a deleted user (${mode})`, () => {
-    const tmp = tempDir('tokens')
+    const tmp = tempDir('notes-tokens-')
     let h: Harness
     let a: Account
     before(async () => {
-      h = await startHarness(mode, { store: openSqliteStore({ dataDir: tmp.dir }) })
+      h = await startHarness(mode, { store: openSqliteStore({ dataDir: tmp.path }) })
       a = await register(h.client)
       await addNote(h.client, a.token, { title: 'orphan', content: 'soon gone' })
       // No endpoint deletes an account: remove it behind the service's back, as an operator might.
-      const db = new Database(`${tmp.dir}/${SQLITE_FILE}`)
+      const db = new Database(`${tmp.path}/${SQLITE_FILE}`)
       db.prepare('DELETE FROM notes WHERE user_id = ?').run(a.userId)
       db.prepare('DELETE FROM users WHERE id = ?').run(a.userId)
       db.close()

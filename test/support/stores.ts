@@ -2,8 +2,6 @@
 // it drops what it created). The attack tests use StoreUnderTest: how to open a Store in
 // process, what environment selects it in a child server, and how to check its files after a
 // crash.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { defaultConfig } from '../../src/config.js'
@@ -94,10 +92,4 @@ export function postgresUnderTest(): StoreUnderTest | undefined {
 export function storesUnderTest(): StoreUnderTest[] {
   const pg = postgresUnderTest()
   return pg ? [sqliteUnderTest, pg] : [sqliteUnderTest]
-}
-
-/** A fresh temporary directory, removed by the returned function. */
-export function tempDir(prefix: string): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), `notes-${prefix}-`))
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

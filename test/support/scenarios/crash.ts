@@ -3,7 +3,8 @@
 // must be there exactly; a write cut off by the kill may or may not be there, but never in part.
 import { createHash } from 'node:crypto'
 import { type ChildServer, startChild } from '../child-server.js'
-import { type StoreUnderTest, tempDir } from '../stores.js'
+import type { StoreUnderTest } from '../stores.js'
+import { tempDir } from '../temp.js'
 
 export interface CrashOptions {
   store: StoreUnderTest
@@ -134,12 +135,12 @@ async function verifyWriter(base: string, w: Writer, name: string, problems: str
 }
 
 export async function runCrashScenario(options: CrashOptions): Promise<CrashResult> {
-  const tmp = tempDir(`crash-${options.store.name}`)
+  const tmp = tempDir(`notes-crash-${options.store.name}-`)
   const env = options.store.childEnv()
   const result: CrashResult = { kills: 0, acknowledgedWrites: 0, interruptedWrites: 0, notesVerified: 0, problems: [] }
   let server: ChildServer | undefined
   try {
-    server = await startChild({ dataDir: tmp.dir, env })
+    server = await startChild({ dataDir: tmp.path, env })
     const writers: Writer[] = []
     for (let i = 0; i < options.writers; i++) {
       const email = `crash.${process.pid}.${Date.now()}.${i}@example.com`
@@ -164,8 +165,8 @@ export async function runCrashScenario(options: CrashOptions): Promise<CrashResu
       result.kills++
       result.acknowledgedWrites += counts.acked
       result.interruptedWrites += counts.cut
-      for (const p of await options.store.checkIntegrity(tmp.dir)) result.problems.push(`after kill ${k + 1}: ${p}`)
-      server = await startChild({ dataDir: tmp.dir, env })
+      for (const p of await options.store.checkIntegrity(tmp.path)) result.problems.push(`after kill ${k + 1}: ${p}`)
+      server = await startChild({ dataDir: tmp.path, env })
       for (const [i, w] of writers.entries()) result.notesVerified += await verifyWriter(server.base, w, `kill ${k + 1} w${i}`, result.problems)
     }
     return result

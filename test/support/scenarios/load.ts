@@ -3,7 +3,8 @@
 // server's open file descriptors must come back to where they were.
 import { Agent, request } from 'node:http'
 import { startChild, fdCountOf, rssOf } from '../child-server.js'
-import { type StoreUnderTest, tempDir } from '../stores.js'
+import type { StoreUnderTest } from '../stores.js'
+import { tempDir } from '../temp.js'
 
 export interface LoadOptions {
   store: StoreUnderTest
@@ -59,8 +60,8 @@ function call(agent: Agent, port: number, method: string, path: string, token: s
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const tmp = tempDir(`load-${options.store.name}`)
-  const server = await startChild({ dataDir: tmp.dir, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' } })
+  const tmp = tempDir(`notes-load-${options.store.name}-`)
+  const server = await startChild({ dataDir: tmp.path, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' } })
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections })
   try {
     const tokens: string[] = []
