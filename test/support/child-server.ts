@@ -2,25 +2,11 @@
 // SIGKILL it, restart it on the same data, and read its RSS and open file descriptors from /proc.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './cli.js'
 import { TEST_SECRET } from './harness.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-/** A port nobody listens on now (the OS picks it; the server does not accept PORT=0 as "any"). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.unref()
-    probe.on('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 export interface ChildServer {
   base: string
