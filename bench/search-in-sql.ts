@@ -1,7 +1,8 @@
 // Where should search filtering happen on SQLite? Compares, for one user's notes:
 //   sql: the RE2 matcher runs inside SQLite as the note_matches() function, page by page (what
-//        the driver does);
-//   js:  every one of the user's notes is read into JS, then filtered with the same matcher.
+//        the driver does), and the matching notes come out as JSON text built by SQLite;
+//   js:  every one of the user's notes is read into JS, filtered with the same matcher, and
+//        the matches encoded with JSON.stringify.
 // Run: node --import tsx bench/search-in-sql.ts   (prints a table; ratios are js / sql)
 import { performance } from 'node:perf_hooks'
 import { compileSearchPattern } from '../src/services/search.js'
@@ -48,9 +49,9 @@ for (const size of [1_000, 10_000]) {
   for (const query of ['holiday', 'gar.*en|invo']) {
     const matcher = compileSearchPattern(query)
     const rounds = size >= 10_000 ? 20 : 100
-    const sql = await time(() => notes.searchNotes(userId, matcher), rounds)
+    const sql = await time(() => notes.searchNotesJson(userId, matcher), rounds)
     const js = await time(
-      () => all.all(userId).filter((r) => matcher.test(r.title) || matcher.test(r.content)).map(noteFromRow),
+      () => JSON.stringify(all.all(userId).filter((r) => matcher.test(r.title) || matcher.test(r.content)).map(noteFromRow)),
       rounds,
     )
     console.log(`| ${size} | \`${query}\` | ${sql.toFixed(2)} | ${js.toFixed(2)} | ${(js / sql).toFixed(2)} |`)

@@ -44,6 +44,8 @@ export interface Config {
   trustProxy: boolean
   /** SQLite `synchronous` pragma: FULL survives power loss, NORMAL only process crashes. */
   sqliteSynchronous: 'FULL' | 'NORMAL'
+  /** Megabytes of users' listings the SQLite store keeps in memory; 0 turns the cache off. */
+  listingCacheMb: number
   bruteForce: BruteForceConfig
   metrics: MetricsConfig
   /** PostgreSQL connection URL; undefined selects the embedded SQLite store. */
@@ -71,6 +73,7 @@ export const defaultConfig: Config = {
   connectionTimeoutMs: 60_000,
   trustProxy: false,
   sqliteSynchronous: 'FULL',
+  listingCacheMb: 16,
   bruteForce: {
     enabled: true,
     windowSeconds: 15 * 60,
@@ -223,6 +226,7 @@ export function parseConfig(env: Env): Config {
     connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs, 100, 3_600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, d.sqliteSynchronous),
+    listingCacheMb: integer(env, 'LISTING_CACHE_MB', d.listingCacheMb, 0, 65_536),
     bruteForce: {
       enabled: boolean(env, 'BRUTE_FORCE_PROTECTION', d.bruteForce.enabled),
       windowSeconds: integer(env, 'BRUTE_FORCE_WINDOW_SECONDS', d.bruteForce.windowSeconds, 1, 86_400 * 7),

@@ -10,11 +10,11 @@ import { type Account, type Harness, MODES, register, startHarness } from './sup
 
 const id = '0123456789abcdef01234567'
 
-/** listNotes fails like a lost database; deleteNote like a bug. */
+/** Listing fails like a lost database; deleteNote like a bug. */
 function partlyFailingStore(real: Store): Store {
   return {
     ...real,
-    listNotes: async () => {
+    listNotesJson: async () => {
       throw new StoreUnavailableError('connection refused')
     },
     deleteNote: async () => {

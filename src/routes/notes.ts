@@ -1,7 +1,7 @@
 // The note endpoints (notes-service-interface.md §4). Handlers only parse, call NoteService and
 // shape the reply; the rules live in services/notes.ts.
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import { content, isPinned, LIMITS, noteIdParams, tags, title } from '../schemas/fields.js'
@@ -23,6 +23,18 @@ type Params = Static<typeof noteIdParams>
 
 /** The 500 message of edit, delete and pin has a trailing space (spec §4; decisions.md). */
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
+
+const LISTED = 'All notes retrieved successfully'
+const FOUND = 'Notes matching the search query retrieved successfully'
+
+/**
+ * Sends `{error: false, notes, message}` (NotesOk, keys in its order) around notes that are JSON
+ * text already (Store.listNotesJson): a string with a JSON content type is sent as it is,
+ * without a second encoding (https://fastify.dev/docs/latest/Reference/Reply/#senddata).
+ */
+function sendNotes(reply: FastifyReply, notesJson: string, message: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(`{"error":false,"notes":${notesJson},"message":${JSON.stringify(message)}}`)
+}
 
 export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
   app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
@@ -70,19 +82,13 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get('/get-all-notes', {
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    handler: async (request) => {
-      const list = await notes.list(request.user._id)
-      return { error: false, notes: list, message: 'All notes retrieved successfully' }
-    },
+    handler: async (request, reply) => sendNotes(reply, await notes.listJson(request.user._id), LISTED),
   })
 
   app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {
     onRequest: authenticate,
     preValidation: dropFalsyQueryFields,
     schema: { ...about.searchNotes, querystring: SearchQuery, response: { 200: NotesOk, ...errors.searchNotes } },
-    handler: async (request) => {
-      const found = await notes.search(request.user._id, request.query.query)
-      return { error: false, notes: found, message: 'Notes matching the search query retrieved successfully' }
-    },
+    handler: async (request, reply) => sendNotes(reply, await notes.searchJson(request.user._id, request.query.query), FOUND),
   })
 }

@@ -54,12 +54,14 @@ export class NoteService {
     return note
   }
 
-  list(userId: string): Promise<NoteRecord[]> {
-    return this.store.listNotes(userId)
+  /** The user's notes as JSON text, in list order (the driver builds it; see Store.listNotesJson). */
+  listJson(userId: string): Promise<string> {
+    return this.store.listNotesJson(userId)
   }
 
-  search(userId: string, query: string): Promise<NoteRecord[]> {
-    return this.store.searchNotes(userId, compileSearchPattern(query))
+  /** The matching notes as JSON text; an unusable pattern is a 400 before the store is asked. */
+  searchJson(userId: string, query: string): Promise<string> {
+    return this.store.searchNotesJson(userId, compileSearchPattern(query))
   }
 
   /** An empty patch saves the note unchanged: the current note is returned, updatedOn kept. */

@@ -10,7 +10,9 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
 
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
 export async function openStore(config: Config): Promise<Store> {
-  if (!config.databaseUrl) return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous })
+  if (!config.databaseUrl) {
+    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, listingCacheChars: config.listingCacheMb * 2 ** 20 })
+  }
   return openPostgresStore({
     url: config.databaseUrl,
     poolSize: config.databasePoolSize,

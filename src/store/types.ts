@@ -60,6 +60,13 @@ export interface Store {
   listNotes(userId: string): Promise<NoteRecord[]>
   /** The user's notes whose title or content the matcher accepts, in listNotes order. */
   searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
+  /**
+   * listNotes as the JSON text of the array, each note with NoteRecord's keys in NoteRecord's
+   * order: what GET /get-all-notes sends. A driver may build it without making JS objects.
+   */
+  listNotesJson(userId: string): Promise<string>
+  /** searchNotes as JSON text, like listNotesJson: what GET /search-notes sends. */
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.
   /**

@@ -116,6 +116,22 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.listNotes(makeUser()._id), [])
     })
 
+    it('lists and searches as JSON text: the records, encoded as JSON.stringify does, in list order', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const odd = [`Ünïcødé 🎉 "q" \\ \u0001\b\f\n\r\t\u001f\u007f\u2028`, 'a\u0000b\uffff', '</script>', '']
+      const notes = odd.map((text, i) =>
+        makeNote(owner._id, { title: `t${i} ${text}`, content: `c ${text}`, tags: [text, 'x'], isPinned: i === 2, createdOn: new Date(tick + 900_000 + i).toISOString() }),
+      )
+      for (const n of notes) await store.insertNote(n)
+      const expected = [notes[2], notes[3], notes[1], notes[0]] as NoteRecord[]
+      assert.equal(await store.listNotesJson(owner._id), JSON.stringify(expected))
+      assert.equal(await store.searchNotesJson(owner._id, contains('c ')), JSON.stringify(expected))
+      assert.equal(await store.searchNotesJson(owner._id, contains('script')), JSON.stringify([notes[2]]))
+      assert.equal(await store.searchNotesJson(owner._id, contains('nothing at all')), '[]')
+      assert.equal(await store.listNotesJson(makeUser()._id), '[]')
+    })
+
     it('searches title or content of the owner only, in list order', async () => {
       const owner = makeUser()
       const other = makeUser()

@@ -127,6 +127,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
     listNotes: (userId) => notes.listNotes(userId),
     searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
+    listNotesJson: (userId) => notes.listNotesJson(userId),
+    searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),
     importNotes: (batch) => transfer.importNotes(batch),
     usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),

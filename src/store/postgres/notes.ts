@@ -68,4 +68,13 @@ export class PostgresNotes {
     const notes = await this.listNotes(userId)
     return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
   }
+
+  // JSON.stringify writes a NoteRecord's keys in the order noteFromRow creates them.
+  async listNotesJson(userId: string): Promise<string> {
+    return JSON.stringify(await this.listNotes(userId))
+  }
+
+  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
+    return JSON.stringify(await this.searchNotes(userId, matcher))
+  }
 }

@@ -4,8 +4,9 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import type { Store } from '../types.js'
+import type { NoteRecord, Store } from '../types.js'
 import { GroupCommitWriter } from './group-commit.js'
+import { ListingCache } from './listing-cache.js'
 import { migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteTransfer } from './transfer.js'
@@ -15,7 +16,12 @@ export interface SqliteOptions {
   /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
   dataDir: string
   synchronous?: 'FULL' | 'NORMAL'
+  /** Characters of listing JSON kept in memory (see listing-cache.ts); 0 turns the cache off. */
+  listingCacheChars?: number
 }
+
+/** 16 MB of listings by default (LISTING_CACHE_MB, README "Configuration"). */
+export const DEFAULT_LISTING_CACHE_CHARS = 16 * 2 ** 20
 
 export const SQLITE_FILE = 'notes.db'
 
@@ -79,20 +85,34 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
   const writer = sqliteGroupCommit(db)
+  const chars = options.listingCacheChars ?? DEFAULT_LISTING_CACHE_CHARS
+  const cache = chars > 0 ? new ListingCache(db, chars) : undefined
+  // A write drops its user's cached listing inside its own transaction, so no listing read after
+  // the write is acknowledged can come from the cache (listing-cache.ts).
+  const changing = <T>(userId: string, run: () => T) => writer.write(() => {
+    cache?.drop(userId)
+    return run()
+  })
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
     createUser: (user) => writer.write(() => users.create(user)),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
     findUserById: async (id) => users.findById(id),
-    insertNote: (note) => writer.write(() => notes.insertNote(note)),
+    insertNote: (note) => changing(note.userId, () => notes.insertNote(note)),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
-    updateNote: (userId, noteId, patch, updatedOn) => writer.write(() => notes.updateNote(userId, noteId, patch, updatedOn)),
-    deleteNote: (userId, noteId) => writer.write(() => notes.deleteNote(userId, noteId)),
-    listNotes: async (userId) => notes.listNotes(userId),
-    searchNotes: async (userId, matcher) => notes.searchNotes(userId, matcher),
+    updateNote: (userId, noteId, patch, updatedOn) => changing(userId, () => notes.updateNote(userId, noteId, patch, updatedOn)),
+    deleteNote: (userId, noteId) => changing(userId, () => notes.deleteNote(userId, noteId)),
+    listNotesJson: (userId) => (cache ? cache.get(userId, () => notes.listNotesJson(userId)) : notes.listNotesJson(userId)),
+    searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
+    // The record forms are the JSON forms parsed: one way of reading for both.
+    listNotes: async (userId) => JSON.parse(await notes.listNotesJson(userId)) as NoteRecord[],
+    searchNotes: async (userId, matcher) => JSON.parse(await notes.searchNotesJson(userId, matcher)) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
-    importNotes: async (batch) => transfer.importNotes(batch),
+    importNotes: async (batch) => {
+      cache?.clear()
+      return transfer.importNotes(batch)
+    },
     usersAfter: async (afterId, limit) => transfer.usersAfter(afterId, limit),
     notesAfter: async (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
     ping: async () => {
