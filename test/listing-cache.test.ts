@@ -10,7 +10,7 @@ import type { NoteRecord, Store } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { tempDir } from './support/temp.js'
 
-const titles = async (store: Store, userId: string) => (JSON.parse(await store.listNotesJson(userId)) as NoteRecord[]).map((n) => n.title)
+const titles = async (store: Store, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
 
 describe('listing cache (sqlite)', () => {
   const dir = tempDir()
@@ -77,7 +77,7 @@ describe('listing cache (sqlite)', () => {
     // read, so this one answer misses the new note, and must not be kept.
     const reading = store.listNotesJson(owner._id)
     await store.insertNote(makeNote(owner._id, { title: 'during', createdOn: at(100_000) }))
-    assert.equal((JSON.parse(await reading) as NoteRecord[]).length, 2 * LIST_PAGE_ROWS + 5)
+    assert.equal((JSON.parse((await reading).toString()) as NoteRecord[]).length, 2 * LIST_PAGE_ROWS + 5)
     const after = await titles(store, owner._id)
     assert.equal(after.length, 2 * LIST_PAGE_ROWS + 6)
     assert.equal(after[0], 'during')
@@ -85,7 +85,7 @@ describe('listing cache (sqlite)', () => {
   })
 
   it('can be switched off, and answers the same', async () => {
-    const store = openSqliteStore({ dataDir: ':memory:', listingCacheChars: 0 })
+    const store = openSqliteStore({ dataDir: ':memory:', listingCacheBytes: 0 })
     const owner = makeUser()
     await store.createUser(owner)
     await store.insertNote(makeNote(owner._id, { title: 'a', _id: newId() }))

@@ -24,16 +24,21 @@ type Params = Static<typeof noteIdParams>
 /** The 500 message of edit, delete and pin has a trailing space (spec §4; decisions.md). */
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
 
-const LISTED = 'All notes retrieved successfully'
-const FOUND = 'Notes matching the search query retrieved successfully'
-
 /**
- * Sends `{error: false, notes, message}` (NotesOk, keys in its order) around notes that are JSON
- * text already (Store.listNotesJson): a string with a JSON content type is sent as it is,
- * without a second encoding (https://fastify.dev/docs/latest/Reference/Reply/#senddata).
+ * A 200 body `{error: false, notes, message}` (NotesOk, keys in its order) around notes that are
+ * JSON bytes already (Store.listNotesJson). Fastify sends a Buffer as it is, with the content
+ * type set here (https://fastify.dev/docs/latest/Reference/Reply/#senddata).
  */
-function sendNotes(reply: FastifyReply, notesJson: string, message: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(`{"error":false,"notes":${notesJson},"message":${JSON.stringify(message)}}`)
+const notesBody = (message: string) => {
+  const head = Buffer.from('{"error":false,"notes":')
+  const tail = Buffer.from(`,"message":${JSON.stringify(message)}}`)
+  return (notes: Buffer) => Buffer.concat([head, notes, tail])
+}
+const LISTED = notesBody('All notes retrieved successfully')
+const FOUND = notesBody('Notes matching the search query retrieved successfully')
+
+function sendNotes(reply: FastifyReply, notes: Buffer, body: (notes: Buffer) => Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body(notes))
 }
 
 export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {

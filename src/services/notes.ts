@@ -54,13 +54,13 @@ export class NoteService {
     return note
   }
 
-  /** The user's notes as JSON text, in list order (the driver builds it; see Store.listNotesJson). */
-  listJson(userId: string): Promise<string> {
+  /** The user's notes as JSON bytes, in list order (the driver builds them; see Store.listNotesJson). */
+  listJson(userId: string): Promise<Buffer> {
     return this.store.listNotesJson(userId)
   }
 
-  /** The matching notes as JSON text; an unusable pattern is a 400 before the store is asked. */
-  searchJson(userId: string, query: string): Promise<string> {
+  /** The matching notes as JSON bytes; an unusable pattern is a 400 before the store is asked. */
+  searchJson(userId: string, query: string): Promise<Buffer> {
     return this.store.searchNotesJson(userId, compileSearchPattern(query))
   }
 

@@ -11,7 +11,7 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
 export async function openStore(config: Config): Promise<Store> {
   if (!config.databaseUrl) {
-    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, listingCacheChars: config.listingCacheMb * 2 ** 20 })
+    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, listingCacheBytes: config.listingCacheMb * 2 ** 20 })
   }
   return openPostgresStore({
     url: config.databaseUrl,

@@ -61,12 +61,13 @@ export interface Store {
   /** The user's notes whose title or content the matcher accepts, in listNotes order. */
   searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
   /**
-   * listNotes as the JSON text of the array, each note with NoteRecord's keys in NoteRecord's
-   * order: what GET /get-all-notes sends. A driver may build it without making JS objects.
+   * listNotes as JSON: the UTF-8 bytes of the array, each note with NoteRecord's keys in
+   * NoteRecord's order; what GET /get-all-notes sends. A driver may build it without making JS
+   * objects. The caller must not modify the bytes (a driver may hand the same ones out again).
    */
-  listNotesJson(userId: string): Promise<string>
-  /** searchNotes as JSON text, like listNotesJson: what GET /search-notes sends. */
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
+  listNotesJson(userId: string): Promise<Buffer>
+  /** searchNotes as JSON bytes, like listNotesJson: what GET /search-notes sends. */
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.
   /**

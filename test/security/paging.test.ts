@@ -37,4 +37,32 @@ describe('paged reads (sqlite)', () => {
     assert.deepEqual(odd.map((n) => n._id), expected.filter((n) => n.content === 'odd').map((n) => n._id))
     await store.close()
   })
+
+  it('never answers a note twice when it is unpinned while a long list is being read', async () => {
+    const store = openSqliteStore({ dataDir: ':memory:', listingCacheBytes: 0 })
+    const userId = newId()
+    await store.createUser({ _id: userId, fullName: 'P', email: userId, emailKey: userId, passwordHash: 'x', createdOn: '' })
+    const at = (i: number) => new Date(1_700_000_000_000 + i * 1000).toISOString()
+    const count = LIST_PAGE_ROWS * 2 + 5
+    const notes = Array.from({ length: count }, (_, i) => ({
+      _id: newId(), userId, title: `n${i}`, content: 'odd', tags: [], isPinned: i === 0, createdOn: at(i), updatedOn: at(i),
+    }))
+    await store.importNotes(notes)
+    const pinned = notes[0] as NoteRecord
+    for (const read of [
+      () => store.listNotesJson(userId),
+      () => store.searchNotesJson(userId, compileSearchPattern('odd')),
+    ]) {
+      await store.updateNote(userId, pinned._id, { isPinned: true }, pinned.updatedOn)
+      // Read first as pinned (page 1); the unpin commits after page 2, and moves the note, the
+      // oldest, to the last page, which is read after it.
+      const reading = read()
+      await store.updateNote(userId, pinned._id, { isPinned: false }, pinned.updatedOn)
+      const ids = (JSON.parse((await reading).toString('utf8')) as NoteRecord[]).map((n) => n._id)
+      assert.equal(ids.filter((id) => id === pinned._id).length, 1)
+      assert.equal(new Set(ids).size, ids.length)
+      assert.equal(ids.length, count)
+    }
+    await store.close()
+  })
 })

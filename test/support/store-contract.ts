@@ -125,11 +125,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       )
       for (const n of notes) await store.insertNote(n)
       const expected = [notes[2], notes[3], notes[1], notes[0]] as NoteRecord[]
-      assert.equal(await store.listNotesJson(owner._id), JSON.stringify(expected))
-      assert.equal(await store.searchNotesJson(owner._id, contains('c ')), JSON.stringify(expected))
-      assert.equal(await store.searchNotesJson(owner._id, contains('script')), JSON.stringify([notes[2]]))
-      assert.equal(await store.searchNotesJson(owner._id, contains('nothing at all')), '[]')
-      assert.equal(await store.listNotesJson(makeUser()._id), '[]')
+      assert.equal((await store.listNotesJson(owner._id)).toString('utf8'), JSON.stringify(expected))
+      assert.equal((await store.searchNotesJson(owner._id, contains('c '))).toString('utf8'), JSON.stringify(expected))
+      assert.equal((await store.searchNotesJson(owner._id, contains('script'))).toString('utf8'), JSON.stringify([notes[2]]))
+      assert.equal((await store.searchNotesJson(owner._id, contains('nothing at all'))).toString('utf8'), '[]')
+      assert.equal((await store.listNotesJson(makeUser()._id)).toString('utf8'), '[]')
     })
 
     it('searches title or content of the owner only, in list order', async () => {

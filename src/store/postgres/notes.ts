@@ -70,11 +70,11 @@ export class PostgresNotes {
   }
 
   // JSON.stringify writes a NoteRecord's keys in the order noteFromRow creates them.
-  async listNotesJson(userId: string): Promise<string> {
-    return JSON.stringify(await this.listNotes(userId))
+  async listNotesJson(userId: string): Promise<Buffer> {
+    return Buffer.from(JSON.stringify(await this.listNotes(userId)))
   }
 
-  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
-    return JSON.stringify(await this.searchNotes(userId, matcher))
+  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+    return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
   }
 }

@@ -16,12 +16,12 @@ export interface SqliteOptions {
   /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
   dataDir: string
   synchronous?: 'FULL' | 'NORMAL'
-  /** Characters of listing JSON kept in memory (see listing-cache.ts); 0 turns the cache off. */
-  listingCacheChars?: number
+  /** Bytes of listings kept in memory (see listing-cache.ts); 0 turns the cache off. */
+  listingCacheBytes?: number
 }
 
 /** 16 MB of listings by default (LISTING_CACHE_MB, README "Configuration"). */
-export const DEFAULT_LISTING_CACHE_CHARS = 16 * 2 ** 20
+export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 export const SQLITE_FILE = 'notes.db'
 
@@ -85,8 +85,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
   const writer = sqliteGroupCommit(db)
-  const chars = options.listingCacheChars ?? DEFAULT_LISTING_CACHE_CHARS
-  const cache = chars > 0 ? new ListingCache(db, chars) : undefined
+  const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
+  const cache = cacheBytes > 0 ? new ListingCache(db, cacheBytes) : undefined
   // A write drops its user's cached listing inside its own transaction, so no listing read after
   // the write is acknowledged can come from the cache (listing-cache.ts).
   const changing = <T>(userId: string, run: () => T) => writer.write(() => {
@@ -106,8 +106,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
     listNotesJson: (userId) => (cache ? cache.get(userId, () => notes.listNotesJson(userId)) : notes.listNotesJson(userId)),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
-    listNotes: async (userId) => JSON.parse(await notes.listNotesJson(userId)) as NoteRecord[],
-    searchNotes: async (userId, matcher) => JSON.parse(await notes.searchNotesJson(userId, matcher)) as NoteRecord[],
+    listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
+    searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
     importNotes: async (batch) => {
       cache?.clear()

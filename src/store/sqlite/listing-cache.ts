@@ -1,4 +1,4 @@
-// A cache of users' listings (the JSON text GET /get-all-notes sends) for the embedded store.
+// A cache of users' listings (the JSON bytes GET /get-all-notes sends) for the embedded store.
 // Most requests of a notes client read the whole list again while nothing changed, and reading
 // and encoding 20 notes costs the service more than everything else in the request together
 // (bench/results/report.md). The answer is kept per user, in memory, bounded in size.
@@ -13,18 +13,18 @@ import type { Database, Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 
 export class ListingCache {
-  private readonly entries: LRUCache<string, string>
+  private readonly entries: LRUCache<string, Buffer>
   private readonly dataVersion: Statement<[], number>
   private version: number
   /** Bumped by every drop and clear: a read that overlapped one must not be stored. */
   private generation = 0
 
-  /** `maxChars`: the total length of the cached JSON texts (about bytes: it is mostly ASCII). */
-  constructor(db: Database, maxChars: number) {
-    this.entries = new LRUCache<string, string>({
-      maxSize: maxChars,
+  /** `maxBytes`: the total size of the cached listings. */
+  constructor(db: Database, maxBytes: number) {
+    this.entries = new LRUCache<string, Buffer>({
+      maxSize: maxBytes,
       // One very long list must not push out everybody else's.
-      maxEntrySize: Math.max(1, Math.floor(maxChars / 8)),
+      maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
       sizeCalculation: (json) => Math.max(1, json.length),
     })
     this.dataVersion = db.prepare('PRAGMA data_version').pluck() as Statement<[], number>
@@ -32,7 +32,7 @@ export class ListingCache {
   }
 
   /** The user's cached listing, or `read()`'s answer, stored when no write overlapped it. */
-  async get(userId: string, read: () => Promise<string>): Promise<string> {
+  async get(userId: string, read: () => Promise<Buffer>): Promise<Buffer> {
     const version = this.dataVersion.get() as number
     if (version !== this.version) {
       this.version = version
