@@ -3,6 +3,7 @@
 // word boundaries, Unicode case folding, anchors, newlines) must select the same ids.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import RE2 from 're2'
 import { compileSearchPattern } from '../src/services/search.js'
 import type { Store } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
@@ -19,12 +20,16 @@ const TEXTS: Array<[string, string]> = [
   ['brackets', '[x] (y) {z} a+b a*b a.b a\\b'],
   ['emoji 🎉', 'party'],
   ['numbers', '2026-11-22 v1.2.3'],
+  // U+212A KELVIN SIGN and U+017F LONG S fold onto k and s in RE2: a prefilter must keep them.
+  ['\u212Aelvin scale', '\u017Ftra\u017F\u017Fe'],
+  ['50% off_sale', 'a_b 100%'],
 ]
 
 const PATTERNS = [
   'cat', '\\bcat\\b', 'CAT', '\\d+', '\\d{4}-\\d{2}', '[[:upper:]]{3}', '\\w+ \\w+', '^line', 'line$', '(?m)^second',
   'a.b', 'first.second', '(?s)first.second', 'straße', 'σίσυφος', 'Σ', '\\pL{3}', '\\p{Greek}+', '🎉', '\\[x\\]',
   'a\\+b', 'a\\\\b', '', '.', 'x|y|z', '(y)', 'apples?$', '\\Aconcat', 'e\\z', '[^a-z ]',
+  'kelvin', 'KELVIN SCALE', 'strasse', 'STRASSE', '50% off', 'off_sale', 'a_b', '0%', 'ff_s',
 ]
 
 const kinds = storeKinds()
@@ -53,6 +58,30 @@ if (kinds.length > 1) {
       }
       // The patterns must actually discriminate, or the comparison proves little.
       assert.ok(nonTrivial >= 20, `only ${nonTrivial} patterns selected a proper subset`)
+    })
+  })
+}
+
+// Every store against the plain meaning: RE2 alone, run on every note, with no prefilter in front.
+for (const kind of kinds) {
+  describe(`search on ${kind} selects what RE2 alone selects`, () => {
+    let store: Store
+    const owner = makeUser()
+    const notes = TEXTS.map(([title, content], i) => makeNote(owner._id, { title, content, createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }))
+    before(async () => {
+      store = await openTestStore(kind)
+      await store.createUser(owner)
+      for (const note of notes) await store.insertNote(note)
+    })
+    after(async () => store.close())
+
+    it('for every pattern, including ones with a literal the store may test first', async () => {
+      for (const pattern of PATTERNS) {
+        const re = new RE2(pattern, 'iu')
+        const expected = notes.filter((n) => re.test(n.title) || re.test(n.content)).map((n) => n.title).reverse()
+        const found = (await store.searchNotes(owner._id, compileSearchPattern(pattern))).map((n) => n.title)
+        assert.deepEqual(found, expected, `pattern ${JSON.stringify(pattern)}`)
+      }
     })
   })
 }
