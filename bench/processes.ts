@@ -4,10 +4,12 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { delimiter, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CeilingRoute } from './ceiling-server.js'
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url))
+/** The notes-service command, as `npm start` runs it (it sets the allocator's environment). */
+const LAUNCHER = fileURLToPath(new URL('../../bin/notes-service', import.meta.url))
 const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url))
 
 /** Resident set size of a process in bytes (Linux /proc), or undefined elsewhere. */
@@ -78,7 +80,7 @@ export interface ServiceOptions {
   secret: string
   /** Passed through: the service selects PostgreSQL when it is set. */
   databaseUrl?: string
-  /** Extra node flags, e.g. --cpu-prof (see README, Benchmarks). */
+  /** Extra node flags, e.g. --cpu-prof (see README, Benchmarks); passed in NODE_OPTIONS. */
   nodeArgs?: string[]
   /** Extra environment variables for experiments (e.g. allocator settings). */
   env?: Record<string, string>
@@ -94,7 +96,8 @@ export interface ServiceProcess {
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    // The launcher runs `node` from PATH: the bench's own Node.js first.
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: options.dataDir,
@@ -104,8 +107,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     BRUTE_FORCE_PROTECTION: 'false',
   }
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl
+  if (options.nodeArgs?.length) env.NODE_OPTIONS = options.nodeArgs.join(' ')
   Object.assign(env, options.env)
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve'], {
+  // The launcher execs node: the child's pid is the service's own (its RSS is sampled).
+  const child = spawn(LAUNCHER, ['serve'], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   })

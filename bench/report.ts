@@ -139,7 +139,7 @@ export function header(machine: Machine, plan: Plan, disk: CommitRate): string {
     `- date: ${machine.date}`,
     `- machine: ${machine.nproc} CPUs (\`nproc\`), ${machine.cpu}, ${machine.memoryGb} GB RAM; Node.js ${machine.node}`,
     `- command: \`${machine.command}\`; load generator (autocannon) on the same machine, loopback`,
-    `- service environment: ${machine.serviceEnv ? `\`${machine.serviceEnv}\`` : 'defaults'} (plus the bench's PORT, DATA_DIR, LOG_LEVEL=warn, BRUTE_FORCE_PROTECTION=false)`,
+    `- service: started as \`bin/notes-service serve\` (what \`npm start\` runs; it sets MALLOC_ARENA_MAX=1), environment ${machine.serviceEnv ? `\`${machine.serviceEnv}\`` : 'defaults'} plus the bench's PORT, DATA_DIR, LOG_LEVEL=warn, BRUTE_FORCE_PROTECTION=false`,
     `- each measurement: ${plan.timing.warmup} s warm-up, then ${plan.timing.duration} s`,
     `- disk: ${int(disk.commitsPerSecond)} single-row durable commits/s (SQLite WAL, synchronous=FULL, same file system)`,
   ].join('\n')
