@@ -36,9 +36,9 @@ async function startLauncher(env: Record<string, string>) {
   const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')
   const stop = async () => {
     child.kill('SIGTERM')
-    const [code] = await once(child, 'exit')
+    const [code] = (await once(child, 'exit')) as [number | null]
     data.remove()
-    return code as number | null
+    return code
   }
   return { environ, cmdline, stop }
 }
