@@ -23,5 +23,5 @@ export function compileSearchPattern(query: string): TextMatcher {
   // Notes lacking a run of characters every match needs are rejected before RE2 is called.
   const literal = requiredLiteral(query)
   if (literal === undefined) return { test: (text) => re.test(text) }
-  return { test: (text) => containsFolded(text, literal) && re.test(text) }
+  return { literal, test: (text) => containsFolded(text, literal) && re.test(text) }
 }

@@ -37,6 +37,12 @@ export interface NotePatch {
 /** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
 export interface TextMatcher {
   test(text: string): boolean
+  /**
+   * Lower-case ASCII characters that every matching text contains, ignoring case as RE2 does
+   * (services/search-prefilter.ts), when the pattern has such a run. A driver may skip texts
+   * without it before calling `test`, which checks it again.
+   */
+  readonly literal?: string
 }
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */

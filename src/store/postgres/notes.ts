@@ -63,10 +63,28 @@ export class PostgresNotes {
    * the user's notes come back in list order and the same RE2 matcher as the SQLite store
    * filters them here. Results and order are therefore identical on both stores; the cost is
    * bounded by the size of one user's notes (the index serves the scan), as for a listing.
+   *
+   * When the pattern has a required literal (TextMatcher.literal), PostgreSQL first drops the
+   * notes without it, so they never cross the network: `lower(... COLLATE "C")` lower-cases
+   * ASCII letters only, which is RE2's folding for them except K (U+212A KELVIN SIGN) and ſ
+   * (U+017F LONG S), which also fold onto k and s: notes holding either are always kept. The
+   * stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
    */
   async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    const notes = await this.listNotes(userId)
-    return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
+    if (matcher.literal === undefined) {
+      const notes = await this.listNotes(userId)
+      return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
+    }
+    const { rows } = await this.query<NoteRow>(
+      'notes.searchLiteral',
+      `SELECT * FROM notes WHERE user_id = $1
+         AND (strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
+           OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
+           OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)
+       ${LIST_ORDER}`,
+      [userId, matcher.literal],
+    )
+    return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
   }
 
   // JSON.stringify writes a NoteRecord's keys in the order noteFromRow creates them.
