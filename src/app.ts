@@ -6,7 +6,7 @@ import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError } from './errors.js'
 import { authenticateWith } from './plugins/auth.js'
-import { countingGuard, createMetrics, registerMetrics, timedStore } from './plugins/metrics.js'
+import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
@@ -92,6 +92,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (text.trim() === '') return done(null, undefined)
     void parseJson(request, text, done)
   })
+
+  // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
+  if (metrics) recordRequests(app, metrics)
 
   // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204,
   // instead of the plugin's plain-text 400 "Invalid Preflight Request", which no contract

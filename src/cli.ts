@@ -3,7 +3,6 @@
 import { parseArgs } from 'node:util'
 import { serve } from './cluster.js'
 import { ConfigError, parseConfig } from './config.js'
-import { describeDatabase, migrateDatabase } from './store/postgres/index.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
 import { TRANSFER_USAGE, transferCommands } from './transfer/commands.js'
 
@@ -36,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, config.workers) // -1: keeps running
     case 'migrate': {
       if (config.databaseUrl) {
+        // Loaded only here, as in store/open.ts: an SQLite setup never needs `pg`.
+        const { describeDatabase, migrateDatabase } = await import('./store/postgres/index.js')
         const applied = await migrateDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
         process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
         return 0

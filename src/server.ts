@@ -7,7 +7,6 @@ import type { Config } from './config.js'
 import { type MetricsListener, listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
-import { createRedisLimiters } from './services/redis-limiters.js'
 import { openStore } from './store/open.js'
 import type { Store } from './store/types.js'
 
@@ -38,8 +37,11 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
+  // ioredis (~20 MB resident when imported alone) is loaded only when REDIS_URL asks for it,
+  // before the store opens, so a failure to load leaves nothing open. The client connects in
+  // start() below (lazyConnect), so creating it first holds no connection either.
+  const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
   const store = await openStore(config)
-  const limiters = config.redisUrl ? createRedisLimiters(config.redisUrl) : undefined
   let app: FastifyInstance
   try {
     app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? options.limiterFactory })

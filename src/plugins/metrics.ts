@@ -1,12 +1,12 @@
 // Prometheus metrics (prom-client). Each app gets its own registry, so apps built side by side
 // (tests) never share counters. Collected: requests and their latency by route and status,
-// store call timings (through a timing proxy around the Store), failed logins, throttled
+// store call timings (through a timing wrapper around the Store), failed logins, throttled
 // requests (429), and prom-client's default process metrics (memory, event-loop delay, CPU, GC).
 // /metrics is served by the API's port, or, with METRICS_PORT, only by a listener of its own so
 // operators can keep it off the public port.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { MetricsConfig } from '../config.js'
 import type { BruteForceGuard } from '../services/brute-force.js'
@@ -63,32 +63,59 @@ export function createMetrics(): Metrics {
   }
 }
 
-/** A Store whose every call (close aside) is timed into `store_query_duration_seconds`. */
+/**
+ * A Store whose every call (close aside) is timed into `store_query_duration_seconds`, labelled
+ * with the method's name. Built once as a plain object: a Proxy ran its get trap and an extra
+ * async function on every call of the hot path. Methods are looked up along the prototype chain,
+ * as the Proxy did, so a store built with Object.create (tests) is timed too; they are read once,
+ * when the app is built.
+ */
 export function timedStore(store: Store, metrics: Metrics): Store {
-  const wrapped = new Map<PropertyKey, unknown>()
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver)
-      if (typeof value !== 'function' || typeof key !== 'string' || key === 'close') return value
-      let timed = wrapped.get(key)
-      if (!timed) {
-        const call = value as (...args: unknown[]) => Promise<unknown>
-        timed = async (...args: unknown[]) => {
-          const end = metrics.storeSeconds.startTimer({ operation: key })
-          try {
-            const result = await call.apply(target, args)
-            end({ outcome: 'ok' })
-            return result
-          } catch (err) {
-            end({ outcome: 'error' })
-            throw err
-          }
-        }
-        wrapped.set(key, timed)
-      }
-      return timed
-    },
-  })
+  const timed: Record<string, unknown> = {}
+  for (let level: object | null = store; level && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
+    for (const key of Object.getOwnPropertyNames(level)) {
+      const value: unknown = (store as unknown as Record<string, unknown>)[key]
+      if (key in timed || key === 'constructor' || typeof value !== 'function') continue
+      const call = (value as (...args: unknown[]) => Promise<unknown>).bind(store)
+      timed[key] = key === 'close' ? call : timedCall(call, key, metrics.storeSeconds)
+    }
+  }
+  return timed as unknown as Store
+}
+
+/** `call`, observed into `histogram` with outcome ok or error; a synchronous throw counts as an error too. */
+function timedCall(
+  call: (...args: unknown[]) => Promise<unknown>,
+  operation: string,
+  histogram: Histogram<'operation' | 'outcome'>,
+): (...args: unknown[]) => Promise<unknown> {
+  // The label sets are fixed per operation, so they are built once, not per call.
+  const ok = { operation, outcome: 'ok' }
+  const error = { operation, outcome: 'error' }
+  return (...args) => {
+    const start = performance.now()
+    let pending: Promise<unknown>
+    try {
+      // Promise.resolve returns a native promise as it is; it only matters for a driver that
+      // answers with a bare value.
+      pending = Promise.resolve(call(...args))
+    } catch (err) {
+      histogram.observe(error, (performance.now() - start) / 1000)
+      // The caller sees exactly what the driver threw, as a rejection (as from an async function).
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(err)
+    }
+    return pending.then(
+      (result) => {
+        histogram.observe(ok, (performance.now() - start) / 1000)
+        return result
+      },
+      (err: unknown) => {
+        histogram.observe(error, (performance.now() - start) / 1000)
+        throw err
+      },
+    )
+  }
 }
 
 /** Counts failed logins where they are recorded, whether or not throttling is switched on. */
@@ -104,15 +131,44 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
   }
 }
 
-/** Records every response; serves GET /metrics on the app unless a separate port is configured. */
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE
+/**
+ * Records every response into `http_requests_total`, `http_request_duration_seconds` and (429)
+ * `throttled_requests_total`. Call it before any route is added, CORS's `OPTIONS *` included:
+ * each route gets its own onResponse hook through an onRoute hook, with the route pattern fixed
+ * when the route is added (https://fastify.dev/docs/latest/Reference/Hooks/#onroute shows adding
+ * a hook this way). Reading `request.routeOptions.url` per request instead cost a fresh object
+ * per access (Fastify 5 builds routeOptions in a getter). Requests no route matched are recorded
+ * by one app-level hook as `(unmatched)`: the 404 handler runs the app-level hooks, no route's.
+ */
+export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
+  const { requests, requestSeconds, throttled } = metrics
+  const record = (route: string, request: FastifyRequest, reply: FastifyReply) => {
     const labels = { method: request.method, route, status_code: reply.statusCode }
-    metrics.requests.inc(labels)
-    metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000)
-    if (reply.statusCode === 429) metrics.throttled.inc({ route })
+    requests.inc(labels)
+    requestSeconds.observe(labels, reply.elapsedTime / 1000)
+    if (reply.statusCode === 429) throttled.inc({ route })
+  }
+  app.addHook('onRoute', (route) => {
+    // Callback style: an async hook costs a promise per request. A new array, never a push:
+    // Fastify copies a GET route's options for its HEAD route, which gets its own hook.
+    const url = route.url
+    const hook: onResponseHookHandler = (request, reply, done) => {
+      record(url, request, reply)
+      done()
+    }
+    const own = route.onResponse
+    route.onResponse = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook]
   })
+  // `is404` is true exactly when no route's context handles the request
+  // (https://fastify.dev/docs/latest/Reference/Request/).
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) record(UNMATCHED_ROUTE, request, reply)
+    done()
+  })
+}
+
+/** Serves GET /metrics on the app, unless a separate port is configured. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
   if (config.port !== undefined) return
   app.get('/metrics', {
     schema: {

@@ -1,0 +1,196 @@
+// The request and store metrics of src/plugins/metrics.ts, checked against their definitions:
+// every answered request is counted under (method, route pattern or "(unmatched)", status), as
+// `request.routeOptions.url` names it, and every Store call under (operation, ok | error).
+// The per-route hooks and the plain-object timed store that record them are built for speed;
+// these tests keep them equal to what the README documents.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../src/app.js'
+import { UNMATCHED_ROUTE, createMetrics, timedStore } from '../src/plugins/metrics.js'
+import { openSqliteStore } from '../src/store/sqlite/index.js'
+import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { MODES, TEST_SECRET, testConfig } from './support/harness.js'
+
+/** Every sample of one metric family, keyed by its label set as written in the text format. */
+function samples(text: string, metric: string): Map<string, number> {
+  const found = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue
+    const space = line.lastIndexOf(' ')
+    found.set(line.slice(metric.length, space), Number(line.slice(space + 1)))
+  }
+  return found
+}
+
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line ? Number(line.slice(series.length + 1)) : 0
+}
+
+/**
+ * The app with a second onResponse hook that tallies each response the way the metric is
+ * defined (the original implementation read `request.routeOptions.url` in one app-level hook).
+ */
+async function appWithReference(store: Store): Promise<{ app: FastifyInstance; expected: Map<string, number> }> {
+  const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET })
+  const expected = new Map<string, number>()
+  app.addHook('onResponse', (request, reply, done) => {
+    const key = `{method="${request.method}",route="${request.routeOptions.url ?? UNMATCHED_ROUTE}",status_code="${reply.statusCode}"}`
+    expected.set(key, (expected.get(key) ?? 0) + 1)
+    done()
+  })
+  return { app, expected }
+}
+
+for (const mode of MODES) {
+  describe(`request metrics (${mode})`, () => {
+    it('labels every answered request with its route pattern, "(unmatched)" when no route matched', async () => {
+      const store = openSqliteStore({ dataDir: ':memory:' })
+      const { app, expected } = await appWithReference(store)
+      let base = ''
+      if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })
+      else await app.ready()
+      const send = async (method: string, url: string, headers: Record<string, string> = {}, body?: string) => {
+        if (mode === 'inject') {
+          const res = await app.inject({ method: method as 'GET', url, headers, ...(body !== undefined ? { payload: body } : {}) })
+          return { status: res.statusCode, text: res.body }
+        }
+        const res = await fetch(base + url, { method, headers, ...(body !== undefined ? { body } : {}) })
+        return { status: res.status, text: await res.text() }
+      }
+      const json = { 'content-type': 'application/json' }
+      try {
+        const account = await send('POST', '/create-account', json, JSON.stringify({ fullName: 'M', email: 'm@example.com', password: 'pw' }))
+        const { accessToken } = JSON.parse(account.text) as { accessToken: string }
+        const auth = { authorization: `Bearer ${accessToken}` }
+        const added = await send('POST', '/add-note', { ...json, ...auth }, JSON.stringify({ title: 't', content: 'c' }))
+        const noteId = (JSON.parse(added.text) as { note: { _id: string } }).note._id
+        const requests: Array<[string, string, Record<string, string>?, string?]> = [
+          ['GET', '/healthz'],
+          ['HEAD', '/healthz'],
+          ['GET', '/healthz/'],
+          ['GET', '/healthz?probe=1'],
+          ['GET', '/readyz'],
+          ['GET', '/get-user'],
+          ['GET', '/get-user', { authorization: 'Bearer not.a.token' }],
+          ['GET', '/get-user', auth],
+          ['GET', '/get-all-notes', auth],
+          ['GET', '/search-notes?query=t', auth],
+          ['PUT', `/edit-note/${noteId}`, { ...json, ...auth }, JSON.stringify({ title: 'u' })],
+          ['PUT', '/edit-note/000000000000000000000000', { ...json, ...auth }, JSON.stringify({ title: 'u' })],
+          ['PUT', `/update-note-pinned/${noteId}`, { ...json, ...auth }, JSON.stringify({ isPinned: true })],
+          ['POST', '/add-note', { ...json, ...auth }, '{not json'],
+          ['POST', '/add-note', { 'content-type': 'text/plain', ...auth }, 'x'],
+          ['POST', '/login', json, JSON.stringify({ email: 'm@example.com', password: 'wrong' })],
+          ['DELETE', `/delete-note/${noteId}`, auth],
+          ['OPTIONS', '/get-user', { origin: 'https://a.example', 'access-control-request-method': 'GET' }],
+          ['OPTIONS', '/get-user'],
+          ['GET', '/no-such-path'],
+          ['POST', '/no-such-path'],
+          ['DELETE', '/'],
+          ['GET', '/edit-note/%FF'],
+          ['GET', '/openapi.json'],
+          ['GET', '/docs'],
+          ['GET', '/metrics'],
+        ]
+        for (const [method, url, headers, body] of requests) await send(method, url, headers, body)
+        // Recorded in onResponse, which may run just after the client has the answer.
+        await new Promise((resolve) => setImmediate(resolve))
+        const want = new Map(expected)
+        const text = (await send('GET', '/metrics')).text
+        assert.deepEqual(samples(text, 'http_requests_total'), want)
+        assert.deepEqual(samples(text, 'http_request_duration_seconds_count'), want)
+        // The cases that matter most, spelt out.
+        for (const series of [
+          '{method="GET",route="(unmatched)",status_code="404"}',
+          '{method="PUT",route="/edit-note/:noteId",status_code="404"}',
+          '{method="HEAD",route="/healthz",status_code="200"}',
+          '{method="OPTIONS",route="*",status_code="204"}',
+          '{method="GET",route="/get-user",status_code="401"}',
+        ]) {
+          assert.ok((want.get(series) ?? 0) >= 1, series)
+        }
+        assert.doesNotMatch(text, /no-such-path/)
+      } finally {
+        await app.close()
+        await store.close()
+      }
+    })
+  })
+}
+
+describe('store metrics', () => {
+  it('counts a failing Store call with outcome="error", and the request still gets its answer', async () => {
+    const real = openSqliteStore({ dataDir: ':memory:' })
+    const failing: Store = {
+      ...real,
+      findUserById: async () => {
+        throw new StoreUnavailableError('connection refused')
+      },
+    }
+    const app = await buildApp({ config: testConfig(), store: failing, secret: TEST_SECRET })
+    try {
+      const account = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'E', email: 'e@example.com', password: 'pw' } })
+      const { accessToken } = account.json<{ accessToken: string }>()
+      const res = await app.inject({ method: 'GET', url: '/get-user', headers: { authorization: `Bearer ${accessToken}` } })
+      assert.equal(res.statusCode, 503)
+      assert.deepEqual(res.json(), { error: true, message: 'Service Unavailable: the database cannot be reached' })
+      const text = (await app.inject({ method: 'GET', url: '/metrics' })).body
+      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findUserById",outcome="error"}'), 1)
+      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findUserById",outcome="ok"}'), 0)
+      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="createUser",outcome="ok"}'), 1)
+      assert.equal(sample(text, 'http_requests_total{method="GET",route="/get-user",status_code="503"}'), 1)
+    } finally {
+      await app.close()
+      await real.close()
+    }
+  })
+
+  it('times every method of the store, inherited ones too, and passes arguments, results and errors through unchanged', async () => {
+    const metrics = createMetrics()
+    const failure = new Error('boom')
+    const calls: unknown[][] = []
+    const base = {
+      findUserById: async (...args: unknown[]) => {
+        calls.push(args)
+        return undefined
+      },
+      listNotes: async () => {
+        throw failure
+      },
+      // A driver that throws before returning a promise: still a rejection, still an error.
+      findNote: (() => {
+        throw failure
+      }) as unknown as Store['findNote'],
+      ping: async () => {},
+    }
+    let closed = 0
+    const store = Object.assign(Object.create(base) as Store, {
+      ping: async () => {}, // shadows the inherited one
+      close: async () => {
+        closed++
+      },
+    })
+    const timed = timedStore(store, metrics)
+    assert.equal(await timed.findUserById('abc'), undefined)
+    assert.deepEqual(calls, [['abc']])
+    await assert.rejects(timed.listNotes('u'), (err) => err === failure)
+    const pending = timed.findNote('u', 'n')
+    assert.ok(pending instanceof Promise)
+    await assert.rejects(pending, (err) => err === failure)
+    await timed.ping()
+    await timed.close()
+    assert.equal(closed, 1)
+    const text = await metrics.registry.metrics()
+    for (const [series, count] of [
+      ['{operation="findUserById",outcome="ok"}', 1],
+      ['{operation="listNotes",outcome="error"}', 1],
+      ['{operation="findNote",outcome="error"}', 1],
+      ['{operation="ping",outcome="ok"}', 1],
+    ] as const) {
+      assert.equal(sample(text, `store_query_duration_seconds_count${series}`), count, series)
+    }
+    assert.doesNotMatch(text, /operation="close"/)
+  })
+})
