@@ -2,7 +2,7 @@
 // and every other algorithm are refused (RFC 8725 §3.1); `exp` is required and checked.
 // Payload: {user: {_id, fullName, email, createdOn}, iat, exp}: never a password or a hash.
 import { createSigner, createVerifier } from 'fast-jwt'
-import { LruMap } from 'toad-cache'
+import { LRUCache } from 'lru-cache'
 
 /** 36000 minutes (25 days), as the specification says (§2, "Access token"). */
 export const TOKEN_LIFETIME_MS = 36_000 * 60 * 1000
@@ -40,8 +40,8 @@ export function createTokenService(
   const check = createVerifier({ key: secret, algorithms: ['HS256'], requiredClaims: ['exp'] })
   // Verified tokens, keyed by the whole token string: a hit is exact, and only a token that
   // passed the full check (signature included) is ever stored, so forged tokens cannot fill it.
-  // Bounded, least recently used out first (https://github.com/kibertoad/toad-cache).
-  const verified = new LruMap<Verified>(options.cacheSize ?? VERIFIED_TOKEN_CACHE_SIZE)
+  // Bounded, least recently used out first (https://github.com/isaacs/node-lru-cache).
+  const verified = new LRUCache<string, Verified>({ max: options.cacheSize ?? VERIFIED_TOKEN_CACHE_SIZE })
   return {
     issue: (user) =>
       sign({ user: { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn } }),
