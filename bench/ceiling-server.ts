@@ -31,10 +31,31 @@ const server = createServer((req, res) => {
   req.resume()
 })
 
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address()
-  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 })
-})
+/**
+ * With --fastify: the framework's floor instead. A bare Fastify app (defaults, no plugins, no
+ * hooks) with one catch-all route sending the same precomputed answers, so the bench can show
+ * how much of the gap to the node:http ceiling is Fastify's own routing, body parsing and reply.
+ */
+async function listenFastify(): Promise<number> {
+  const { default: Fastify } = await import('fastify')
+  const app = Fastify()
+  app.all('*', (request, reply) => {
+    const answer = answers.get(`${request.method} ${request.url}`) ?? NOT_FOUND
+    void reply.code(answer.status).headers(answer.headers).send(answer.body)
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  return typeof address === 'object' && address ? address.port : 0
+}
+
+if (process.argv.includes('--fastify')) {
+  void listenFastify().then((port) => process.send?.({ port }))
+} else {
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address()
+    process.send?.({ port: typeof address === 'object' && address ? address.port : 0 })
+  })
+}
 
 process.on('message', (message: { routes: CeilingRoute[] }) => {
   answers = new Map(
@@ -44,7 +65,10 @@ process.on('message', (message: { routes: CeilingRoute[] }) => {
 })
 
 process.on('SIGTERM', () => {
-  server.close()
-  server.closeAllConnections()
+  if (server.listening) {
+    server.close()
+    server.closeAllConnections()
+  }
   process.disconnect?.()
+  process.exit(0)
 })

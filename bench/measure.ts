@@ -17,6 +17,8 @@ export interface Comparison {
   shape: LoadShape
   service: LoadResult
   ceiling: LoadResult | undefined
+  /** The bare-Fastify floor answering the same bytes (only for the scenarios that ask for it). */
+  floor?: LoadResult
   /** Largest service RSS seen during the measurement, bytes. */
   rss: number
 }
@@ -53,26 +55,33 @@ export async function compare(
   service: ServiceProcess,
   ceiling: CeilingProcess | undefined,
   timing: Timing,
+  /** The bare-Fastify floor, measured in the same rounds when given. */
+  floor?: CeilingProcess,
 ): Promise<Comparison> {
-  if (ceiling) await ceiling.setRoutes(await captureRoutes(service.url, requests))
+  const routes = ceiling || floor ? await captureRoutes(service.url, requests) : []
+  if (ceiling) await ceiling.setRoutes(routes)
+  if (floor) await floor.setRoutes(routes)
   // Service and ceiling take turns, so a change in the machine's other load hits both alike.
   const rounds = timing.rounds ?? 1
   const slice = timing.duration / rounds
   const serviceTally = new LoadTally()
   const ceilingTally = new LoadTally()
+  const floorTally = new LoadTally()
   if (timing.warmup > 0) {
     if (ceiling) await runLoad(ceiling.url, requests, shape, timing.warmup)
+    if (floor) await runLoad(floor.url, requests, shape, timing.warmup)
     await runLoad(service.url, requests, shape, timing.warmup)
   }
   service.rss.mark()
   for (let i = 0; i < rounds; i++) {
     if (ceiling) await runLoad(ceiling.url, requests, shape, slice, ceilingTally)
+    if (floor) await runLoad(floor.url, requests, shape, slice, floorTally)
     await runLoad(service.url, requests, shape, slice, serviceTally)
   }
   const rss = service.rss.mark()
   const serviceResult = serviceTally.result()
   const ceilingResult = ceiling ? ceilingTally.result() : undefined
-  const result = { scenario, shape, service: serviceResult, ceiling: ceilingResult, rss }
+  const result = { scenario, shape, service: serviceResult, ceiling: ceilingResult, rss, ...(floor ? { floor: floorTally.result() } : {}) }
   process.stderr.write(`  ${scenario} [${shape.label}]: ${Math.round(serviceResult.rps)} req/s, p50 ${serviceResult.p50.toFixed(2)} ms, ` +
     `p99 ${serviceResult.p99.toFixed(2)} ms` +
     (ceilingResult ? `; ceiling ${Math.round(ceilingResult.rps)} req/s (ratio ${(serviceResult.rps / ceilingResult.rps).toFixed(2)})` : '') +

@@ -152,8 +152,9 @@ export interface CeilingProcess {
   stop(): Promise<void>
 }
 
-export async function startCeiling(): Promise<CeilingProcess> {
-  const child = fork(CEILING, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+/** The node:http ceiling, or with `fastify` the bare-Fastify floor (bench/ceiling-server.ts). */
+export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'): Promise<CeilingProcess> {
+  const child = fork(CEILING, kind === 'fastify' ? ['--fastify'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the ceiling did not start within 10 s')), 10_000)
     child.once('message', (m: { port: number }) => {

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     })
   }
   const ceiling = await startCeiling()
+  const floor = await startCeiling('fastify')
   const sections: string[] = []
   try {
     process.stderr.write('measuring the disk: single-row durable commits\n')
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
       })
     }
     for (const setup of stores) {
-      const result = await benchStore(setup, plan, ceiling, secret)
+      const result = await benchStore(setup, plan, ceiling, secret, floor)
       const about = setup.databaseUrl && databases ? await databases.describeServer() : undefined
       sections.push(storeSection(result, disk, plan, about))
     }
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await ceiling.stop()
+    await floor.stop()
     await databases?.dropAll()
     rmSync(root, { recursive: true, force: true })
   }

@@ -62,8 +62,24 @@ export interface StoreResult {
 }
 
 const json = (value: unknown) => JSON.stringify(value)
+/** For the phases that measure the store's reads: no listing answered from memory. */
+const NO_LISTING_CACHE = { LISTING_CACHE_MB: '0' }
 const auth = (token: string) => ({ authorization: `Bearer ${token}` })
 const searchPath = (query: string) => `/search-notes?query=${encodeURIComponent(query)}`
+
+/** The service's memory for the log: RSS peak so far, and V8's heap and external memory now (from /metrics). */
+async function memoryOf(service: ServiceProcess): Promise<string> {
+  const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`
+  let v8 = ''
+  try {
+    const text = await (await fetch(`${service.url}/metrics`)).text()
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
+    v8 = `, V8 heap ${mb(gauge('nodejs_heap_size_total_bytes'))}, external ${mb(gauge('nodejs_external_memory_bytes'))}`
+  } catch {
+    // metrics switched off: RSS alone
+  }
+  return `service RSS peak so far ${mb(service.rss.max)}${v8}`
+}
 
 async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<NoteRecord>[]) {
   await seeder.migrate()
@@ -72,7 +88,7 @@ async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<NoteRec
   await seeder.close()
 }
 
-export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: CeilingProcess, secret: string): Promise<StoreResult> {
+export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: CeilingProcess, secret: string, floor?: CeilingProcess): Promise<StoreResult> {
   const tokens = createTokenService(secret)
   const tokenOf = (u: UserRecord) => tokens.issue(publicUser(u))
   const log = (line: string) => process.stderr.write(`[${setup.store}] ${line}\n`)
@@ -97,8 +113,8 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
   )
 
   const services: ServiceProcess[] = []
-  const start = async (dataDir: string) => {
-    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl?.(dataDir), nodeArgs: setup.nodeArgs, env: setup.env })
+  const start = async (dataDir: string, env: Record<string, string> = {}) => {
+    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl?.(dataDir), nodeArgs: setup.nodeArgs, env: { ...setup.env, ...env } })
     services.push(s)
     return s
   }
@@ -164,7 +180,9 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
         if (shape === PIPELINED && !pipelined) continue
         // The smoke check pipelines only the first two scenarios: same code paths, less time.
         if (plan.quick && shape === PIPELINED && comparisons.length >= scenarios.length + 2) break
-        comparisons.push(await compare(name, requests, shape, service, ceiling, plan.timing))
+        // get-user and the listing are also measured against bare Fastify (the framework's floor).
+        const withFloor = shape === REALISTIC && (name === 'get-user' || name.startsWith('get-all-notes'))
+        comparisons.push(await compare(name, requests, shape, service, ceiling, plan.timing, withFloor ? floor : undefined))
       }
     }
     // argon2id-bound: 100 × 10 pipelined logins would only queue past autocannon's timeout.
@@ -179,13 +197,25 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
       plan.timing.duration,
     )
     loginUnderLoad = { alone, withLogins: withLogins as LoadResult, logins: logins as LoadResult }
+    log(`  done (${await memoryOf(service)})`)
+  } finally {
+    await service.stop()
+  }
+
+  // The rest measures how the store's reads grow with data, so the SQLite listing cache (which
+  // answers a repeated listing from memory whatever the data) is off: LISTING_CACHE_MB=0.
+  const uncached = await start(mainDir, NO_LISTING_CACHE)
+  try {
+    const r = auth(tokenOf(reader))
+    const listNotes: LoadRequest = { method: 'GET', path: '/get-all-notes', headers: r }
+    comparisons.push(await compare('get-all-notes (20 notes), LISTING_CACHE_MB=0', [listNotes], REALISTIC, uncached, ceiling, plan.timing, floor))
 
     log('growth: one connection, one request at a time')
     for (const { n, user } of growthUsers) {
       const h = auth(tokenOf(user))
       const one = async (req: LoadRequest) => {
-        await runLoad(service.url, [req], SERIAL, plan.growthTiming.warmup)
-        return runLoad(service.url, [req], SERIAL, plan.growthTiming.duration)
+        await runLoad(uncached.url, [req], SERIAL, plan.growthTiming.warmup)
+        return runLoad(uncached.url, [req], SERIAL, plan.growthTiming.duration)
       }
       growth.push({
         notes: n,
@@ -193,10 +223,10 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
         literal: await one({ method: 'GET', path: searchPath(LITERAL_QUERY), headers: h }),
         regex: await one({ method: 'GET', path: searchPath(REGEX_QUERY), headers: h }),
       })
-      log(`  ${n} notes done`)
+      log(`  ${n} notes done (${await memoryOf(uncached)})`)
     }
   } finally {
-    await service.stop()
+    await uncached.stop()
   }
 
   const scale = await scalePhase(setup, plan, start, tokenOf, log)
@@ -208,7 +238,7 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
 async function scalePhase(
   setup: StoreSetup,
   plan: Plan,
-  start: (dataDir: string) => Promise<ServiceProcess>,
+  start: (dataDir: string, env?: Record<string, string>) => Promise<ServiceProcess>,
   tokenOf: (u: UserRecord) => string,
   log: (line: string) => void,
 ): Promise<ScaleRow[]> {
@@ -218,7 +248,7 @@ async function scalePhase(
   await seed(await setup.seeder(dir), [user], [makeNotes(user._id, 20)])
   const list: LoadRequest[] = [{ method: 'GET', path: '/get-all-notes', headers: auth(tokenOf(user)) }]
   const measure = async (label: string, totalNotes: number): Promise<ScaleRow> => {
-    const service = await start(dir)
+    const service = await start(dir, NO_LISTING_CACHE)
     try {
       await runLoad(service.url, list, REALISTIC, plan.timing.warmup)
       const realistic = await runLoad(service.url, list, REALISTIC, plan.timing.duration)

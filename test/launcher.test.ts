@@ -1,11 +1,11 @@
 // bin/notes-service (what `npm start` and the package's bin run) starts the built CLI in its own
-// process with glibc's malloc limited to one arena (README, "Memory"), and leaves a value the
-// environment already has alone.
+// process with glibc's malloc tuned for argon2id's 19 MiB blocks (README, "Memory"), and leaves a
+// GLIBC_TUNABLES the environment already has alone.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
-import { delimiter, dirname } from 'node:path'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { delimiter, dirname, join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './support/cli.js'
@@ -29,10 +29,12 @@ async function startLauncher(env: Record<string, string>) {
     } catch {
       // not listening yet
     }
-    if (i > 200 || child.exitCode !== null) throw new Error('the launched service did not answer')
+    if (i > 200 || child.exitCode !== null) {
+      child.kill('SIGKILL') // never leave a server behind: the test run would wait for it
+      throw new Error('the launched service did not answer')
+    }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')
   const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')
   const stop = async () => {
     child.kill('SIGTERM')
@@ -40,7 +42,20 @@ async function startLauncher(env: Record<string, string>) {
     data.remove()
     return code
   }
-  return { environ, cmdline, stop }
+  return { cmdline, stop }
+}
+
+/** Runs the launcher with a stand-in `node` first on PATH that prints what it was given. */
+function launchStandIn(env: Record<string, string>): { args: string[]; tunables: string } {
+  const bin = tempDir()
+  try {
+    writeFileSync(join(bin.path, 'node'), '#!/bin/sh\nprintf "%s\\n" "GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}" "$@"\n', { mode: 0o755 })
+    const out = execFileSync(LAUNCHER, ['serve', '--workers', '2'], { env: { PATH: `${bin.path}${delimiter}${process.env.PATH ?? ''}`, ...env }, encoding: 'utf8' })
+    const [tunables, ...args] = out.trimEnd().split('\n')
+    return { args, tunables: tunables ?? '' }
+  } finally {
+    bin.remove()
+  }
 }
 
 describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
@@ -49,17 +64,23 @@ describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /pr
     execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' })
   })
 
-  it('serves from its own process (exec) with MALLOC_ARENA_MAX=1, and stops on SIGTERM', async () => {
-    const run = await startLauncher({})
-    assert.ok(run.environ.includes('MALLOC_ARENA_MAX=1'))
-    assert.match(run.cmdline[1] ?? '', /dist\/src\/cli\.js$/) // node itself, not a shell around it
-    assert.equal(run.cmdline[2], 'serve')
-    assert.equal(await run.stop(), 0)
+  it('runs node on the built CLI with its arguments, and the malloc tunables', () => {
+    const run = launchStandIn({})
+    assert.equal(run.tunables, 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=4194304')
+    assert.deepEqual(run.args, [`${ROOT}bin/../dist/src/cli.js`, 'serve', '--workers', '2'])
   })
 
-  it('keeps a MALLOC_ARENA_MAX the environment sets', async () => {
-    const run = await startLauncher({ MALLOC_ARENA_MAX: '4' })
-    assert.ok(run.environ.includes('MALLOC_ARENA_MAX=4'))
-    assert.equal(await run.stop(), 0)
+  it('keeps the GLIBC_TUNABLES the environment sets', () => {
+    assert.equal(launchStandIn({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).tunables, 'GLIBC_TUNABLES=glibc.malloc.arena_max=2')
+  })
+
+  it('serves from its own process (exec: the pid is node itself), and stops on SIGTERM', async () => {
+    const run = await startLauncher({})
+    try {
+      assert.match(run.cmdline[1] ?? '', /dist\/src\/cli\.js$/)
+      assert.equal(run.cmdline[2], 'serve')
+    } finally {
+      assert.equal(await run.stop(), 0)
+    }
   })
 })
