@@ -2,48 +2,16 @@
 // process with glibc's malloc tuned for argon2id's 19 MiB blocks (README, "Memory"), and leaves a
 // GLIBC_TUNABLES the environment already has alone.
 import assert from 'node:assert/strict'
-import { execFileSync, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { delimiter, dirname, join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './support/cli.js'
+import { startChild } from './support/child-server.js'
 import { tempDir } from './support/temp.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const LAUNCHER = `${ROOT}bin/notes-service`
-
-async function startLauncher(env: Record<string, string>) {
-  const port = await freePort()
-  const data = tempDir()
-  const child = spawn(LAUNCHER, ['serve'], {
-    env: { PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: data.path, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      const res = await fetch(`${url}/healthz`)
-      if (res.status === 200) break
-    } catch {
-      // not listening yet
-    }
-    if (i > 200 || child.exitCode !== null) {
-      child.kill('SIGKILL') // never leave a server behind: the test run would wait for it
-      throw new Error('the launched service did not answer')
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')
-  const stop = async () => {
-    child.kill('SIGTERM')
-    const [code] = (await once(child, 'exit')) as [number | null]
-    data.remove()
-    return code
-  }
-  return { cmdline, stop }
-}
 
 /** Runs the launcher with a stand-in `node` first on PATH that prints what it was given. */
 function launchStandIn(env: Record<string, string>): { args: string[]; tunables: string } {
@@ -75,12 +43,15 @@ describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /pr
   })
 
   it('serves from its own process (exec: the pid is node itself), and stops on SIGTERM', async () => {
-    const run = await startLauncher({})
+    const data = tempDir()
+    const server = await startChild({ dataDir: data.path, launcher: true })
     try {
-      assert.match(run.cmdline[1] ?? '', /dist\/src\/cli\.js$/)
-      assert.equal(run.cmdline[2], 'serve')
+      const cmdline = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
+      assert.match(cmdline[1] ?? '', /dist\/src\/cli\.js$/)
+      assert.equal(cmdline[2], 'serve')
     } finally {
-      assert.equal(await run.stop(), 0)
+      assert.equal(await server.stop(), 0)
+      data.remove()
     }
   })
 })

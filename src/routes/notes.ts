@@ -37,8 +37,8 @@ const notesBody = (message: string) => {
 const LISTED = notesBody('All notes retrieved successfully')
 const FOUND = notesBody('Notes matching the search query retrieved successfully')
 
-function sendNotes(reply: FastifyReply, notes: Buffer, body: (notes: Buffer) => Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body(notes))
+function sendJson(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body)
 }
 
 export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
@@ -87,13 +87,13 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get('/get-all-notes', {
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    handler: async (request, reply) => sendNotes(reply, await notes.listJson(request.user._id), LISTED),
+    handler: async (request, reply) => sendJson(reply, LISTED(await notes.listJson(request.user._id))),
   })
 
   app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {
     onRequest: authenticate,
     preValidation: dropFalsyQueryFields,
     schema: { ...about.searchNotes, querystring: SearchQuery, response: { 200: NotesOk, ...errors.searchNotes } },
-    handler: async (request, reply) => sendNotes(reply, await notes.searchJson(request.user._id, request.query.query), FOUND),
+    handler: async (request, reply) => sendJson(reply, FOUND(await notes.searchJson(request.user._id, request.query.query))),
   })
 }

@@ -1,7 +1,9 @@
-// Runs the real server as a child process (`node --import tsx src/cli.ts serve`), so tests can
+// Runs the real server as a child process (`node --import tsx src/cli.ts serve`, or the built one
+// through bin/notes-service), so tests can
 // SIGKILL it, restart it on the same data, and read its RSS and open file descriptors from /proc.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './cli.js'
 import { TEST_SECRET } from './harness.js'
@@ -28,15 +30,24 @@ export interface ChildOptions {
   /** Reuse a port, e.g. when restarting after a kill. */
   port?: number
   startTimeoutMs?: number
+  /**
+   * Start through bin/notes-service (what `npm start` runs: the built dist/, the launcher's
+   * environment) instead of the TypeScript sources; the build must exist.
+   */
+  launcher?: boolean
 }
 
 /** Starts `notes-service serve` and waits until it answers HTTP. */
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const [command, args] = options.launcher
+    ? [join(ROOT, 'bin', 'notes-service'), ['serve']]
+    : [process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve']]
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH ?? '',
+      // The launcher runs `node` from PATH: this Node.js first.
+      PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
       HOME: process.env.HOME ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
