@@ -119,15 +119,18 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     it('lists and searches as JSON text: the records, encoded as JSON.stringify does, in list order', async () => {
       const owner = makeUser()
       await store.createUser(owner)
-      const odd = [`Ünïcødé 🎉 "q" \\ \u0001\b\f\n\r\t\u001f\u007f\u2028`, 'a\u0000b\uffff', '</script>', '']
+      const odd = [`Ünïcødé 🎉 "q" \\ \u0001\b\f\n\r\t\u001f\u007f\u2028`, 'a\u0000b\uffff', '\uffff0 \uffff\uffff \uffff\u0000 \u0000\uffff0', '</script>', '']
       const notes = odd.map((text, i) =>
-        makeNote(owner._id, { title: `t${i} ${text}`, content: `c ${text}`, tags: [text, 'x'], isPinned: i === 2, createdOn: new Date(tick + 900_000 + i).toISOString() }),
+        makeNote(owner._id, { title: `t${i} ${text}`, content: `c ${text}`, tags: [text, 'x'], isPinned: i === 3, createdOn: new Date(tick + 900_000 + i).toISOString() }),
       )
       for (const n of notes) await store.insertNote(n)
-      const expected = [notes[2], notes[3], notes[1], notes[0]] as NoteRecord[]
+      const expected = [notes[3], notes[4], notes[2], notes[1], notes[0]] as NoteRecord[]
       assert.equal((await store.listNotesJson(owner._id)).toString('utf8'), JSON.stringify(expected))
       assert.equal((await store.searchNotesJson(owner._id, contains('c '))).toString('utf8'), JSON.stringify(expected))
-      assert.equal((await store.searchNotesJson(owner._id, contains('script'))).toString('utf8'), JSON.stringify([notes[2]]))
+      assert.equal((await store.searchNotesJson(owner._id, contains('script'))).toString('utf8'), JSON.stringify([notes[3]]))
+      // With a required literal, which a driver may test first (PostgreSQL does, in SQL).
+      assert.equal((await store.searchNotesJson(owner._id, { ...contains('c '), literal: 'c ' })).toString('utf8'), JSON.stringify(expected))
+      assert.equal((await store.searchNotesJson(owner._id, { ...contains('script'), literal: 'script' })).toString('utf8'), JSON.stringify([notes[3]]))
       assert.equal((await store.searchNotesJson(owner._id, contains('nothing at all'))).toString('utf8'), '[]')
       assert.equal((await store.listNotesJson(makeUser()._id)).toString('utf8'), '[]')
     })
