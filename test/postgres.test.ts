@@ -119,6 +119,20 @@ if (serviceAvailable('postgresql')) {
     })
   }
 
+  describe('postgresql store closed', () => {
+    it('answers a call made after close (a request outliving shutdown) with StoreUnavailableError', async () => {
+      const db = await createTestDatabase()
+      try {
+        const store = await openPostgresStore({ url: db.url })
+        await store.close()
+        await assert.rejects(store.findUserById('nobody'), StoreUnavailableError)
+        await assert.rejects(store.listNotesJson('nobody'), StoreUnavailableError)
+      } finally {
+        await db.drop()
+      }
+    })
+  })
+
   describe('postgresql at start-up', () => {
     it('rejects with one line naming the database, without its password, when unreachable', async () => {
       const proxy = await startTcpProxy('127.0.0.1', 1)
