@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { NoteRecord, Store } from '../types.js'
+import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { ListingCache } from './listing-cache.js'
 import { migrations } from './migrations.js'
@@ -18,6 +19,8 @@ export interface SqliteOptions {
   synchronous?: 'FULL' | 'NORMAL'
   /** Bytes of listings kept in memory (see listing-cache.ts); 0 turns the cache off. */
   listingCacheBytes?: number
+  /** Accounts kept in memory by id (see account-cache.ts); 0 turns the cache off (tests). */
+  accountCacheSize?: number
 }
 
 /** 16 MB of listings by default (LISTING_CACHE_MB, README "Configuration"). */
@@ -87,6 +90,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const writer = sqliteGroupCommit(db)
   const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
   const cache = cacheBytes > 0 ? new ListingCache(db, cacheBytes) : undefined
+  const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
+  const accounts = accountCacheSize > 0 ? new AccountCache(db, accountCacheSize) : undefined
   // A write drops its user's cached listing inside its own transaction, so no listing read after
   // the write is acknowledged can come from the cache (listing-cache.ts).
   const changing = <T>(userId: string, run: () => T) => writer.write(() => {
@@ -98,7 +103,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   return {
     createUser: (user) => writer.write(() => users.create(user)),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
-    findUserById: async (id) => users.findById(id),
+    findUserById: async (id) => (accounts ? accounts.get(id, () => users.findById(id)) : users.findById(id)),
     insertNote: (note) => changing(note.userId, () => notes.insertNote(note)),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn) => changing(userId, () => notes.updateNote(userId, noteId, patch, updatedOn)),
@@ -108,7 +113,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
     searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
-    importUsers: async (batch) => transfer.importUsers(batch),
+    // Import only inserts; clearing anyway keeps the cache's rule simple to check.
+    importUsers: async (batch) => {
+      accounts?.clear()
+      return transfer.importUsers(batch)
+    },
     importNotes: async (batch) => {
       cache?.clear()
       return transfer.importNotes(batch)

@@ -1,0 +1,34 @@
+// The stripped-down servers of bench/get-user-floor.ts: bare Fastify answering GET /get-user with
+// only part of the service's work, so each step's cost shows as a ratio to the ceiling.
+//   token:        checks the bearer token (the service's TokenService, its LRU included) and
+//                 answers with the token's user;
+//   data-version: the same, plus SQLite's PRAGMA data_version per request (what the account
+//                 cache's freshness check costs);
+//   account:      the token check plus the SQLite account read (the service's store, account
+//                 cache off): the least work the contract asks of GET /get-user (decisions.md:
+//                 a token whose account is gone gets 401).
+// Run as a child process: argv = mode, the service's DATA_DIR, its secret; the port is sent
+// over IPC.
+import Fastify from 'fastify'
+import { publicUser } from '../src/services/accounts.js'
+import { createTokenService } from '../src/services/tokens.js'
+import { openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
+
+const [mode, dataDir, secret] = process.argv.slice(2) as [string, string, string]
+const tokens = createTokenService(secret)
+const store = openSqliteStore({ dataDir, accountCacheSize: 0, listingCacheBytes: 0 })
+const dataVersion = openSqliteDatabase({ dataDir }).prepare('PRAGMA data_version').pluck()
+const app = Fastify()
+app.get('/get-user', async (request, reply) => {
+  const header = request.headers.authorization
+  const token = typeof header === 'string' ? header.split(' ')[1] : undefined
+  const claimed = token ? tokens.verify(token) : undefined
+  if (mode === 'data-version') dataVersion.get()
+  const user = mode === 'account' ? claimed && (await store.findUserById(claimed._id)) : claimed
+  if (!user) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
+  void reply.header('access-control-allow-origin', '*')
+  return { user: publicUser({ ...user, emailKey: '', passwordHash: '' }), message: '' }
+})
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+process.send?.({ port: typeof address === 'object' && address ? address.port : 0 })

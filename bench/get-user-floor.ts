@@ -1,0 +1,86 @@
+// How close to the node:http ceiling can GET /get-user come on this machine, given the work the
+// contract asks of it? Starts the real service (as the bench does) and, beside it, the ceiling,
+// bare Fastify with the same bytes, and the stripped servers of bench/get-user-floor-server.ts
+// (token check only; plus PRAGMA data_version; plus the SQLite account read). All are loaded in
+// alternating rounds at 32 connections; the table gives each one's req/s and ratio to the
+// ceiling. Run: npm run build && node dist/bench/get-user-floor.js   (env ROUNDS=6, SECONDS=4)
+import { type ChildProcess, fork } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { LoadTally, REALISTIC, runLoad } from './load.js'
+import { captureRoutes } from './measure.js'
+import { startCeiling, startService } from './processes.js'
+
+const SERVER = fileURLToPath(new URL('./get-user-floor-server.js', import.meta.url))
+const MODES = ['token', 'data-version', 'account'] as const
+
+async function forkServer(mode: string, dataDir: string, secret: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(SERVER, [mode, dataDir, secret], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${mode} did not start within 10 s`)), 10_000)
+    child.once('message', (m: { port: number }) => {
+      clearTimeout(timer)
+      resolve(m.port)
+    })
+  })
+  return { url: `http://127.0.0.1:${port}`, child }
+}
+
+async function main(): Promise<void> {
+  const rounds = Number(process.env.ROUNDS ?? 6)
+  const seconds = Number(process.env.SECONDS ?? 4)
+  const dataDir = mkdtempSync(join(tmpdir(), 'notes-floor-'))
+  const secret = randomBytes(32).toString('hex')
+  const service = await startService({ dataDir, secret })
+  const children: ChildProcess[] = []
+  const ceiling = await startCeiling()
+  const fastify = await startCeiling('fastify')
+  try {
+    const created = await fetch(`${service.url}/create-account`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fullName: 'Floor', email: 'floor@bench.example', password: 'correct horse battery staple' }),
+    })
+    const { accessToken } = (await created.json()) as { accessToken: string }
+    const requests = [{ method: 'GET' as const, path: '/get-user', headers: { authorization: `Bearer ${accessToken}` } }]
+    const routes = await captureRoutes(service.url, requests)
+    await ceiling.setRoutes(routes)
+    await fastify.setRoutes(routes)
+    const targets: Array<{ label: string; url: string }> = [
+      { label: 'ceiling: node:http, precomputed answer', url: ceiling.url },
+      { label: 'bare Fastify, precomputed answer', url: fastify.url },
+    ]
+    for (const mode of MODES) {
+      const server = await forkServer(mode, dataDir, secret)
+      children.push(server.child)
+      targets.push({ label: `Fastify + ${mode === 'token' ? 'token check' : mode === 'data-version' ? 'token check + PRAGMA data_version' : 'token check + SQLite account read'}`, url: server.url })
+    }
+    targets.push({ label: 'the service', url: service.url })
+    const tallies = targets.map(() => new LoadTally())
+    for (const target of targets) await runLoad(target.url, requests, REALISTIC, 1) // warm-up
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, target] of targets.entries()) await runLoad(target.url, requests, REALISTIC, seconds, tallies[i])
+    }
+    const ceilingRps = tallies[0]!.result().rps
+    console.log(`GET /get-user, 32 connections, ${rounds} alternating rounds of ${seconds} s\n`)
+    console.log('| server | req/s | p99 ms | ratio to ceiling | non-2xx |\n|---|---|---|---|---|')
+    for (const [i, target] of targets.entries()) {
+      const r = tallies[i]!.result()
+      console.log(`| ${target.label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${(r.rps / ceilingRps).toFixed(2)} | ${r.non2xx} |`)
+    }
+  } finally {
+    for (const child of children) child.kill('SIGTERM')
+    await ceiling.stop()
+    await fastify.stop()
+    await service.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`get-user-floor failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exitCode = 1
+})
