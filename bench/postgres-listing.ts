@@ -1,5 +1,5 @@
 // Does building the listing's JSON inside PostgreSQL pay? Compares, for users with 20, 1 000 and
-// 10 000 notes (the bench's seeded notes), in one fresh database:
+// 10 000 notes (the bench's seeded notes), in one fresh database (BenchDatabases, dropped at the end):
 //   records: the notes read as rows, mapped to records and encoded with JSON.stringify (what
 //            PostgresNotes.listNotesJson did before, and what listNotes + stringify still does);
 //   sql:     PostgresNotes.listNotesJson, one text value built by string_agg of to_json.
@@ -7,10 +7,9 @@
 // median wall time and this process's CPU per listing, and the ratio sql / records.
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-listing.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
-import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { Store } from '../src/store/types.js'
+import { BenchDatabases } from './postgres-seed.js'
 import { makeNotes, makeUser } from './seed.js'
 
 const ADMIN_URL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -57,14 +56,9 @@ async function compareFor(store: Store, size: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const name = `notes_bench_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
+  const databases = new BenchDatabases(ADMIN_URL)
   try {
-    const url = new URL(ADMIN_URL)
-    url.pathname = `/${name}`
-    const store = await openPostgresStore({ url: url.toString() })
+    const store = await openPostgresStore({ url: await databases.create('listing') })
     try {
       console.log('| notes | records wall ms | sql wall ms | ratio | records CPU ms | sql CPU ms | ratio |\n|---|---|---|---|---|---|---|')
       for (const size of [20, 1000, 10_000]) console.log(await compareFor(store, size))
@@ -72,8 +66,7 @@ async function main(): Promise<void> {
       await store.close()
     }
   } finally {
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`)
-    await admin.end()
+    await databases.dropAll()
   }
 }
 
