@@ -113,11 +113,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
     searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
-    // Import only inserts; clearing anyway keeps the cache's rule simple to check.
-    importUsers: async (batch) => {
-      accounts?.clear()
-      return transfer.importUsers(batch)
-    },
+    importUsers: async (batch) => transfer.importUsers(batch),
     importNotes: async (batch) => {
       cache?.clear()
       return transfer.importNotes(batch)

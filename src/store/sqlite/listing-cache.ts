@@ -9,13 +9,13 @@
 // data_version, checked before every lookup, and clears the whole cache
 // (https://www.sqlite.org/pragma.html#pragma_data_version). PostgreSQL has no such signal
 // between instances, so its driver does not cache.
-import type { Database, Statement } from 'better-sqlite3'
+import type { Database } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
+import { committedElsewhere } from './data-version.js'
 
 export class ListingCache {
   private readonly entries: LRUCache<string, Buffer>
-  private readonly dataVersion: Statement<[], number>
-  private version: number
+  private readonly changedElsewhere: () => boolean
   /** Bumped by every drop and clear: a read that overlapped one must not be stored. */
   private generation = 0
 
@@ -27,17 +27,12 @@ export class ListingCache {
       maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
       sizeCalculation: (json) => Math.max(1, json.length),
     })
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck() as Statement<[], number>
-    this.version = this.dataVersion.get() as number
+    this.changedElsewhere = committedElsewhere(db)
   }
 
   /** The user's cached listing, or `read()`'s answer, stored when no write overlapped it. */
   async get(userId: string, read: () => Promise<Buffer>): Promise<Buffer> {
-    const version = this.dataVersion.get() as number
-    if (version !== this.version) {
-      this.version = version
-      this.clear()
-    }
+    if (this.changedElsewhere()) this.clear()
     const hit = this.entries.get(userId)
     if (hit !== undefined) return hit
     const generation = this.generation
