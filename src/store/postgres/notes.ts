@@ -1,25 +1,10 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
-import { type NoteRow, decodeJsonText, encodeText, noteFromRow } from './rows.js'
+import { type NoteRow, encodeText, noteFromRow } from './rows.js'
 import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
-
-/** The prefilter of searchNotes: the note may hold the literal $2 (see there). */
-const HAS_LITERAL = `(strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
-  OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
-  OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
-
-/**
- * One note as JSON text, built by PostgreSQL: the keys in noteFromRow's order, compact, so the
- * bytes are JSON.stringify's (to_json escapes as JSON.stringify does; test/support/
- * store-contract.ts compares them). Concatenated rather than json_build_object, which writes
- * `"key" : value` with spaces. Stored U+0000 escapes are still in the text: decodeJsonText.
- */
-const NOTE_JSON = `'{"_id":' || to_json(id) || ',"title":' || to_json(title) || ',"content":' || to_json(content)
-  || ',"tags":' || array_to_json(tags) || ',"isPinned":' || CASE WHEN is_pinned THEN 'true' ELSE 'false' END
-  || ',"userId":' || to_json(user_id) || ',"createdOn":' || to_json(created_on) || ',"updatedOn":' || to_json(updated_on) || '}'`
 
 export class PostgresNotes {
   constructor(private readonly query: Query) {}
@@ -92,33 +77,27 @@ export class PostgresNotes {
     }
     const { rows } = await this.query<NoteRow>(
       'notes.searchLiteral',
-      `SELECT * FROM notes WHERE user_id = $1 AND ${HAS_LITERAL} ${LIST_ORDER}`,
+      `SELECT * FROM notes WHERE user_id = $1
+         AND (strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
+           OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
+           OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)
+       ${LIST_ORDER}`,
       [userId, matcher.literal],
     )
     return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
   }
 
   /**
-   * The listing as JSON text built inside PostgreSQL, one text value for the whole list: the
-   * driver then parses one field instead of eight per note (and the tags array), and no record
-   * is made or stringified. bench/postgres-listing.ts compares the two: the service's CPU per
-   * 20-note listing 0.33 → 0.14 ms, per 10 000-note listing 94 → 15 ms.
+   * Records and JSON.stringify (which writes a NoteRecord's keys in the order noteFromRow creates
+   * them). Building the JSON inside PostgreSQL was measured and not adopted: for listings it
+   * halves the service's CPU but made test/security/load.test.ts's memory growth about twice as
+   * large; for search the answer came later (bench/postgres-listing.ts, README "What the
+   * profiles showed").
    */
   async listNotesJson(userId: string): Promise<Buffer> {
-    const { rows } = await this.query<{ json: string }>(
-      'notes.listJson',
-      `SELECT coalesce('[' || string_agg(${NOTE_JSON}, ',' ${LIST_ORDER}) || ']', '[]') AS json FROM notes WHERE user_id = $1`,
-      [userId],
-    )
-    return Buffer.from(decodeJsonText(rows[0]?.json ?? '[]'))
+    return Buffer.from(JSON.stringify(await this.listNotes(userId)))
   }
 
-  /**
-   * Records and JSON.stringify (which writes a NoteRecord's keys in the order noteFromRow creates
-   * them). Building each candidate's JSON in SQL, as listNotesJson does, was tried: the service's
-   * CPU fell (regex over 10 000 notes: 37 → 28 ms) but the answer came later (58 → 79 ms),
-   * because PostgreSQL built JSON for every candidate while RE2 kept one in nine.
-   */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
     return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
   }
