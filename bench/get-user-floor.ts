@@ -4,7 +4,6 @@
 // (token check only; plus PRAGMA data_version; plus the SQLite account read). All are loaded in
 // alternating rounds at 32 connections; the table gives each one's req/s and ratio to the
 // ceiling. Run: npm run build && node dist/bench/get-user-floor.js   (env ROUNDS=6, SECONDS=4)
-import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,22 +11,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
 import { captureRoutes } from './measure.js'
-import { startCeiling, startService } from './processes.js'
+import { type ForkedServer, forkListening, startCeiling, startService } from './processes.js'
 
 const SERVER = fileURLToPath(new URL('./get-user-floor-server.js', import.meta.url))
 const MODES = ['token', 'data-version', 'account'] as const
-
-async function forkServer(mode: string, dataDir: string, secret: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(SERVER, [mode, dataDir, secret], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${mode} did not start within 10 s`)), 10_000)
-    child.once('message', (m: { port: number }) => {
-      clearTimeout(timer)
-      resolve(m.port)
-    })
-  })
-  return { url: `http://127.0.0.1:${port}`, child }
-}
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.ROUNDS ?? 6)
@@ -35,7 +22,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-floor-'))
   const secret = randomBytes(32).toString('hex')
   const service = await startService({ dataDir, secret })
-  const children: ChildProcess[] = []
+  const stripped: ForkedServer[] = []
   const ceiling = await startCeiling()
   const fastify = await startCeiling('fastify')
   try {
@@ -54,8 +41,8 @@ async function main(): Promise<void> {
       { label: 'bare Fastify, precomputed answer', url: fastify.url },
     ]
     for (const mode of MODES) {
-      const server = await forkServer(mode, dataDir, secret)
-      children.push(server.child)
+      const server = await forkListening(SERVER, [mode, dataDir, secret], mode)
+      stripped.push(server)
       targets.push({ label: `Fastify + ${mode === 'token' ? 'token check' : mode === 'data-version' ? 'token check + PRAGMA data_version' : 'token check + SQLite account read'}`, url: server.url })
     }
     targets.push({ label: 'the service', url: service.url })
@@ -72,7 +59,7 @@ async function main(): Promise<void> {
       console.log(`| ${target.label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${(r.rps / ceilingRps).toFixed(2)} | ${r.non2xx} |`)
     }
   } finally {
-    for (const child of children) child.kill('SIGTERM')
+    for (const server of stripped) await server.stop()
     await ceiling.stop()
     await fastify.stop()
     await service.stop()

@@ -152,11 +152,18 @@ export interface CeilingProcess {
   stop(): Promise<void>
 }
 
-/** The node:http ceiling, or with `fastify` the bare-Fastify floor (bench/ceiling-server.ts). */
-export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'): Promise<CeilingProcess> {
-  const child = fork(CEILING, kind === 'fastify' ? ['--fastify'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+/** A forked bench server: it sends `{port}` over IPC once it listens on 127.0.0.1. */
+export interface ForkedServer {
+  url: string
+  child: ChildProcess
+  stop: () => Promise<void>
+}
+
+/** Forks `script` (a built bench server) with `args` and waits up to 10 s for its port. */
+export async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
+  const child = fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the ceiling did not start within 10 s')), 10_000)
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 10 s`)), 10_000)
     child.once('message', (m: { port: number }) => {
       clearTimeout(timer)
       resolve(m.port)
@@ -164,14 +171,24 @@ export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'):
   })
   return {
     url: `http://127.0.0.1:${port}`,
-    setRoutes: (routes) =>
-      new Promise((resolve) => {
-        child.once('message', () => resolve())
-        child.send({ routes })
-      }),
-    async stop() {
+    child,
+    stop: async () => {
       child.kill('SIGTERM')
       await exited(child, 5_000)
     },
+  }
+}
+
+/** The node:http ceiling, or with `fastify` the bare-Fastify floor (bench/ceiling-server.ts). */
+export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'): Promise<CeilingProcess> {
+  const server = await forkListening(CEILING, kind === 'fastify' ? ['--fastify'] : [], 'the ceiling')
+  return {
+    url: server.url,
+    setRoutes: (routes) =>
+      new Promise((resolve) => {
+        server.child.once('message', () => resolve())
+        server.child.send({ routes })
+      }),
+    stop: server.stop,
   }
 }
