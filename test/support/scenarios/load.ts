@@ -1,5 +1,5 @@
 // "Load held": a mixed load at N connections against a child server for a fixed time: every
-// request must get its 200 (no errors, no timeouts), RSS must not grow after warm-up, and the
+// request must get its 200 (no errors, no timeouts), RSS must not keep growing after warm-up, and the
 // server's open file descriptors must come back to where they were.
 import { Agent, request } from 'node:http'
 import { startChild, fdCountOf, rssOf } from '../child-server.js'
@@ -26,6 +26,18 @@ export interface LoadResult {
   rssAfterWarmupMb: number
   rssEndMb: number
   rssMaxMb: number
+  /**
+   * Growth of the RSS's lower envelope after warm-up: the lowest sample of the last third of the
+   * judged span minus the lowest of its first third. RSS rises between collections and falls at
+   * each, by 20-50 MB within a second on PostgreSQL (seen on a 2-core machine), so the last
+   * sample minus the first mostly read where in that sawtooth each happened to fall: 21-77 MB
+   * over nine 5-second runs of the same code (four over the 48 MB bound), against 20-28 MB for
+   * this figure over five of them. A leak raises the troughs as well. Over 40 s the same load
+   * levelled off at 260-295 MB.
+   */
+  rssGrowthMb: number
+  /** [ms since the load started, RSS MB] every 200 ms, for failure messages. */
+  rssSeriesMb: Array<[number, number]>
   fdsBefore: number
   fdsAfter: number
 }
@@ -58,6 +70,13 @@ function call(agent: Agent, port: number, method: string, path: string, token: s
 }
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
+
+/** The lowest of the last third of `samples` minus the lowest of the first third (0 when too few). */
+export function troughGrowth(samples: number[]): number {
+  const third = Math.floor(samples.length / 3)
+  if (third === 0) return 0
+  return Math.min(...samples.slice(-third)) - Math.min(...samples.slice(0, third))
+}
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const tmp = tempDir(`notes-load-${options.store.name}-`)
@@ -147,6 +166,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       rssAfterWarmupMb: mb(afterWarmup[0] ?? 0),
       rssEndMb: mb(afterWarmup.at(-1) ?? 0),
       rssMaxMb: mb(Math.max(...afterWarmup)),
+      rssGrowthMb: mb(troughGrowth(afterWarmup)),
+      rssSeriesMb: rss.map(([t, v]) => [Math.round(t), mb(v)]),
       fdsBefore,
       fdsAfter,
     }
