@@ -5,7 +5,7 @@
 // user + system CPU time (/proc/<pid>/stat) by the requests answered.
 // Run: npm run build && node dist/bench/cpu-per-request.js [path ...]
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
-//      service setting, e.g. LISTING_CACHE_MB=0 or METRICS_ENABLED=false, is passed through)
+//      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false or DATABASE_URL, is passed through)
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,7 +19,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'GLIBC_TUNABLES', 'NODE_OPTIONS']
+const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL']
 
 async function main(): Promise<void> {
   const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/get-user', '/get-all-notes', '/healthz']
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const created = await fetch(`${service.url}/create-account`, {
       method: 'POST',
       headers: json,
-      body: JSON.stringify({ fullName: 'Bench', email: 'cpu@bench.example', password: 'correct horse battery staple' }),
+      body: JSON.stringify({ fullName: 'Bench', email: `cpu.${process.pid}.${Date.now()}@bench.example`, password: 'correct horse battery staple' }),
     })
     const { accessToken } = (await created.json()) as { accessToken: string }
     const headers = { authorization: `Bearer ${accessToken}` }

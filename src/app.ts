@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError } from './errors.js'
-import { authenticateWith } from './plugins/auth.js'
+import { authenticateWith, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { accountRoutes } from './routes/accounts.js'
@@ -154,6 +154,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const accounts = new AccountService(store, tokens, guard)
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store), authenticate)
+  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens))
   return app
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { AccountCache } from '../src/store/sqlite/account-cache.js'
-import { SQLITE_FILE, openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
+import { SQLITE_FILE, openSqliteStore } from '../src/store/sqlite/index.js'
 import type { UserRecord } from '../src/store/types.js'
 import { makeUser } from './support/store-contract.js'
 import { tempDir } from './support/temp.js'
@@ -15,8 +15,7 @@ describe('account cache (sqlite)', () => {
   after(() => dir.remove())
 
   it('answers a repeated lookup from memory, and never keeps an unknown id', () => {
-    const db = openSqliteDatabase({ dataDir: ':memory:' })
-    const cache = new AccountCache(db)
+    const cache = new AccountCache()
     const user = makeUser()
     let reads = 0
     const read = (found: UserRecord | undefined) => () => {
@@ -30,7 +29,6 @@ describe('account cache (sqlite)', () => {
     assert.deepEqual(cache.get(user._id, read(undefined)), user)
     assert.equal(reads, 3, 'the second lookup of a known account is answered from memory')
     assert.equal(cache.size, 1)
-    db.close()
   })
 
   it('forgets an account deleted by another connection before the next lookup', async () => {

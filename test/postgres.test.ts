@@ -75,7 +75,54 @@ if (serviceAvailable('postgresql')) {
       assert.match(plan, /Index Scan (using|on) notes_by_user_in_list_order/)
       assert.doesNotMatch(plan, /Seq Scan/)
     })
+
+    it('lists an account in one query when it has notes, which the foreign key makes proof that it exists', async () => {
+      const { url, pool } = await fresh()
+      const store = await openPostgresStore({ url, poolSize: 2 })
+      const [withNotes, without] = [makeUser(), makeUser()]
+      await store.createUser(withNotes)
+      await store.createUser(without)
+      await store.insertNote(makeNote(withNotes._id))
+      // The premise of listNotesJsonOfAccount: an account that notes refer to cannot be deleted.
+      await assert.rejects(pool.query('DELETE FROM users WHERE id = $1', [withNotes._id]), { code: '23503' })
+      assert.equal((JSON.parse((await store.listNotesJsonOfAccount(withNotes._id))?.toString('utf8') ?? 'null') as unknown[]).length, 1)
+      // No notes: the account itself is looked up, and its deletion (by an operator) is seen.
+      assert.equal((await store.listNotesJsonOfAccount(without._id))?.toString('utf8'), '[]')
+      await pool.query('DELETE FROM users WHERE id = $1', [without._id])
+      assert.equal(await store.listNotesJsonOfAccount(without._id), undefined)
+      await store.close()
+    })
   })
+
+  for (const mode of MODES) {
+    describe(`postgresql: a token whose account was deleted (${mode})`, () => {
+      let db: TestDatabase
+      let h: Harness
+      before(async () => {
+        db = await createTestDatabase()
+        h = await startHarness(mode, { store: await openPostgresStore({ url: db.url, poolSize: 2 }) })
+      })
+      after(async () => {
+        await h.close()
+        await db.drop()
+      })
+
+      it('gets 401 from GET /get-all-notes and GET /get-user once an operator deletes the account', async () => {
+        const a = await register(h.client)
+        await addNote(h.client, a.token, { title: 'gone soon', content: 'x' })
+        assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
+        const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+        await pool.query('DELETE FROM notes WHERE user_id = $1', [a.userId])
+        await pool.query('DELETE FROM users WHERE id = $1', [a.userId])
+        await pool.end()
+        for (const path of ['/get-all-notes', '/get-user']) {
+          const res = await h.client.request('GET', path, { token: a.token })
+          assert.equal(res.status, 401, path)
+          assert.equal(res.text, 'Unauthorized', path)
+        }
+      })
+    })
+  }
 
   for (const mode of MODES) {
     describe(`postgresql outages (${mode})`, () => {

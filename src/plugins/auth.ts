@@ -1,13 +1,18 @@
 // Bearer-token authentication (spec §5). The token is the second space-separated part of the
 // Authorization header; the scheme word is not checked (decisions.md, "Kept exactly"). Any
 // failure is a bare 401 whose body is the plain status text, never JSON.
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { TokenService, TokenUser } from '../services/tokens.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The acting user as stored, set by the authenticate hook on protected routes. */
     user: TokenUser
+    /**
+     * The account id a valid token names, set by the verifyToken hook on the routes whose
+     * handler checks that the account exists itself (GET /get-all-notes).
+     */
+    tokenUserId: string
   }
 }
 
@@ -28,12 +33,33 @@ export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
  */
 export function authenticateWith(tokens: TokenService, findAccount: FindAccount): Authenticate {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const header = request.headers.authorization
-    const token = typeof header === 'string' ? header.split(' ')[1] : undefined
-    const claimed = token ? tokens.verify(token) : undefined
+    const claimed = tokenUser(tokens, request)
     // One primary-key lookup, whose result GET /get-user answers with (no second read).
     const user = claimed && (await findAccount(claimed._id))
     if (!user) return void sendUnauthorized(reply)
     request.user = user
   }
+}
+
+/**
+ * The token check alone, for a route whose handler asks the store for the account and its data
+ * in one call and answers 401 itself when the account is gone (GET /get-all-notes:
+ * Store.listNotesJsonOfAccount). That saves a PostgreSQL round trip, or a second SQLite
+ * freshness check, per request. A callback hook: nothing in it waits.
+ */
+export function verifyTokenWith(tokens: TokenService): onRequestHookHandler {
+  return function verifyToken(request, reply, done): void {
+    const claimed = tokenUser(tokens, request)
+    // A hook that has replied does not call done (https://fastify.dev/docs/latest/Reference/Hooks/#respond-to-a-request-from-a-hook).
+    if (!claimed) return void sendUnauthorized(reply)
+    request.tokenUserId = claimed._id
+    done()
+  }
+}
+
+/** The user a valid bearer token names; the scheme word is not checked (see the top). */
+function tokenUser(tokens: TokenService, request: FastifyRequest): TokenUser | undefined {
+  const header = request.headers.authorization
+  const token = typeof header === 'string' ? header.split(' ')[1] : undefined
+  return token ? tokens.verify(token) : undefined
 }

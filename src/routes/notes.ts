@@ -1,8 +1,8 @@
 // The note endpoints (notes-service-interface.md §4). Handlers only parse, call NoteService and
 // shape the reply; the rules live in services/notes.ts.
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Authenticate } from '../plugins/auth.js'
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify'
+import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import { content, isPinned, LIMITS, noteIdParams, tags, title } from '../schemas/fields.js'
 import { errorResponses as errors } from '../schemas/error-responses.js'
@@ -41,7 +41,12 @@ function sendJson(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body)
 }
 
-export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
+export function noteRoutes(
+  app: FastifyInstance,
+  notes: NoteService,
+  authenticate: Authenticate,
+  verifyToken: onRequestHookHandler,
+): void {
   app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
     onRequest: authenticate,
     preValidation: dropFalsyFields,
@@ -85,9 +90,13 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   })
 
   app.get('/get-all-notes', {
-    onRequest: authenticate,
+    // The account check is in the store call (verifyTokenWith, Store.listNotesJsonOfAccount).
+    onRequest: verifyToken,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    handler: async (request, reply) => sendJson(reply, LISTED(await notes.listJson(request.user._id))),
+    handler: async (request, reply) => {
+      const notesJson = await notes.listJsonOfAccount(request.tokenUserId)
+      return notesJson ? sendJson(reply, LISTED(notesJson)) : sendUnauthorized(reply)
+    },
   })
 
   app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {

@@ -54,9 +54,12 @@ export class NoteService {
     return note
   }
 
-  /** The user's notes as JSON bytes, in list order (the driver builds them; see Store.listNotesJson). */
-  listJson(userId: string): Promise<Buffer> {
-    return this.store.listNotesJson(userId)
+  /**
+   * The user's notes as JSON bytes, in list order (the driver builds them; see
+   * Store.listNotesJson); undefined when the account is gone (the route answers 401).
+   */
+  listJsonOfAccount(userId: string): Promise<Buffer | undefined> {
+    return this.store.listNotesJsonOfAccount(userId)
   }
 
   /** The matching notes as JSON bytes; an unusable pattern is a 400 before the store is asked. */

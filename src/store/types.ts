@@ -72,6 +72,12 @@ export interface Store {
    * objects. The caller must not modify the bytes (a driver may hand the same ones out again).
    */
   listNotesJson(userId: string): Promise<Buffer>
+  /**
+   * listNotesJson of an existing account, or undefined when no account has this id: GET
+   * /get-all-notes's account check (a token whose account is gone gets 401) and its listing in
+   * one call, so a driver can answer both with one round trip or one freshness check.
+   */
+  listNotesJsonOfAccount(userId: string): Promise<Buffer | undefined>
   /** searchNotes as JSON bytes, like listNotesJson: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer>
 

@@ -119,6 +119,9 @@ for (const mode of MODES) {
       h = await startHarness(mode, { store: openSqliteStore({ dataDir: tmp.path }) })
       a = await register(h.client)
       await addNote(h.client, a.token, { title: 'orphan', content: 'soon gone' })
+      // The account and its listing are now in the store's caches; they must not answer for it.
+      assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
+      assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
       // No endpoint deletes an account: remove it behind the service's back, as an operator might.
       const db = new Database(`${tmp.path}/${SQLITE_FILE}`)
       db.prepare('DELETE FROM notes WHERE user_id = ?').run(a.userId)

@@ -128,6 +128,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     listNotes: (userId) => notes.listNotes(userId),
     searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
     listNotesJson: (userId) => notes.listNotesJson(userId),
+    listNotesJsonOfAccount: (userId) => notes.listNotesJsonOfAccount(userId, async () => (await users.findById(userId)) !== undefined),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),
     importNotes: (batch) => transfer.importNotes(batch),

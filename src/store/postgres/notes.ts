@@ -98,6 +98,17 @@ export class PostgresNotes {
     return Buffer.from(JSON.stringify(await this.listNotes(userId)))
   }
 
+  /**
+   * One round trip when the user has notes: notes.user_id references users(id) (no cascade),
+   * so a note read in the statement's snapshot proves its account existed in that snapshot.
+   * Only an empty listing needs the account looked up.
+   */
+  async listNotesJsonOfAccount(userId: string, accountExists: () => Promise<boolean>): Promise<Buffer | undefined> {
+    const notes = await this.listNotes(userId)
+    if (notes.length === 0 && !(await accountExists())) return undefined
+    return Buffer.from(JSON.stringify(notes))
+  }
+
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
     return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
   }

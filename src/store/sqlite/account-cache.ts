@@ -7,32 +7,34 @@
 // this connection (registration, import), which cannot change an account already cached, and
 // an unknown id is never cached; any commit by another connection (an operator deleting a user
 // with the sqlite3 shell, another --workers process, an import) is seen before every lookup
-// (data-version.ts) and clears the cache.
-import type { Database } from 'better-sqlite3'
+// and clears the cache: the store checks (data-version.ts) before it calls get().
 import { LRUCache } from 'lru-cache'
 import type { UserRecord } from '../types.js'
-import { committedElsewhere } from './data-version.js'
 
 /** Accounts kept (each a few hundred bytes): the same bound as the verified-token cache. */
 export const ACCOUNT_CACHE_SIZE = 10_000
 
 export class AccountCache {
   private readonly entries: LRUCache<string, UserRecord>
-  private readonly changedElsewhere: () => boolean
 
-  constructor(db: Database, max = ACCOUNT_CACHE_SIZE) {
+  constructor(max = ACCOUNT_CACHE_SIZE) {
     this.entries = new LRUCache<string, UserRecord>({ max })
-    this.changedElsewhere = committedElsewhere(db)
   }
 
-  /** The account with this id, from the cache or from `read()`; undefined is not kept. */
+  /**
+   * The account with this id, from the cache or from `read()`; undefined is not kept. The caller
+   * has checked for other connections' commits first (data-version.ts).
+   */
   get(id: string, read: () => UserRecord | undefined): UserRecord | undefined {
-    if (this.changedElsewhere()) this.entries.clear()
     const hit = this.entries.get(id)
     if (hit !== undefined) return hit
     const user = read()
     if (user !== undefined) this.entries.set(id, user)
     return user
+  }
+
+  clear(): void {
+    this.entries.clear()
   }
 
   /** Entries held now (tests). */

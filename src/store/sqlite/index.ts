@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { NoteRecord, Store } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
+import { clearingOnOutsideCommits } from './data-version.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { ListingCache } from './listing-cache.js'
 import { migrations } from './migrations.js'
@@ -89,9 +90,24 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const transfer = new SqliteTransfer(db)
   const writer = sqliteGroupCommit(db)
   const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
-  const cache = cacheBytes > 0 ? new ListingCache(db, cacheBytes) : undefined
+  const cache = cacheBytes > 0 ? new ListingCache(cacheBytes) : undefined
   const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
-  const accounts = accountCacheSize > 0 ? new AccountCache(db, accountCacheSize) : undefined
+  const accounts = accountCacheSize > 0 ? new AccountCache(accountCacheSize) : undefined
+  // Before any cached answer: one data_version check for both caches (data-version.ts).
+  const freshen = clearingOnOutsideCommits(db, () => {
+    cache?.clear()
+    accounts?.clear()
+  })
+  const findUser = (id: string) => {
+    if (!accounts) return users.findById(id)
+    freshen()
+    return accounts.get(id, () => users.findById(id))
+  }
+  const listJson = (userId: string, checked = false) => {
+    if (!cache) return notes.listNotesJson(userId)
+    if (!checked) freshen()
+    return cache.get(userId, () => notes.listNotesJson(userId))
+  }
   // A write drops its user's cached listing inside its own transaction, so no listing read after
   // the write is acknowledged can come from the cache (listing-cache.ts).
   const changing = <T>(userId: string, run: () => T) => writer.write(() => {
@@ -103,12 +119,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
   return {
     createUser: (user) => writer.write(() => users.create(user)),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
-    findUserById: async (id) => (accounts ? accounts.get(id, () => users.findById(id)) : users.findById(id)),
+    findUserById: async (id) => findUser(id),
     insertNote: (note) => changing(note.userId, () => notes.insertNote(note)),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn) => changing(userId, () => notes.updateNote(userId, noteId, patch, updatedOn)),
     deleteNote: (userId, noteId) => changing(userId, () => notes.deleteNote(userId, noteId)),
-    listNotesJson: (userId) => (cache ? cache.get(userId, () => notes.listNotesJson(userId)) : notes.listNotesJson(userId)),
+    listNotesJson: (userId) => listJson(userId),
+    // With the account cache on, findUser has just checked data_version: one check, not two.
+    listNotesJsonOfAccount: async (userId) => (findUser(userId) ? listJson(userId, accounts !== undefined) : undefined),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],

@@ -6,33 +6,31 @@
 // Never stale: every change to a user's notes made through this connection drops that user's
 // entry inside the write's transaction, before anything is acknowledged; a change made by any
 // other connection (another worker process, `notes-service import`) is seen through SQLite's
-// data_version, checked before every lookup, and clears the whole cache
-// (https://www.sqlite.org/pragma.html#pragma_data_version). PostgreSQL has no such signal
-// between instances, so its driver does not cache.
-import type { Database } from 'better-sqlite3'
+// data_version, which the store checks before every lookup (data-version.ts), and clears the
+// whole cache (https://www.sqlite.org/pragma.html#pragma_data_version). PostgreSQL has no such
+// signal between instances, so its driver does not cache.
 import { LRUCache } from 'lru-cache'
-import { committedElsewhere } from './data-version.js'
 
 export class ListingCache {
   private readonly entries: LRUCache<string, Buffer>
-  private readonly changedElsewhere: () => boolean
   /** Bumped by every drop and clear: a read that overlapped one must not be stored. */
   private generation = 0
 
   /** `maxBytes`: the total size of the cached listings. */
-  constructor(db: Database, maxBytes: number) {
+  constructor(maxBytes: number) {
     this.entries = new LRUCache<string, Buffer>({
       maxSize: maxBytes,
       // One very long list must not push out everybody else's.
       maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
       sizeCalculation: (json) => Math.max(1, json.length),
     })
-    this.changedElsewhere = committedElsewhere(db)
   }
 
-  /** The user's cached listing, or `read()`'s answer, stored when no write overlapped it. */
+  /**
+   * The user's cached listing, or `read()`'s answer, stored when no write overlapped it. The
+   * caller has checked for other connections' commits first (data-version.ts).
+   */
   async get(userId: string, read: () => Promise<Buffer>): Promise<Buffer> {
-    if (this.changedElsewhere()) this.clear()
     const hit = this.entries.get(userId)
     if (hit !== undefined) return hit
     const generation = this.generation
