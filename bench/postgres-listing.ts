@@ -1,16 +1,14 @@
-// Would building the listing's JSON inside PostgreSQL pay? Compares, for users with 20, 1 000 and
+// Does building the listing's JSON inside PostgreSQL pay? Compares, for users with 20, 1 000 and
 // 10 000 notes (the bench's seeded notes), in one fresh database (BenchDatabases, dropped at the end):
-//   records: PostgresNotes.listNotesJson, what the service does: the notes read as rows, mapped
-//            to records and encoded with JSON.stringify;
-//   sql:     one text value built by PostgreSQL (string_agg of to_json per field, the same bytes),
-//            with the store's U+0000 escape undone in the JSON text. Measured, not adopted: see
-//            README, "What the profiles showed".
+//   records: the notes read as rows, mapped to records (Store.listNotes) and encoded with
+//            JSON.stringify: what the driver did before;
+//   sql:     Store.listNotesJson, what it does now: one text value built by PostgreSQL
+//            (string_agg of to_json per field, the same bytes; postgres/notes.ts).
 // Each is timed in alternating rounds, 8 calls in flight (a loaded service); the table gives the
 // median wall time and this process's CPU per listing, and the ratio sql / records.
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-listing.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
-import type pg from 'pg'
-import { createPostgresPool, openPostgresStore } from '../src/store/postgres/index.js'
+import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { Store } from '../src/store/types.js'
 import { BenchDatabases } from './postgres-seed.js'
 import { makeNotes, makeUser } from './seed.js'
@@ -18,17 +16,6 @@ import { makeNotes, makeUser } from './seed.js'
 const ADMIN_URL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const IN_FLIGHT = 8
 const ROUNDS = 5
-
-/** One note as JSON text, keys in the API's order, compact: JSON.stringify's bytes. */
-const NOTE_JSON = `'{"_id":' || to_json(id) || ',"title":' || to_json(title) || ',"content":' || to_json(content)
-  || ',"tags":' || array_to_json(tags) || ',"isPinned":' || CASE WHEN is_pinned THEN 'true' ELSE 'false' END
-  || ',"userId":' || to_json(user_id) || ',"createdOn":' || to_json(created_on) || ',"updatedOn":' || to_json(updated_on) || '}'`
-const LIST_JSON = `SELECT coalesce('[' || string_agg(${NOTE_JSON}, ',' ORDER BY is_pinned DESC, created_on DESC, id DESC) || ']', '[]')
-  AS json FROM notes WHERE user_id = $1`
-
-/** The store's escape (postgres/rows.ts) undone in JSON text: U+FFFF U+FFFF → U+FFFF, U+FFFF 0 → \u0000. */
-const decodeJsonText = (json: string) =>
-  json.includes('\uffff') ? json.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === '\uffff' ? '\uffff' : '\\u0000')) : json
 
 interface Sample {
   wallMs: number
@@ -50,15 +37,12 @@ async function sample(calls: number, op: () => Promise<Buffer>): Promise<Sample>
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
-async function compareFor(store: Store, pool: pg.Pool, size: number): Promise<string> {
+async function compareFor(store: Store, size: number): Promise<string> {
   const user = makeUser(`listing-${size}`)
   await store.createUser(user)
   await store.importNotes([...makeNotes(user._id, size)])
-  const records = () => store.listNotesJson(user._id)
-  const sql = async () => {
-    const { rows } = await pool.query<{ json: string }>({ name: 'listJson', text: LIST_JSON, values: [user._id] })
-    return Buffer.from(decodeJsonText(rows[0]?.json ?? '[]'))
-  }
+  const records = async () => Buffer.from(JSON.stringify(await store.listNotes(user._id)))
+  const sql = () => store.listNotesJson(user._id)
   if (!(await records()).equals(await sql())) throw new Error(`${size} notes: the two listings differ`)
   const calls = Math.max(10, Math.round(20_000 / size))
   const runs: Record<'records' | 'sql', Sample[]> = { records: [], sql: [] }
@@ -77,12 +61,10 @@ async function main(): Promise<void> {
   try {
     const url = await databases.create('listing')
     const store = await openPostgresStore({ url })
-    const pool = createPostgresPool({ url })
     try {
       console.log('| notes | records wall ms | sql wall ms | ratio | records CPU ms | sql CPU ms | ratio |\n|---|---|---|---|---|---|---|')
-      for (const size of [20, 1000, 10_000]) console.log(await compareFor(store, pool, size))
+      for (const size of [20, 1000, 10_000]) console.log(await compareFor(store, size))
     } finally {
-      await pool.end()
       await store.close()
     }
   } finally {

@@ -1,10 +1,20 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
-import { type NoteRow, encodeText, noteFromRow } from './rows.js'
+import { type NoteRow, decodeJsonText, encodeText, noteFromRow } from './rows.js'
 import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
+
+/**
+ * One note as JSON text, built by PostgreSQL: the keys in noteFromRow's order, compact, so the
+ * bytes are JSON.stringify's (to_json escapes as JSON.stringify does; test/support/
+ * store-contract.ts compares them). Concatenated rather than json_build_object, which writes
+ * `"key" : value` with spaces. Stored U+0000 escapes are still in the text: decodeJsonText.
+ */
+const NOTE_JSON = `'{"_id":' || to_json(id) || ',"title":' || to_json(title) || ',"content":' || to_json(content)
+  || ',"tags":' || array_to_json(tags) || ',"isPinned":' || CASE WHEN is_pinned THEN 'true' ELSE 'false' END
+  || ',"userId":' || to_json(user_id) || ',"createdOn":' || to_json(created_on) || ',"updatedOn":' || to_json(updated_on) || '}'`
 
 export class PostgresNotes {
   constructor(private readonly query: Query) {}
@@ -88,25 +98,34 @@ export class PostgresNotes {
   }
 
   /**
-   * Records and JSON.stringify (which writes a NoteRecord's keys in the order noteFromRow creates
-   * them). Building the JSON inside PostgreSQL was measured and not adopted: for listings it
-   * halves the service's CPU but made test/security/load.test.ts's memory growth about twice as
-   * large; for search the answer came later (bench/postgres-listing.ts, README "What the
-   * profiles showed").
-   */
-  async listNotesJson(userId: string): Promise<Buffer> {
-    return Buffer.from(JSON.stringify(await this.listNotes(userId)))
-  }
-
-  /**
    * One round trip when the user has notes: notes.user_id references users(id) (no cascade),
    * so a note read in the statement's snapshot proves its account existed in that snapshot.
    * Only an empty listing needs the account looked up.
    */
   async listNotesJsonOfAccount(userId: string, accountExists: () => Promise<boolean>): Promise<Buffer | undefined> {
-    const notes = await this.listNotes(userId)
-    if (notes.length === 0 && !(await accountExists())) return undefined
-    return Buffer.from(JSON.stringify(notes))
+    const json = await this.listJsonOrNone(userId)
+    if (json) return json
+    return (await accountExists()) ? Buffer.from('[]') : undefined
+  }
+
+  async listNotesJson(userId: string): Promise<Buffer> {
+    return (await this.listJsonOrNone(userId)) ?? Buffer.from('[]')
+  }
+
+  /**
+   * The listing as JSON text built inside PostgreSQL, one text value for the whole list, or
+   * undefined when the user has no notes: the driver parses one field instead of eight per note
+   * (and the tags array), and no record is made or stringified. bench/postgres-listing.ts
+   * compares the two ways (README, "What the profiles showed").
+   */
+  private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
+    const { rows } = await this.query<{ json: string | null }>(
+      'notes.listJson',
+      `SELECT '[' || string_agg(${NOTE_JSON}, ',' ${LIST_ORDER}) || ']' AS json FROM notes WHERE user_id = $1`,
+      [userId],
+    )
+    const json = rows[0]?.json
+    return json ? Buffer.from(decodeJsonText(json)) : undefined
   }
 
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
