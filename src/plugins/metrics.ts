@@ -7,16 +7,19 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
 import type { MetricsConfig } from '../config.js'
 import type { BruteForceGuard } from '../services/brute-force.js'
 import type { Store } from '../store/types.js'
+import { CellHistogram, type HistogramCell } from './metric-cells.js'
 
 export interface Metrics {
   registry: Registry
+  /** Read from requestSeconds' counts when scraped: nothing is recorded twice per request. */
   requests: Counter<'method' | 'route' | 'status_code'>
-  requestSeconds: Histogram<'method' | 'route' | 'status_code'>
-  storeSeconds: Histogram<'operation' | 'outcome'>
+  /** Per-request series: label sets looked up once (metric-cells.ts), not on every request. */
+  requestSeconds: CellHistogram
+  storeSeconds: CellHistogram
   loginFailures: Counter
   throttled: Counter<'route'>
 }
@@ -36,23 +39,34 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
   const httpLabels = ['method', 'route', 'status_code'] as const
+  const requestSeconds = new CellHistogram(
+    'http_request_duration_seconds',
+    'Time from receiving a request to sending its response, by route pattern and status.',
+    httpLabels,
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  )
   return {
     registry,
-    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern and status.', labelNames: httpLabels, registers }),
-    requestSeconds: new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to sending its response, by route pattern and status.',
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status.',
       labelNames: httpLabels,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
+      // Called by prom-client before each scrape (https://github.com/siimon/prom-client#counter).
+      collect() {
+        this.reset()
+        for (const cell of requestSeconds.cells()) this.inc(cell.labels, cell.count)
+      },
     }),
-    storeSeconds: new Histogram({
-      name: 'store_query_duration_seconds',
-      help: 'Time of each Store call, by operation and outcome (ok or error).',
-      labelNames: ['operation', 'outcome'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    requestSeconds,
+    storeSeconds: new CellHistogram(
+      'store_query_duration_seconds',
+      'Time of each Store call, by operation and outcome (ok or error).',
+      ['operation', 'outcome'],
+      [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
       registers,
-    }),
+    ),
     loginFailures: new Counter({ name: 'login_failures_total', help: 'Failed logins (wrong password or unknown email).', registers }),
     throttled: new Counter({
       name: 'throttled_requests_total',
@@ -87,11 +101,14 @@ export function timedStore(store: Store, metrics: Metrics): Store {
 function timedCall(
   call: (...args: unknown[]) => Promise<unknown>,
   operation: string,
-  histogram: Histogram<'operation' | 'outcome'>,
+  histogram: CellHistogram,
 ): (...args: unknown[]) => Promise<unknown> {
-  // The label sets are fixed per operation, so they are built once, not per call.
-  const ok = { operation, outcome: 'ok' }
-  const error = { operation, outcome: 'error' }
+  // The label sets are fixed per operation: their cells are looked up once, on first use (an
+  // operation never called has no series, as with prom-client's own histograms).
+  let okCell: HistogramCell | undefined
+  let errorCell: HistogramCell | undefined
+  const ok = () => (okCell ??= histogram.cell({ operation, outcome: 'ok' }))
+  const error = () => (errorCell ??= histogram.cell({ operation, outcome: 'error' }))
   return (...args) => {
     const start = performance.now()
     let pending: Promise<unknown>
@@ -100,18 +117,18 @@ function timedCall(
       // answers with a bare value.
       pending = Promise.resolve(call(...args))
     } catch (err) {
-      histogram.observe(error, (performance.now() - start) / 1000)
+      error().observe((performance.now() - start) / 1000)
       // The caller sees exactly what the driver threw, as a rejection (as from an async function).
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(err)
     }
     return pending.then(
       (result) => {
-        histogram.observe(ok, (performance.now() - start) / 1000)
+        ok().observe((performance.now() - start) / 1000)
         return result
       },
       (err: unknown) => {
-        histogram.observe(error, (performance.now() - start) / 1000)
+        error().observe((performance.now() - start) / 1000)
         throw err
       },
     )
@@ -141,19 +158,26 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
  * by one app-level hook as `(unmatched)`: the 404 handler runs the app-level hooks, no route's.
  */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
-  const { requests, requestSeconds, throttled } = metrics
-  const record = (route: string, request: FastifyRequest, reply: FastifyReply) => {
-    const labels = { method: request.method, route, status_code: reply.statusCode }
-    requests.inc(labels)
-    requestSeconds.observe(labels, reply.elapsedTime / 1000)
-    if (reply.statusCode === 429) throttled.inc({ route })
+  const { requestSeconds, throttled } = metrics
+  /** Records into the cell of (method, route, status), kept per route pattern by `cells`. */
+  const recorder = (route: string) => {
+    const cells = new Map<string, Map<number, HistogramCell>>()
+    return (request: FastifyRequest, reply: FastifyReply) => {
+      const status = reply.statusCode
+      let byStatus = cells.get(request.method)
+      if (!byStatus) cells.set(request.method, (byStatus = new Map<number, HistogramCell>()))
+      let cell = byStatus.get(status)
+      if (!cell) byStatus.set(status, (cell = requestSeconds.cell({ method: request.method, route, status_code: status })))
+      cell.observe(reply.elapsedTime / 1000)
+      if (status === 429) throttled.inc({ route })
+    }
   }
   app.addHook('onRoute', (route) => {
     // Callback style: an async hook costs a promise per request. A new array, never a push:
     // Fastify copies a GET route's options for its HEAD route, which gets its own hook.
-    const url = route.url
+    const record = recorder(route.url)
     const hook: onResponseHookHandler = (request, reply, done) => {
-      record(url, request, reply)
+      record(request, reply)
       done()
     }
     const own = route.onResponse
@@ -161,8 +185,9 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
   })
   // `is404` is true exactly when no route's context handles the request
   // (https://fastify.dev/docs/latest/Reference/Request/).
+  const recordUnmatched = recorder(UNMATCHED_ROUTE)
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) record(UNMATCHED_ROUTE, request, reply)
+    if (request.is404) recordUnmatched(request, reply)
     done()
   })
 }
