@@ -6,25 +6,37 @@
 //                 cache's freshness check costs);
 //   account:      the token check plus the SQLite account read (the service's store, account
 //                 cache off): the least work the contract asks of GET /get-user (decisions.md:
-//                 a token whose account is gone gets 401).
-// Run as a child process: argv = mode, the service's DATA_DIR, its secret; the port is sent
-// over IPC.
+//                 a token whose account is gone gets 401);
+//   pg-select-1:  the token check plus one `SELECT 1` round trip to PostgreSQL (the service's
+//                 pool): the least any PostgreSQL lookup costs;
+//   pg-account:   the token check plus the PostgreSQL account read (the service's store): the
+//                 least work the contract asks of GET /get-user on PostgreSQL.
+// Run as a child process: argv = mode, the service's DATA_DIR, its secret and, for the pg-
+// modes, the service's DATABASE_URL; the port is sent over IPC.
 import Fastify from 'fastify'
 import { publicUser } from '../src/services/accounts.js'
 import { createTokenService } from '../src/services/tokens.js'
+import { createPostgresPool, openPostgresStore } from '../src/store/postgres/index.js'
 import { openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
+import type { Store } from '../src/store/types.js'
 
-const [mode, dataDir, secret] = process.argv.slice(2) as [string, string, string]
+const [mode, dataDir, secret, databaseUrl] = process.argv.slice(2) as [string, string, string, string | undefined]
 const tokens = createTokenService(secret)
-const store = openSqliteStore({ dataDir, accountCacheSize: 0, listingCacheBytes: 0 })
-const dataVersion = openSqliteDatabase({ dataDir }).prepare('PRAGMA data_version').pluck()
+const onPostgres = mode.startsWith('pg-')
+if (onPostgres && !databaseUrl) throw new Error(`${mode} needs the service's DATABASE_URL`)
+const store: Store = databaseUrl && onPostgres
+  ? await openPostgresStore({ url: databaseUrl })
+  : openSqliteStore({ dataDir, accountCacheSize: 0, listingCacheBytes: 0 })
+const pool = databaseUrl && mode === 'pg-select-1' ? createPostgresPool({ url: databaseUrl }) : undefined
+const dataVersion = onPostgres ? undefined : openSqliteDatabase({ dataDir }).prepare('PRAGMA data_version').pluck()
 const app = Fastify()
 app.get('/get-user', async (request, reply) => {
   const header = request.headers.authorization
   const token = typeof header === 'string' ? header.split(' ')[1] : undefined
   const claimed = token ? tokens.verify(token) : undefined
-  if (mode === 'data-version') dataVersion.get()
-  const user = mode === 'account' ? claimed && (await store.findUserById(claimed._id)) : claimed
+  if (mode === 'data-version') dataVersion?.get()
+  if (pool) await pool.query({ name: 'select1', text: 'SELECT 1', values: [] })
+  const user = mode === 'account' || mode === 'pg-account' ? claimed && (await store.findUserById(claimed._id)) : claimed
   if (!user) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
   void reply.header('access-control-allow-origin', '*')
   return { user: publicUser({ ...user, emailKey: '', passwordHash: '' }), message: '' }

@@ -4,6 +4,9 @@
 // (token check only; plus PRAGMA data_version; plus the SQLite account read). All are loaded in
 // alternating rounds at 32 connections; the table gives each one's req/s and ratio to the
 // ceiling. Run: npm run build && node dist/bench/get-user-floor.js   (env ROUNDS=6, SECONDS=4)
+// With DATABASE_URL (an admin connection, as for the bench) the service runs on PostgreSQL, in a
+// database of its own dropped at the end, and the stripped servers are the token check, plus a
+// `SELECT 1` round trip, plus the PostgreSQL account read.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,17 +14,28 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
 import { captureRoutes } from './measure.js'
+import { BenchDatabases } from './postgres-seed.js'
 import { type ForkedServer, forkListening, startCeiling, startService } from './processes.js'
 
 const SERVER = fileURLToPath(new URL('./get-user-floor-server.js', import.meta.url))
-const MODES = ['token', 'data-version', 'account'] as const
+const LABELS: Record<string, string> = {
+  token: 'token check',
+  'data-version': 'token check + PRAGMA data_version',
+  account: 'token check + SQLite account read',
+  'pg-select-1': 'token check + PostgreSQL SELECT 1',
+  'pg-account': 'token check + PostgreSQL account read',
+}
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.ROUNDS ?? 6)
   const seconds = Number(process.env.SECONDS ?? 4)
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-floor-'))
   const secret = randomBytes(32).toString('hex')
-  const service = await startService({ dataDir, secret })
+  const adminUrl = process.env.DATABASE_URL
+  const databases = adminUrl ? new BenchDatabases(adminUrl) : undefined
+  const databaseUrl = databases ? await databases.create(dataDir) : undefined
+  const modes = databaseUrl ? ['token', 'pg-select-1', 'pg-account'] : ['token', 'data-version', 'account']
+  const service = await startService({ dataDir, secret, ...(databaseUrl ? { databaseUrl } : {}) })
   const stripped: ForkedServer[] = []
   const ceiling = await startCeiling()
   const fastify = await startCeiling('fastify')
@@ -40,10 +54,10 @@ async function main(): Promise<void> {
       { label: 'ceiling: node:http, precomputed answer', url: ceiling.url },
       { label: 'bare Fastify, precomputed answer', url: fastify.url },
     ]
-    for (const mode of MODES) {
-      const server = await forkListening(SERVER, [mode, dataDir, secret], mode)
+    for (const mode of modes) {
+      const server = await forkListening(SERVER, [mode, dataDir, secret, ...(databaseUrl ? [databaseUrl] : [])], mode)
       stripped.push(server)
-      targets.push({ label: `Fastify + ${mode === 'token' ? 'token check' : mode === 'data-version' ? 'token check + PRAGMA data_version' : 'token check + SQLite account read'}`, url: server.url })
+      targets.push({ label: `Fastify + ${LABELS[mode] ?? mode}`, url: server.url })
     }
     targets.push({ label: 'the service', url: service.url })
     const tallies = targets.map(() => new LoadTally())
@@ -52,7 +66,7 @@ async function main(): Promise<void> {
       for (const [i, target] of targets.entries()) await runLoad(target.url, requests, REALISTIC, seconds, tallies[i])
     }
     const ceilingRps = tallies[0]!.result().rps
-    console.log(`GET /get-user, 32 connections, ${rounds} alternating rounds of ${seconds} s\n`)
+    console.log(`GET /get-user on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, 32 connections, ${rounds} alternating rounds of ${seconds} s\n`)
     console.log('| server | req/s | p99 ms | ratio to ceiling | non-2xx |\n|---|---|---|---|---|')
     for (const [i, target] of targets.entries()) {
       const r = tallies[i]!.result()
@@ -63,6 +77,7 @@ async function main(): Promise<void> {
     await ceiling.stop()
     await fastify.stop()
     await service.stop()
+    await databases?.dropAll()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
