@@ -4,7 +4,7 @@
 //            JSON.stringify: what the driver did before;
 //   sql:     Store.listNotesJson, what it does now: one text value built by PostgreSQL
 //            (string_agg of to_json per field, the same bytes; postgres/notes.ts).
-// Each is timed in alternating rounds, 8 calls in flight (a loaded service); the table gives the
+// Each is timed in alternating rounds, 8 calls in flight (a loaded service; env IN_FLIGHT); the table gives the
 // median wall time and this process's CPU per listing, and the ratio sql / records.
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-listing.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
@@ -14,7 +14,7 @@ import { BenchDatabases } from './postgres-seed.js'
 import { makeNotes, makeUser } from './seed.js'
 
 const ADMIN_URL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const IN_FLIGHT = 8
+const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 8)
 const ROUNDS = 5
 
 interface Sample {
