@@ -10,22 +10,14 @@
 // store call (Store.listNotesJsonOfAccount), not two.
 import type { Database, Statement } from 'better-sqlite3'
 
-/** A function answering true once for each call after which another connection committed. */
-export function committedElsewhere(db: Database): () => boolean {
+/** A function that runs `clear` whenever another connection has committed since its last call. */
+export function clearingOnOutsideCommits(db: Database, clear: () => void): () => void {
   const dataVersion = db.prepare('PRAGMA data_version').pluck() as Statement<[], number>
   let seen = dataVersion.get() as number
   return () => {
     const now = dataVersion.get() as number
-    if (now === seen) return false
+    if (now === seen) return
     seen = now
-    return true
-  }
-}
-
-/** A function that runs `clear` whenever another connection has committed since its last call. */
-export function clearingOnOutsideCommits(db: Database, clear: () => void): () => void {
-  const changed = committedElsewhere(db)
-  return () => {
-    if (changed()) clear()
+    clear()
   }
 }
