@@ -6,6 +6,11 @@ import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 
+/** The prefilter of searchNotes: the note may hold the literal $2 (see there). */
+const HAS_LITERAL = `(strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
+  OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
+  OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
+
 /**
  * One note as JSON text, built by PostgreSQL: the keys in noteFromRow's order, compact, so the
  * bytes are JSON.stringify's (to_json escapes as JSON.stringify does; test/support/
@@ -87,11 +92,7 @@ export class PostgresNotes {
     }
     const { rows } = await this.query<NoteRow>(
       'notes.searchLiteral',
-      `SELECT * FROM notes WHERE user_id = $1
-         AND (strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
-           OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
-           OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)
-       ${LIST_ORDER}`,
+      `SELECT * FROM notes WHERE user_id = $1 AND ${HAS_LITERAL} ${LIST_ORDER}`,
       [userId, matcher.literal],
     )
     return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
@@ -128,6 +129,12 @@ export class PostgresNotes {
     return json ? Buffer.from(decodeJsonText(json)) : undefined
   }
 
+  /**
+   * Records and JSON.stringify (which writes a NoteRecord's keys in the order noteFromRow creates
+   * them). Building each candidate's JSON in SQL, as listNotesJson does, was tried: the service's
+   * CPU fell (regex over 10 000 notes: 37 → 28 ms) but the answer came later (58 → 79 ms),
+   * because PostgreSQL built JSON for every candidate while RE2 kept one in nine.
+   */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
     return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
   }
