@@ -23,6 +23,11 @@ const TEXTS: Array<[string, string]> = [
   // U+212A KELVIN SIGN and U+017F LONG S fold onto k and s in RE2: a prefilter must keep them.
   ['\u212Aelvin scale', '\u017Ftra\u017F\u017Fe'],
   ['50% off_sale', 'a_b 100%'],
+  // Runs a prefilter must find in order, within one field: `meet` then ` at `.
+  ['Meeting at 10am', 'agenda'],
+  ['be at the', 'meeting'],
+  ['the MEET', 'at 3pm'],
+  ['a_b%c', 'x\\y'],
 ]
 
 const PATTERNS = [
@@ -30,6 +35,7 @@ const PATTERNS = [
   'a.b', 'first.second', '(?s)first.second', 'straße', 'σίσυφος', 'Σ', '\\pL{3}', '\\p{Greek}+', '🎉', '\\[x\\]',
   'a\\+b', 'a\\\\b', '', '.', 'x|y|z', '(y)', 'apples?$', '\\Aconcat', 'e\\z', '[^a-z ]',
   'kelvin', 'KELVIN SCALE', 'strasse', 'STRASSE', '50% off', 'off_sale', 'a_b', '0%', 'ff_s',
+  'meet(ing)? at [0-9]{1,2}(am|pm)', 'meet.* at ', ' at .*meet', 'a_b.c', 'a_b%c', '\\\\y',
 ]
 
 const kinds = storeKinds()

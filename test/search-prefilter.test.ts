@@ -3,44 +3,62 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import RE2 from 're2'
 import { compileSearchPattern } from '../src/services/search.js'
-import { containsFolded, requiredLiteral } from '../src/services/search-prefilter.js'
+import { containsFolded, requiredRuns } from '../src/services/search-prefilter.js'
 
-describe('requiredLiteral', () => {
-  it('takes the longest unquantified run of the top-level sequence, lower-cased', () => {
-    assert.equal(requiredLiteral('Grocery'), 'grocery')
-    assert.equal(requiredLiteral('meet(ing)? at [0-9]{1,2}(am|pm)'), 'meet')
-    assert.equal(requiredLiteral('colou?r chart'), 'r chart')
-    assert.equal(requiredLiteral('foo.*barbaz'), 'barbaz')
-    assert.equal(requiredLiteral('(?i)Hello'), 'hello')
-    assert.equal(requiredLiteral('^total: \\d+ items$'), 'total: ')
+describe('requiredRuns', () => {
+  it('takes every unquantified run of the top-level sequence, in order, lower-cased', () => {
+    assert.deepEqual(requiredRuns('Grocery'), ['grocery'])
+    assert.deepEqual(requiredRuns('meet(ing)? at [0-9]{1,2}(am|pm)'), ['meet', ' at '])
+    assert.deepEqual(requiredRuns('colou?r chart'), ['colo', 'r chart'])
+    assert.deepEqual(requiredRuns('foo.*barbaz'), ['foo', 'barbaz'])
+    assert.deepEqual(requiredRuns('(?i)Hello'), ['hello'])
+    assert.deepEqual(requiredRuns('^total: \\d+ items$'), ['total: ', ' items'])
+    assert.deepEqual(requiredRuns('abc(x)?abc'), ['abc', 'abc'])
+    assert.deepEqual(requiredRuns('ab.cde'), ['cde']) // runs shorter than three are left out
   })
 
   it('gives up where a run would not be required or the syntax is not followed', () => {
-    assert.equal(requiredLiteral('grocery|shopping'), undefined) // top-level alternative
-    assert.equal(requiredLiteral('ab'), undefined) // too short to be worth it
-    assert.equal(requiredLiteral('abc+'), undefined) // c may repeat: only "ab" is fixed
-    assert.equal(requiredLiteral('\\QHello\\E'), undefined)
-    assert.equal(requiredLiteral('[[:alpha:]]word'), undefined)
-    assert.equal(requiredLiteral('[]word]'), undefined)
-    assert.equal(requiredLiteral('(unclosed'), undefined)
+    assert.equal(requiredRuns('grocery|shopping'), undefined) // top-level alternative
+    assert.equal(requiredRuns('ab'), undefined) // too short to be worth it
+    assert.equal(requiredRuns('abc+'), undefined) // c may repeat: only "ab" is fixed
+    assert.equal(requiredRuns('\\QHello\\E'), undefined)
+    assert.equal(requiredRuns('[[:alpha:]]word'), undefined)
+    assert.equal(requiredRuns('[]word]'), undefined)
+    assert.equal(requiredRuns('(unclosed'), undefined)
   })
 
   it('never reads the digits or names of an escape as literal text', () => {
-    assert.equal(requiredLiteral('\\u0041xyz'), 'xyz')
-    assert.equal(requiredLiteral('\\u{1F600}'), undefined)
-    assert.equal(requiredLiteral('\\x41bc'), undefined)
-    assert.equal(requiredLiteral('\\p{Greek}word'), 'word')
-    assert.equal(requiredLiteral('\\101abc'), 'abc')
-    assert.equal(requiredLiteral('\\bnote\\b'), 'note')
+    assert.deepEqual(requiredRuns('\\u0041xyz'), ['xyz'])
+    assert.equal(requiredRuns('\\u{1F600}'), undefined)
+    assert.equal(requiredRuns('\\x41bc'), undefined)
+    assert.deepEqual(requiredRuns('\\p{Greek}word'), ['word'])
+    assert.deepEqual(requiredRuns('\\101abc'), ['abc'])
+    assert.deepEqual(requiredRuns('\\bnote\\b'), ['note'])
+  })
+
+  it('never reads the bounds of a repetition as literal text', () => {
+    assert.equal(requiredRuns('ab{100,200}'), undefined) // once required "100,200"
+    assert.equal(requiredRuns('x{2,3}'), undefined)
+    assert.deepEqual(requiredRuns('[0-9]{1,2}(am|pm) at noon'), [' at noon'])
+    assert.deepEqual(requiredRuns('abc{2,}defg'), ['defg']) // "ab" is too short
   })
 })
 
 describe('containsFolded', () => {
   it('folds case as RE2 does, including the Kelvin sign and the long s', () => {
-    assert.equal(containsFolded('A GROCERY list', 'grocery'), true)
-    assert.equal(containsFolded('\u212Aelvin', 'kelvin'), true)
-    assert.equal(containsFolded('\u017Ftreet', 'street'), true)
-    assert.equal(containsFolded('nothing here', 'grocery'), false)
+    assert.equal(containsFolded('A GROCERY list', ['grocery']), true)
+    assert.equal(containsFolded('\u212Aelvin', ['kelvin']), true)
+    assert.equal(containsFolded('\u017Ftreet', ['street']), true)
+    assert.equal(containsFolded('nothing here', ['grocery']), false)
+  })
+
+  it('wants the runs one after the other, without overlap', () => {
+    assert.equal(containsFolded('Meeting at 3pm', ['meet', ' at ']), true)
+    assert.equal(containsFolded('be at the meeting', ['meet', ' at ']), false) // wrong order
+    assert.equal(containsFolded('abcabc', ['abc', 'abc']), true)
+    assert.equal(containsFolded('abcbc', ['abc', 'bc']), true)
+    assert.equal(containsFolded('abc', ['abc', 'bc']), false) // would overlap
+    assert.equal(containsFolded('\u017Ftop and go', ['stop', ' go']), true) // long s, second pass
   })
 })
 
@@ -48,12 +66,13 @@ describe('compileSearchPattern with the pre-check', () => {
   const patterns = [
     'grocery', 'GROCERY', 'meet(ing)? at [0-9]{1,2}(am|pm)', 'street', 'kelvin', 'istanbul',
     'colou?r chart', '\\bnote\\b', 'foo.*barbaz', '^total: \\d+ items$', 'ſtreet', 'ab[cd]ef',
+    'abc(x)?abc', 'at .*meet', 'ab{2,3}', 'x{1,2}y', 'meet{1,2}',
   ]
   const texts = [
     '', 'Grocery list: milk', 'GROCERIES', 'Meeting at 10am', 'MEET AT 3PM please', 'meet at noon',
     '\u017Ftreet food', 'STREET', '\u212Aelvin scale', 'KELVIN', '\u0130stanbul', 'istanbul',
     'Colour chart', 'color chart', 'a note here', 'notes', 'foo and barbaz', 'total: 12 items',
-    'abcef', 'ABDEF', 'abef',
+    'abcef', 'ABDEF', 'abef', 'abcabc', 'ABCxABC', 'abcab', 'at the MEETING', 'meeting at', 'abb', 'abbb', 'xxy', 'meett', '1,2', '2,3',
   ]
   it('answers exactly as RE2 alone for every pattern and text', () => {
     for (const pattern of patterns) {

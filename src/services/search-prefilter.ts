@@ -1,31 +1,39 @@
 // A cheap, exact pre-check for search. Most notes do not match a query, and each RE2 call on a
 // JavaScript string costs about a microsecond or two (the binding copies the string into a new
-// UTF-8 buffer every call), which makes RE2 most of a search's time. When the pattern contains a
-// run of plain ASCII characters that every match must contain, a note whose title or content
-// lacks that run (compared case-insensitively) cannot match, and RE2 is skipped for it.
+// UTF-8 buffer every call), which makes RE2 most of a search's time. When the pattern contains
+// runs of plain ASCII characters that every match must contain, in that order (`meet` and ` at `
+// in `meet(ing)? at [0-9]{1,2}(am|pm)`), a note whose title and content each lack them (compared
+// case-insensitively) cannot match, and RE2 is skipped for it. All the runs are kept, not only
+// the longest: `meet` alone let half of the bench's notes through (the word "meeting" is common),
+// `meet` then ` at ` one in twenty, the notes that match.
 //
-// Exactness: the run is taken only from the pattern's top-level sequence (no top-level `|`),
-// only from unquantified ordinary characters, and skips groups, classes, escapes and anything
-// unusual; when in doubt there is no run and every note goes to RE2 as before. Case folding:
-// RE2's case-insensitive match puts each ASCII letter in its Unicode simple-case-folding orbit,
-// which is {lower, upper} except k (also U+212A KELVIN SIGN) and s (also U+017F LONG S).
-// `toLowerCase` maps U+212A to k; U+017F is replaced by s by hand. No other character folds onto
-// an ASCII one, so the text's lower-cased form contains the run whenever RE2 could match.
+// Exactness: the runs are taken only from the pattern's top-level sequence (no top-level `|`),
+// only from unquantified ordinary characters, and skip groups, classes, escapes and anything
+// unusual; when in doubt there is no run and every note goes to RE2 as before. A match is the
+// concatenation of what each element of that sequence matched, so it holds the runs one after
+// the other, without overlap, in the pattern's order. Case folding: RE2's case-insensitive match
+// puts each ASCII letter in its Unicode simple-case-folding orbit, which is {lower, upper} except
+// k (also U+212A KELVIN SIGN) and s (also U+017F LONG S). `toLowerCase` maps U+212A to k; U+017F
+// is replaced by s by hand. No other character folds onto an ASCII one, so the text's lower-cased
+// form holds the runs whenever RE2 could match.
 
 /** Characters that stand for themselves in RE2 syntax outside a class (ASCII only). */
 const ORDINARY = /^[A-Za-z0-9 !"#%&',\-/:;<=>@_`~]$/
 
-/** A run shorter than this filters too little to pay for the lower-casing. */
+/** A run shorter than this filters too little to pay for the search. */
 const MIN_RUN = 3
 
-/** The longest run of characters every match contains, lower-cased, or undefined. */
-export function requiredLiteral(pattern: string): string | undefined {
+/**
+ * The runs of characters every match contains, in the order a match holds them, lower-cased;
+ * undefined when the pattern has none of at least MIN_RUN characters.
+ */
+export function requiredRuns(pattern: string): string[] | undefined {
   // Quoting and empty or POSIX classes have parse rules this scanner does not follow: give up.
   if (pattern.includes('\\Q') || pattern.includes('[]') || pattern.includes('[^]')) return undefined
-  let best = ''
+  const runs: string[] = []
   let run = ''
   const endRun = () => {
-    if (run.length > best.length) best = run
+    if (run.length >= MIN_RUN) runs.push(run.toLowerCase())
     run = ''
   }
   let i = 0
@@ -54,8 +62,16 @@ export function requiredLiteral(pattern: string): string | undefined {
       i = close + 1
       continue
     }
+    if (c === '{') {
+      // A repetition's bounds ({2}, {1,3}, {2,}) are not text: reading them as a run made
+      // `ab{100,200}` require "100,200". Anything else after `{` is ordinary text again.
+      endRun()
+      const bounds = /^\{[0-9]*(,[0-9]*)?\}/.exec(pattern.slice(i))
+      i += bounds ? bounds[0].length : 1
+      continue
+    }
     if (!ORDINARY.test(c)) {
-      endRun() // . ^ $ * + ? { } ) ] and every non-ASCII character
+      endRun() // . ^ $ * + ? } ) ] and every non-ASCII character
       i++
       continue
     }
@@ -68,7 +84,7 @@ export function requiredLiteral(pattern: string): string | undefined {
     i++
   }
   endRun()
-  return best.length >= MIN_RUN ? best.toLowerCase() : undefined
+  return runs.length > 0 ? runs : undefined
 }
 
 /** Index just past the escape starting at `at` (a backslash), or -1 when it looks malformed. */
@@ -121,13 +137,23 @@ function skipClass(pattern: string, open: number): number {
   return -1
 }
 
-/** Whether `text` contains the lower-cased ASCII `literal`, folding case as RE2 does. */
-export function containsFolded(text: string, literal: string): boolean {
-  let lower = text.toLowerCase()
-  if (lower.includes(literal)) return true
-  if (literal.includes('s') && lower.includes('\u017f')) {
-    lower = lower.replaceAll('\u017f', 's')
-    return lower.includes(literal)
+/** Whether `text` holds the lower-cased ASCII `runs` in order, folding case as RE2 does. */
+export function containsFolded(text: string, runs: readonly string[]): boolean {
+  const lower = text.toLowerCase()
+  if (holdsInOrder(lower, runs)) return true
+  if (lower.includes('\u017f') && runs.some((run) => run.includes('s'))) {
+    return holdsInOrder(lower.replaceAll('\u017f', 's'), runs)
   }
   return false
+}
+
+/** Each run found after the previous one ends; the leftmost finds leave the most room. */
+function holdsInOrder(text: string, runs: readonly string[]): boolean {
+  let from = 0
+  for (const run of runs) {
+    const at = text.indexOf(run, from)
+    if (at < 0) return false
+    from = at + run.length
+  }
+  return true
 }

@@ -4,7 +4,7 @@
 import RE2 from 're2'
 import { badRequest } from '../errors.js'
 import type { TextMatcher } from '../store/types.js'
-import { containsFolded, requiredLiteral } from './search-prefilter.js'
+import { containsFolded, requiredRuns } from './search-prefilter.js'
 
 export const MAX_QUERY_LENGTH = 500
 
@@ -20,8 +20,8 @@ export function compileSearchPattern(query: string): TextMatcher {
     const why = err instanceof Error ? err.message : String(err)
     throw badRequest(`query is not a supported regular expression: ${why}`)
   }
-  // Notes lacking a run of characters every match needs are rejected before RE2 is called.
-  const literal = requiredLiteral(query)
-  if (literal === undefined) return { test: (text) => re.test(text) }
-  return { literal, test: (text) => containsFolded(text, literal) && re.test(text) }
+  // Notes lacking the runs of characters every match needs are rejected before RE2 is called.
+  const runs = requiredRuns(query)
+  if (runs === undefined) return { test: (text) => re.test(text) }
+  return { runs, test: (text) => containsFolded(text, runs) && re.test(text) }
 }

@@ -38,11 +38,11 @@ export interface NotePatch {
 export interface TextMatcher {
   test(text: string): boolean
   /**
-   * Lower-case ASCII characters that every matching text contains, ignoring case as RE2 does
-   * (services/search-prefilter.ts), when the pattern has such a run. A driver may skip texts
-   * without it before calling `test`, which checks it again.
+   * Runs of lower-case ASCII characters that every matching text contains, one after the other
+   * in this order, ignoring case as RE2 does (services/search-prefilter.ts), when the pattern has
+   * such runs. A driver may skip texts without them before calling `test`, which checks again.
    */
-  readonly literal?: string
+  readonly runs?: readonly string[]
 }
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */

@@ -128,9 +128,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal((await store.listNotesJson(owner._id)).toString('utf8'), JSON.stringify(expected))
       assert.equal((await store.searchNotesJson(owner._id, contains('c '))).toString('utf8'), JSON.stringify(expected))
       assert.equal((await store.searchNotesJson(owner._id, contains('script'))).toString('utf8'), JSON.stringify([notes[3]]))
-      // With a required literal, which a driver may test first (PostgreSQL does, in SQL).
-      assert.equal((await store.searchNotesJson(owner._id, { ...contains('c '), literal: 'c ' })).toString('utf8'), JSON.stringify(expected))
-      assert.equal((await store.searchNotesJson(owner._id, { ...contains('script'), literal: 'script' })).toString('utf8'), JSON.stringify([notes[3]]))
+      // With required runs, which a driver may test first (PostgreSQL does, in SQL).
+      assert.equal((await store.searchNotesJson(owner._id, { ...contains('c '), runs: ['c '] })).toString('utf8'), JSON.stringify(expected))
+      assert.equal((await store.searchNotesJson(owner._id, { ...contains('script'), runs: ['script'] })).toString('utf8'), JSON.stringify([notes[3]]))
+      assert.equal((await store.searchNotesJson(owner._id, { ...contains('script'), runs: ['</', 'ipt>'] })).toString('utf8'), JSON.stringify([notes[3]]))
       assert.equal((await store.searchNotesJson(owner._id, contains('nothing at all'))).toString('utf8'), '[]')
       assert.equal((await store.listNotesJson(makeUser()._id)).toString('utf8'), '[]')
     })

@@ -6,8 +6,8 @@ import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 
-/** The prefilter of searchNotes: the note may hold the literal $2 (see there). */
-const HAS_LITERAL = `(strpos(lower(title COLLATE "C"), $2) > 0 OR strpos(lower(content COLLATE "C"), $2) > 0
+/** The prefilter of searchNotes: the note may hold the runs of the LIKE pattern $2 (see there). */
+const HAS_RUNS = `(lower(title COLLATE "C") LIKE $2 OR lower(content COLLATE "C") LIKE $2
   OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
   OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
 
@@ -79,21 +79,22 @@ export class PostgresNotes {
    * filters them here. Results and order are therefore identical on both stores; the cost is
    * bounded by the size of one user's notes (the index serves the scan), as for a listing.
    *
-   * When the pattern has a required literal (TextMatcher.literal), PostgreSQL first drops the
-   * notes without it, so they never cross the network: `lower(... COLLATE "C")` lower-cases
-   * ASCII letters only, which is RE2's folding for them except K (U+212A KELVIN SIGN) and ſ
-   * (U+017F LONG S), which also fold onto k and s: notes holding either are always kept. The
-   * stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
+   * When the pattern has required runs of characters (TextMatcher.runs), PostgreSQL first drops
+   * the notes whose title and content each lack them, so those never cross the network: one LIKE
+   * `%run%run%` per field (one pass over it, the runs in order). `lower(... COLLATE "C")`
+   * lower-cases ASCII letters only, which is RE2's folding for them except K (U+212A KELVIN SIGN)
+   * and ſ (U+017F LONG S), which also fold onto k and s: notes holding either are always kept.
+   * The stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
    */
   async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    if (matcher.literal === undefined) {
+    if (matcher.runs === undefined) {
       const notes = await this.listNotes(userId)
       return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
     }
     const { rows } = await this.query<NoteRow>(
-      'notes.searchLiteral',
-      `SELECT * FROM notes WHERE user_id = $1 AND ${HAS_LITERAL} ${LIST_ORDER}`,
-      [userId, matcher.literal],
+      'notes.searchRuns',
+      `SELECT * FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
+      [userId, likeInOrder(matcher.runs)],
     )
     return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
   }
@@ -138,4 +139,13 @@ export class PostgresNotes {
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
     return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
   }
+}
+
+/**
+ * A LIKE pattern matching text that holds the runs one after the other: `%a%b%`, with LIKE's
+ * own wildcards in a run (`%`, `_`, and its escape character, the backslash) escaped.
+ * https://www.postgresql.org/docs/current/functions-matching.html#FUNCTIONS-LIKE
+ */
+export function likeInOrder(runs: readonly string[]): string {
+  return `%${runs.map((run) => run.replace(/[\\%_]/g, '\\$&')).join('%')}%`
 }
