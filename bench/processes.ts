@@ -84,6 +84,11 @@ export interface ServiceOptions {
   nodeArgs?: string[]
   /** Extra environment variables for experiments (e.g. allocator settings). */
   env?: Record<string, string>
+  /**
+   * For experiments with node's own flags: the program and arguments that start the CLI, in
+   * place of the launcher (which adds `serve`'s flags and GLIBC_TUNABLES itself); `serve` follows.
+   */
+  command?: string[]
 }
 
 export interface ServiceProcess {
@@ -110,7 +115,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   if (options.nodeArgs?.length) env.NODE_OPTIONS = options.nodeArgs.join(' ')
   Object.assign(env, options.env)
   // The launcher execs node: the child's pid is the service's own (its RSS is sampled).
-  const child = spawn(LAUNCHER, ['serve'], {
+  const [program, ...args] = options.command ?? [LAUNCHER]
+  const child = spawn(program as string, [...args, 'serve'], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   })

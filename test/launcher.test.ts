@@ -1,6 +1,6 @@
 // bin/notes-service (what `npm start` and the package's bin run) starts the built CLI in its own
-// process with glibc's malloc tuned for argon2id's 19 MiB blocks (README, "Memory"), and leaves a
-// GLIBC_TUNABLES the environment already has alone.
+// process with glibc's malloc tuned for argon2id's 19 MiB blocks and V8's heap growth bounded
+// (README, "Memory"), and leaves a GLIBC_TUNABLES the environment already has alone.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -32,10 +32,10 @@ describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /pr
     execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' })
   })
 
-  it('runs node on the built CLI with its arguments, and the malloc tunables', () => {
+  it('runs node on the built CLI with its arguments, the heap growth bound and the malloc tunables', () => {
     const run = launchStandIn({})
     assert.equal(run.tunables, 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=4194304')
-    assert.deepEqual(run.args, [`${ROOT}bin/../dist/src/cli.js`, 'serve', '--workers', '2'])
+    assert.deepEqual(run.args, ['--heap-growing-percent=50', `${ROOT}bin/../dist/src/cli.js`, 'serve', '--workers', '2'])
   })
 
   it('keeps the GLIBC_TUNABLES the environment sets', () => {
@@ -46,9 +46,11 @@ describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /pr
     const data = tempDir()
     const server = await startChild({ dataDir: data.path, launcher: true })
     try {
+      // The real node accepts the V8 option (an unknown one would stop it before it listens).
       const cmdline = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
-      assert.match(cmdline[1] ?? '', /dist\/src\/cli\.js$/)
-      assert.equal(cmdline[2], 'serve')
+      assert.equal(cmdline[1], '--heap-growing-percent=50')
+      assert.match(cmdline[2] ?? '', /dist\/src\/cli\.js$/)
+      assert.equal(cmdline[3], 'serve')
     } finally {
       assert.equal(await server.stop(), 0)
       data.remove()
