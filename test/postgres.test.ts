@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
+import { encodeText } from '../src/store/postgres/rows.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
@@ -55,6 +56,26 @@ if (serviceAvailable('postgresql')) {
       assert.equal(await migrateDatabase({ url }, [...migrations, next]), 1)
       assert.deepEqual(await store.findNote(user._id, note._id), note)
       assert.deepEqual(await store.findUserById(user._id), user)
+      await store.close()
+    })
+
+    it('gives notes written before migration 2 their stored JSON, the bytes JSON.stringify writes', async () => {
+      const { url, pool } = await fresh()
+      assert.equal(await migrateDatabase({ url }, migrations.slice(0, 1)), 1)
+      const user = makeUser()
+      const notes = ['plain', 'odd "q" \\ \u0000 \uffff \u2028 🎉'].map((text, i) =>
+        makeNote(user._id, { title: text, content: text, tags: [text], createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+      )
+      // Written as release 1 wrote them (opening a store would apply every migration first).
+      await pool.query('INSERT INTO users VALUES ($1, $2, $3, $4, $5, $6)', [user._id, user.fullName, user.email, user.emailKey, user.passwordHash, user.createdOn])
+      for (const n of notes) {
+        await pool.query('INSERT INTO notes VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+          n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn,
+        ])
+      }
+      assert.equal(await migrateDatabase({ url }), migrations.length - 1)
+      const store = await openPostgresStore({ url, poolSize: 2 })
+      assert.equal((await store.listNotesJson(user._id)).toString('utf8'), JSON.stringify([...notes].reverse()))
       await store.close()
     })
 

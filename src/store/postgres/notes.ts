@@ -1,7 +1,7 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
-import { type NoteRow, decodeJsonText, encodeText, noteFromRow } from './rows.js'
+import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
 import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
@@ -11,15 +11,11 @@ const HAS_RUNS = `(lower(title COLLATE "C") LIKE $2 OR lower(content COLLATE "C"
   OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
   OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
 
-/**
- * One note as JSON text, built by PostgreSQL: the keys in noteFromRow's order, compact, so the
- * bytes are JSON.stringify's (to_json escapes as JSON.stringify does; test/support/
- * store-contract.ts compares them). Concatenated rather than json_build_object, which writes
- * `"key" : value` with spaces. Stored U+0000 escapes are still in the text: decodeJsonText.
- */
-const NOTE_JSON = `'{"_id":' || to_json(id) || ',"title":' || to_json(title) || ',"content":' || to_json(content)
-  || ',"tags":' || array_to_json(tags) || ',"isPinned":' || CASE WHEN is_pinned THEN 'true' ELSE 'false' END
-  || ',"userId":' || to_json(user_id) || ',"createdOn":' || to_json(created_on) || ',"updatedOn":' || to_json(updated_on) || '}'`
+interface SearchRow {
+  title: string
+  content: string
+  json: string
+}
 
 export class PostgresNotes {
   constructor(private readonly query: Query) {}
@@ -34,7 +30,7 @@ export class PostgresNotes {
   }
 
   async findNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>('notes.byId', 'SELECT * FROM notes WHERE user_id = $1 AND id = $2', [userId, noteId])
+    const { rows } = await this.query<NoteRow>('notes.byId', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`, [userId, noteId])
     return rows[0] && noteFromRow(rows[0])
   }
 
@@ -49,7 +45,7 @@ export class PostgresNotes {
          is_pinned = COALESCE($6, is_pinned),
          updated_on = $7
        WHERE user_id = $1 AND id = $2
-       RETURNING *`,
+       RETURNING ${NOTE_COLUMNS}`,
       [
         userId,
         noteId,
@@ -64,12 +60,12 @@ export class PostgresNotes {
   }
 
   async deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>('notes.delete', 'DELETE FROM notes WHERE user_id = $1 AND id = $2 RETURNING *', [userId, noteId])
+    const { rows } = await this.query<NoteRow>('notes.delete', `DELETE FROM notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
     return rows[0] && noteFromRow(rows[0])
   }
 
   async listNotes(userId: string): Promise<NoteRecord[]> {
-    const { rows } = await this.query<NoteRow>('notes.list', `SELECT * FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
+    const { rows } = await this.query<NoteRow>('notes.list', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
     return rows.map(noteFromRow)
   }
 
@@ -93,7 +89,7 @@ export class PostgresNotes {
     }
     const { rows } = await this.query<NoteRow>(
       'notes.searchRuns',
-      `SELECT * FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
+      `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
       [userId, likeInOrder(matcher.runs)],
     )
     return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
@@ -115,15 +111,15 @@ export class PostgresNotes {
   }
 
   /**
-   * The listing as JSON text built inside PostgreSQL, one text value for the whole list, or
-   * undefined when the user has no notes: the driver parses one field instead of eight per note
-   * (and the tags array), and no record is made or stringified. bench/postgres-listing.ts
-   * compares the two ways (README, "What the profiles showed").
+   * The listing as one JSON text value joined by PostgreSQL from each note's stored JSON
+   * (migration 2), or undefined when the user has no notes: the driver parses one field, and no
+   * record is made or stringified. bench/postgres-listing.ts compares it with records (README,
+   * "What the profiles showed").
    */
   private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
     const { rows } = await this.query<{ json: string | null }>(
       'notes.listJson',
-      `SELECT '[' || string_agg(${NOTE_JSON}, ',' ${LIST_ORDER}) || ']' AS json FROM notes WHERE user_id = $1`,
+      `SELECT '[' || string_agg(json, ',' ${LIST_ORDER}) || ']' AS json FROM notes WHERE user_id = $1`,
       [userId],
     )
     const json = rows[0]?.json
@@ -131,13 +127,23 @@ export class PostgresNotes {
   }
 
   /**
-   * Records and JSON.stringify (which writes a NoteRecord's keys in the order noteFromRow creates
-   * them). Building each candidate's JSON in SQL, as listNotesJson does, was tried: the service's
-   * CPU fell (regex over 10 000 notes: 37 → 28 ms) but the answer came later (58 → 79 ms),
-   * because PostgreSQL built JSON for every candidate while RE2 kept one in nine.
+   * The candidates' title, content and stored JSON (migration 2); RE2 tests the first two here,
+   * and the matches' JSON is joined as it is, so no record is made or stringified. (Building each
+   * candidate's JSON per query, in SQL, was tried when there was no stored JSON: the service's CPU
+   * fell, but the answer came later, because PostgreSQL built JSON for every candidate while RE2
+   * kept one in nine.)
    */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    return Buffer.from(JSON.stringify(await this.searchNotes(userId, matcher)))
+    const { rows } =
+      matcher.runs === undefined
+        ? await this.query<SearchRow>('notes.searchAllJson', `SELECT title, content, json FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
+        : await this.query<SearchRow>(
+            'notes.searchRunsJson',
+            `SELECT title, content, json FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
+            [userId, likeInOrder(matcher.runs)],
+          )
+    const found = rows.filter((r) => matcher.test(decodeText(r.title)) || matcher.test(decodeText(r.content)))
+    return Buffer.from(`[${found.map((r) => decodeJsonText(r.json)).join(',')}]`)
   }
 }
 

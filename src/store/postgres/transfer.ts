@@ -4,7 +4,7 @@
 import type pg from 'pg'
 import { type NoteImportOutcome, type NoteRecord, StoreUnavailableError, type UserImportOutcome, type UserRecord } from '../types.js'
 import { isUnavailable, type Query } from './query.js'
-import { type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
+import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   let client: pg.PoolClient
@@ -83,10 +83,10 @@ export class PostgresTransfer {
   async notesAfter(afterId: string | undefined, limit: number, userId?: string): Promise<NoteRecord[]> {
     const { rows } =
       userId === undefined
-        ? await this.query<NoteRow>('transfer.notesAfter', 'SELECT * FROM notes WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
+        ? await this.query<NoteRow>('transfer.notesAfter', `SELECT ${NOTE_COLUMNS} FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
         : await this.query<NoteRow>(
             'transfer.userNotesAfter',
-            'SELECT * FROM notes WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+            `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
             [userId, afterId ?? '', limit],
           )
     return rows.map(noteFromRow)
