@@ -86,6 +86,7 @@ async function main(): Promise<void> {
         dataDir,
         seeder: async (dir) => new PostgresSeeder(await databases.create(dir)),
         databaseUrl: (dir) => databases.urlOf(dir),
+        settle: (dir) => databases.settle(dir),
         nodeArgs,
         env: serviceEnv,
       })

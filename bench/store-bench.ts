@@ -28,6 +28,8 @@ export interface StoreSetup {
   seeder(dataDir: string): Seeder | Promise<Seeder>
   /** The service's DATABASE_URL for a data set (seeded first); undefined means SQLite. */
   databaseUrl?(dataDir: string): string
+  /** Called with no service running, after the write scenarios and before the growth phase. */
+  settle?(dataDir: string): Promise<void>
   nodeArgs?: string[]
   env?: Record<string, string>
 }
@@ -204,6 +206,10 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
 
   // The rest measures how the store's reads grow with data, so the SQLite listing cache (which
   // answers a repeated listing from memory whatever the data) is off: LISTING_CACHE_MB=0.
+  if (setup.settle) {
+    log('settling the tables after the writes (VACUUM ANALYZE, as autovacuum would)')
+    await setup.settle(mainDir)
+  }
   const uncached = await start(mainDir, NO_LISTING_CACHE)
   try {
     const r = auth(tokenOf(reader))

@@ -62,7 +62,33 @@ if (serviceAvailable('postgresql')) {
       }
     })
 
-    it('seeds a data set twice into the same database (the scale phase does)', async () => {
+    it('settles a data set after writes: statistics taken again, as autovacuum would', async () => {
+      const dir = '/bench/data-settle'
+      const url = await databases.create(dir)
+      const seeder = new PostgresSeeder(url)
+      await seeder.migrate()
+      await seeder.close()
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        const analyzed = async () =>
+          (await client.query<{ n: string }>("SELECT analyze_count + autoanalyze_count AS n FROM pg_stat_user_tables WHERE relname = 'notes'")).rows[0]?.n
+        const before = Number(await analyzed())
+        await databases.settle(dir)
+        // The statistics collector reports with a delay of up to a second or so.
+        let after = before
+        for (let i = 0; i < 50 && after === before; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          await client.query('SELECT pg_stat_clear_snapshot()')
+          after = Number(await analyzed())
+        }
+        assert.equal(after, before + 1)
+      } finally {
+        await client.end()
+      }
+    })
+
+    it('seeds a data set twice into the same database', async () => {
       const dir = '/bench/data-2'
       const first = makeUser('first')
       const second = makeUser('second')
@@ -83,7 +109,7 @@ if (serviceAvailable('postgresql')) {
     })
 
     it('drops every database it created', async () => {
-      assert.equal((await benchDatabaseNames()).length, 2)
+      assert.equal((await benchDatabaseNames()).length, 3)
       await databases.dropAll()
       assert.deepEqual(await benchDatabaseNames(), [])
       assert.throws(() => databases.urlOf('/bench/data-1'), /no bench database/)
