@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, it } from 'node:test'
+import { migrations } from '../src/store/postgres/migrations.js'
 import { TEST_SECRET, uniqueEmail } from './support/harness.js'
 import { type TestDatabase, createTestDatabase } from './support/services.js'
 import { storeKinds } from './support/stores.js'
@@ -44,7 +45,7 @@ if (kinds.includes('postgresql')) {
       const env = { DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET }
       const first = await finished(cli(['migrate'], env))
       assert.equal(first.code, 0, first.stderr)
-      assert.match(first.stdout, /^applied 1 migration\(s\) to 127\.0\.0\.1:\d+\/notes_test_\w+\n$/)
+      assert.equal(first.stdout.replace(/ to 127\.0\.0\.1:\d+\/notes_test_\w+\n$/, ''), `applied ${migrations.length} migration(s)`)
       const again = await finished(cli(['migrate'], env))
       assert.match(again.stdout, /^applied 0 migration\(s\)/)
     })
