@@ -8,9 +8,8 @@
 // median wall time and this process's CPU per listing, and the ratio sql / records.
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-listing.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
-import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { Store } from '../src/store/types.js'
-import { BenchDatabases } from './postgres-seed.js'
+import { withBenchStore } from './postgres-seed.js'
 import { makeNotes, makeUser } from './seed.js'
 
 const ADMIN_URL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -57,19 +56,10 @@ async function compareFor(store: Store, size: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const databases = new BenchDatabases(ADMIN_URL)
-  try {
-    const url = await databases.create('listing')
-    const store = await openPostgresStore({ url })
-    try {
-      console.log('| notes | records wall ms | sql wall ms | ratio | records CPU ms | sql CPU ms | ratio |\n|---|---|---|---|---|---|---|')
-      for (const size of [20, 1000, 10_000]) console.log(await compareFor(store, size))
-    } finally {
-      await store.close()
-    }
-  } finally {
-    await databases.dropAll()
-  }
+  await withBenchStore(ADMIN_URL, 'listing', async (store) => {
+    console.log('| notes | records wall ms | sql wall ms | ratio | records CPU ms | sql CPU ms | ratio |\n|---|---|---|---|---|---|---|')
+    for (const size of [20, 1000, 10_000]) console.log(await compareFor(store, size))
+  })
 }
 
 main().catch((err: unknown) => {

@@ -10,9 +10,8 @@
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-search.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
 import { compileSearchPattern } from '../src/services/search.js'
-import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { Store, TextMatcher } from '../src/store/types.js'
-import { BenchDatabases } from './postgres-seed.js'
+import { withBenchStore } from './postgres-seed.js'
 import { LITERAL_QUERY, REGEX_QUERY, makeNotes, makeUser } from './seed.js'
 
 const ADMIN_URL = process.env.PGURL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -50,23 +49,15 @@ async function compareFor(store: Store, size: number, query: string, userId: str
 }
 
 async function main(): Promise<void> {
-  const databases = new BenchDatabases(ADMIN_URL)
-  try {
-    const store = await openPostgresStore({ url: await databases.create('search') })
-    try {
-      console.log('| notes | query | runs | found | longest run ms | all runs ms | ratio |\n|---|---|---|---|---|---|---|')
-      for (const size of [1000, 10_000]) {
-        const user = makeUser(`search-${size}`)
-        await store.createUser(user)
-        await store.importNotes([...makeNotes(user._id, size)])
-        for (const query of [LITERAL_QUERY, REGEX_QUERY]) console.log(await compareFor(store, size, query, user._id))
-      }
-    } finally {
-      await store.close()
+  await withBenchStore(ADMIN_URL, 'search', async (store) => {
+    console.log('| notes | query | runs | found | longest run ms | all runs ms | ratio |\n|---|---|---|---|---|---|---|')
+    for (const size of [1000, 10_000]) {
+      const user = makeUser(`search-${size}`)
+      await store.createUser(user)
+      await store.importNotes([...makeNotes(user._id, size)])
+      for (const query of [LITERAL_QUERY, REGEX_QUERY]) console.log(await compareFor(store, size, query, user._id))
     }
-  } finally {
-    await databases.dropAll()
-  }
+  })
 }
 
 main().catch((err: unknown) => {
