@@ -241,9 +241,10 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
 }
 
 /**
- * Rounds of the scale phase (2 in the smoke check). The two databases' services take turns, round after round, so a
- * change in the machine's pace during the phase falls on both alike: measured one after the
- * other, the PostgreSQL comparison came out 31 % faster beside a million notes, then 0.8 % slower.
+ * Rounds of the scale phase (2 in the smoke check). The two databases' services take turns,
+ * round after round, so a change in the machine's pace during the phase falls on both alike:
+ * measured one after the other, the PostgreSQL comparison came out 0.8 % slower beside a million
+ * notes in one run and 31 % faster in the next.
  */
 const SCALE_ROUNDS = 4
 
