@@ -1,5 +1,6 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
+import type { QueryResult, QueryResultRow } from 'pg'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
 import type { Query } from './query.js'
@@ -83,16 +84,17 @@ export class PostgresNotes {
    * The stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
    */
   async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    if (matcher.runs === undefined) {
-      const notes = await this.listNotes(userId)
-      return notes.filter((n) => matcher.test(n.title) || matcher.test(n.content))
-    }
-    const { rows } = await this.query<NoteRow>(
-      'notes.searchRuns',
-      `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
-      [userId, likeInOrder(matcher.runs)],
-    )
+    const { rows } = await this.candidates<NoteRow>('notes.search', NOTE_COLUMNS, userId, matcher)
     return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
+  }
+
+  /** The columns of the user's notes that may match, in list order: searchNotes says which. */
+  private candidates<Row extends QueryResultRow>(name: string, columns: string, userId: string, matcher: TextMatcher): Promise<QueryResult<Row>> {
+    if (matcher.runs === undefined) return this.query<Row>(`${name}.all`, `SELECT ${columns} FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
+    return this.query<Row>(`${name}.runs`, `SELECT ${columns} FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`, [
+      userId,
+      likeInOrder(matcher.runs),
+    ])
   }
 
   /**
@@ -134,14 +136,7 @@ export class PostgresNotes {
    * kept one in nine.)
    */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    const { rows } =
-      matcher.runs === undefined
-        ? await this.query<SearchRow>('notes.searchAllJson', `SELECT title, content, json FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
-        : await this.query<SearchRow>(
-            'notes.searchRunsJson',
-            `SELECT title, content, json FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`,
-            [userId, likeInOrder(matcher.runs)],
-          )
+    const { rows } = await this.candidates<SearchRow>('notes.searchJson', 'title, content, json', userId, matcher)
     const found = rows.filter((r) => matcher.test(decodeText(r.title)) || matcher.test(decodeText(r.content)))
     return Buffer.from(`[${found.map((r) => decodeJsonText(r.json)).join(',')}]`)
   }
