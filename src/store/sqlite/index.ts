@@ -9,7 +9,7 @@ import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
 import { clearingOnOutsideCommits } from './data-version.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { ListingCache } from './listing-cache.js'
-import { migrations } from './migrations.js'
+import { type Migration, migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
@@ -29,15 +29,18 @@ export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 export const SQLITE_FILE = 'notes.db'
 
-/** Applies every migration newer than the database's recorded version; returns how many ran. */
-export function migrateSqlite(db: Database.Database): number {
+/**
+ * Applies every migration newer than the database's recorded version; returns how many ran.
+ * `list` is for tests that stop at an earlier version.
+ */
+export function migrateSqlite(db: Database.Database, list: readonly Migration[] = migrations): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
   const applied = new Set(
     db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
   )
   let count = 0
-  for (const m of migrations) {
+  for (const m of list) {
     if (applied.has(m.version)) continue
     // IMMEDIATE takes the write lock first, so two processes starting together serialise here.
     db.transaction(() => {

@@ -21,6 +21,9 @@ export interface NoteRow {
   updated_on: string
 }
 
+/** A NoteRow's columns: the stored JSON text (migration 2) is read only where it is the answer. */
+export const NOTE_COLUMNS = 'id, user_id, title, content, tags, is_pinned, created_on, updated_on'
+
 export function userFromRow(row: UserRow): UserRecord {
   return {
     _id: row.id,

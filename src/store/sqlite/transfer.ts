@@ -3,7 +3,7 @@
 // and inserts of a batch see a consistent database.
 import type { Database, Statement } from 'better-sqlite3'
 import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
-import { type NoteRow, type UserRow, noteFromRow, userFromRow } from './rows.js'
+import { NOTE_COLUMNS, type NoteRow, type UserRow, noteFromRow, userFromRow } from './rows.js'
 
 export class SqliteTransfer {
   private readonly userIdExists: Statement<[string], number>
@@ -31,8 +31,8 @@ export class SqliteTransfer {
     )
     // '' sorts before every id, so it stands for "from the start".
     this.usersPage = db.prepare('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?')
-    this.notesPage = db.prepare('SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?')
-    this.userNotesPage = db.prepare('SELECT * FROM notes WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?')
+    this.notesPage = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id > ? ORDER BY id LIMIT ?`)
+    this.userNotesPage = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`)
 
     const importUsers = db.transaction((users: UserRecord[]) =>
       users.map((user): UserImportOutcome => {
