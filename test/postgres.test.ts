@@ -8,6 +8,7 @@ import { createPostgresPool, migrateDatabase, openPostgresStore } from '../src/s
 import { migrations } from '../src/store/postgres/migrations.js'
 import { encodeText } from '../src/store/postgres/rows.js'
 import { StoreUnavailableError } from '../src/store/types.js'
+import { eventually } from './support/eventually.js'
 import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
@@ -136,6 +137,9 @@ if (serviceAvailable('postgresql')) {
         await pool.query('DELETE FROM notes WHERE user_id = $1', [a.userId])
         await pool.query('DELETE FROM users WHERE id = $1', [a.userId])
         await pool.end()
+        // The account cache forgets the account when the deletion's notice arrives (migration 3,
+        // account-cache.ts), milliseconds after the commit; from then on every answer is 401.
+        await eventually('deletion seen', async () => (await h.client.request('GET', '/get-user', { token: a.token })).status === 401, 1000)
         for (const path of ['/get-all-notes', '/get-user']) {
           const res = await h.client.request('GET', path, { token: a.token })
           assert.equal(res.status, 401, path)

@@ -3,6 +3,8 @@
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
 import { type Store, StoreUnavailableError } from '../types.js'
+import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
+import { AccountListener } from './account-listener.js'
 import { type Migration, migrations } from './migrations.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresTransfer } from './transfer.js'
@@ -17,6 +19,11 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
+  /** Accounts kept in memory by id (account-cache.ts); 0 turns the cache and its listener off. */
+  accountCacheSize?: number
+  /** The account listener's check interval and reconnect pause (tests shorten them). */
+  listenerCheckEveryMs?: number
+  listenerRetryMs?: number
 }
 
 /** Where the database is, without user or password, for log lines and error messages. */
@@ -116,11 +123,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const users = new PostgresUsers(query)
   const notes = new PostgresNotes(query)
   const transfer = new PostgresTransfer(pool, query)
+  const accounts = await listenedAccounts(options)
   let closed: Promise<void> | undefined
   return {
     createUser: (user) => users.create(user),
     findUserByEmailKey: (key) => users.findByEmailKey(key),
-    findUserById: (id) => users.findById(id),
+    findUserById: (id) => (accounts ? accounts.cache.get(id, () => users.findById(id)) : users.findById(id)),
     insertNote: (note) => notes.insertNote(note),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn) => notes.updateNote(userId, noteId, patch, updatedOn),
@@ -137,6 +145,28 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ping: async () => {
       await query('ping', 'SELECT 1', [])
     },
-    close: () => (closed ??= pool.end()),
+    close: () => (closed ??= Promise.all([accounts?.listener.close(), pool.end()]).then(() => {})),
   }
+}
+
+/**
+ * The account cache and the listener that keeps it honest, listening before the store is used
+ * (a first attempt that fails leaves the cache off until a retry succeeds).
+ */
+async function listenedAccounts(options: PostgresOptions): Promise<{ cache: ListenedAccountCache; listener: AccountListener } | undefined> {
+  const size = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
+  if (size === 0) return undefined
+  const cache = new ListenedAccountCache(size)
+  const listener = new AccountListener({
+    url: options.url,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    // As long as the pool's client-side query timeout: a check slower than any query is a loss.
+    checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
+    checkEveryMs: options.listenerCheckEveryMs,
+    retryMs: options.listenerRetryMs,
+    onNotice: (id) => cache.forget(id),
+    onLive: (live) => cache.setLive(live),
+  })
+  await listener.start()
+  return { cache, listener }
 }

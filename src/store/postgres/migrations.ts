@@ -68,4 +68,31 @@ export const migrations: readonly Migration[] = [
         GENERATED ALWAYS AS (note_json(id, title, content, tags, is_pinned, user_id, created_on, updated_on)) STORED;
     `,
   },
+  {
+    version: 3,
+    name: 'account-change-notices',
+    // Every change to an account that the service does not make itself (an operator deleting,
+    // editing or truncating users; the service only inserts them) is announced on a channel, so
+    // that each instance can keep accounts in memory and forget one the moment it changes
+    // (account-listener.ts). NOTIFY is delivered when the transaction commits, never for one
+    // that rolls back (https://www.postgresql.org/docs/current/sql-notify.html). An empty payload
+    // (TRUNCATE, which has no rows) means "every account".
+    sql: `
+      CREATE FUNCTION notify_account_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('notes_service_accounts', '');
+        ELSE
+          PERFORM pg_notify('notes_service_accounts', OLD.id);
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+      CREATE TRIGGER users_changed AFTER UPDATE OR DELETE ON users
+        FOR EACH ROW EXECUTE FUNCTION notify_account_change();
+      CREATE TRIGGER users_truncated AFTER TRUNCATE ON users
+        FOR EACH STATEMENT EXECUTE FUNCTION notify_account_change();
+    `,
+  },
 ]

@@ -1,0 +1,144 @@
+// The PostgreSQL store's account cache (src/store/postgres/account-cache.ts): accounts come from
+// memory while the account listener is live, an operator's change is forgotten when its notice
+// arrives, and nothing is served from memory while the listener is lost.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { ListenedAccountCache } from '../src/store/postgres/account-cache.js'
+import { openPostgresStore } from '../src/store/postgres/index.js'
+import type { Store, UserRecord } from '../src/store/types.js'
+import { eventually } from './support/eventually.js'
+import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { makeUser } from './support/store-contract.js'
+
+describe('listened account cache', () => {
+  const user = makeUser()
+  const reader = (value: UserRecord | undefined) => {
+    const reads = { count: 0 }
+    return { reads, read: async () => (reads.count++, value) }
+  }
+
+  it('reads every time until the listener is live, then keeps what it read', async () => {
+    const cache = new ListenedAccountCache(10)
+    const { reads, read } = reader(user)
+    await cache.get(user._id, read)
+    await cache.get(user._id, read)
+    assert.equal(reads.count, 2)
+    assert.equal(cache.size, 0)
+    cache.setLive(true)
+    await cache.get(user._id, read)
+    assert.deepEqual(await cache.get(user._id, read), user)
+    assert.equal(reads.count, 3)
+  })
+
+  it('forgets on a notice for the account, or for all, and on a loss, and never keeps an unknown id', async () => {
+    const cache = new ListenedAccountCache(10)
+    cache.setLive(true)
+    const { reads, read } = reader(user)
+    await cache.get(user._id, read)
+    cache.forget('someone else')
+    await cache.get(user._id, read)
+    assert.equal(reads.count, 1)
+    cache.forget(user._id)
+    await cache.get(user._id, read)
+    cache.forget(undefined)
+    await cache.get(user._id, read)
+    cache.setLive(false)
+    cache.setLive(true)
+    await cache.get(user._id, read)
+    assert.equal(reads.count, 4)
+    const missing = reader(undefined)
+    await cache.get('nobody', missing.read)
+    await cache.get('nobody', missing.read)
+    assert.equal(missing.reads.count, 2)
+  })
+
+  it('does not keep a read that a notice or a loss overlapped', async () => {
+    for (const interrupt of [(c: ListenedAccountCache) => c.forget(user._id), (c: ListenedAccountCache) => c.setLive(false)]) {
+      const cache = new ListenedAccountCache(10)
+      cache.setLive(true)
+      let release = () => {}
+      const slow = cache.get(user._id, () => new Promise((resolve) => (release = () => resolve(user))))
+      interrupt(cache)
+      release()
+      assert.deepEqual(await slow, user)
+      assert.equal(cache.size, 0)
+    }
+  })
+})
+
+if (serviceAvailable('postgresql')) {
+  describe('postgresql store: accounts in memory, kept honest by notices', () => {
+    let db: TestDatabase
+    let operator: pg.Pool
+    let store: Store
+    before(async () => {
+      db = await createTestDatabase()
+      operator = new pg.Pool({ connectionString: db.url, max: 2 })
+      store = await openPostgresStore({ url: db.url, poolSize: 2, listenerRetryMs: 50, listenerCheckEveryMs: 100 })
+    })
+    after(async () => {
+      await store.close()
+      await operator.end()
+      await db.drop()
+    })
+
+    /** Deletes an account without firing triggers: only the cache can still answer for it. */
+    const deleteSilently = async (id: string) => {
+      const client = await operator.connect()
+      try {
+        await client.query("SET session_replication_role = 'replica'")
+        await client.query('DELETE FROM users WHERE id = $1', [id])
+      } finally {
+        await client.query("SET session_replication_role = 'origin'")
+        client.release()
+      }
+    }
+    const created = async () => {
+      const user = makeUser()
+      await store.createUser(user)
+      assert.deepEqual(await store.findUserById(user._id), user)
+      return user
+    }
+
+    it('answers a known account from memory', async () => {
+      const user = await created()
+      await deleteSilently(user._id)
+      assert.deepEqual(await store.findUserById(user._id), user)
+    })
+
+    it("forgets an account when an operator deletes or edits it, and all of them on TRUNCATE", async () => {
+      const deleted = await created()
+      await operator.query('DELETE FROM users WHERE id = $1', [deleted._id])
+      await eventually('deletion seen', async () => (await store.findUserById(deleted._id)) === undefined)
+
+      const edited = await created()
+      await operator.query("UPDATE users SET full_name = 'Renamed' WHERE id = $1", [edited._id])
+      await eventually('edit seen', async () => (await store.findUserById(edited._id))?.fullName === 'Renamed')
+
+      const [a, b] = [await created(), await created()]
+      await operator.query('TRUNCATE users CASCADE')
+      await eventually('truncate seen', async () => (await store.findUserById(a._id)) === undefined && (await store.findUserById(b._id)) === undefined)
+    })
+
+    it('reads the database while its listener is lost, and uses memory again once it listens again', async () => {
+      const kept = await created()
+      const listener = () =>
+        operator.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'notes-service account listener'")
+      const [before] = (await listener()).rows
+      assert.ok(before, 'a listener connection')
+      await operator.query('SELECT pg_terminate_backend($1)', [before.pid])
+      // Notices of this deletion can no longer arrive; a cache still in use would answer it.
+      await deleteSilently(kept._id)
+      await eventually('loss seen', async () => (await store.findUserById(kept._id)) === undefined)
+
+      await eventually('listening again', async () => (await listener()).rows.some((r) => r.pid !== before.pid))
+      // Live again once a fresh account, read once and then deleted silently, is still answered.
+      await eventually('answered from memory again', async () => {
+        const user = await created()
+        await deleteSilently(user._id)
+        return (await store.findUserById(user._id)) !== undefined
+      })
+    })
+  })
+}
