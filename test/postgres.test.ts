@@ -146,6 +146,23 @@ if (serviceAvailable('postgresql')) {
           assert.equal(res.text, 'Unauthorized', path)
         }
       })
+
+      it('answers add-note 401, not 500, when the account is gone by the time the note is written', async () => {
+        const a = await register(h.client)
+        assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
+        // Deleted without firing migration 3's trigger: the account cache still vouches for it,
+        // as it does in the moment between an operator's commit and its notice.
+        const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+        const client = await pool.connect()
+        await client.query("SET session_replication_role = 'replica'")
+        await client.query('DELETE FROM users WHERE id = $1', [a.userId])
+        client.release(true)
+        await pool.end()
+        assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
+        const res = await h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } })
+        assert.equal(res.status, 401)
+        assert.equal(res.text, 'Unauthorized')
+      })
     })
   }
 

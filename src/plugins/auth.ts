@@ -28,8 +28,8 @@ export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
 /**
  * An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed.
  * A correctly signed token whose user no longer exists is refused too (issue 5): otherwise
- * add-note would write a note for nobody (a foreign-key failure, a 500) and lists would answer
- * 200 for an account that is gone.
+ * add-note would write a note for nobody and lists would answer 200 for an account that is gone.
+ * An account deleted after this check is caught by the foreign key: add-note answers 401 too.
  */
 export function authenticateWith(tokens: TokenService, findAccount: FindAccount): Authenticate {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -51,8 +51,10 @@ export function noteRoutes(
     onRequest: authenticate,
     preValidation: dropFalsyFields,
     schema: { ...about.addNote, body: AddNoteBody, response: { 200: NoteOk, ...errors.addNote } },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const note = await notes.add(request.user._id, request.body)
+      // The account was deleted after the authenticate hook found it: 401, as the hook answers.
+      if (!note) return sendUnauthorized(reply)
       return { error: false, note, message: 'Note added successfully' }
     },
   })

@@ -17,7 +17,8 @@ export type NoteEdit = NotePatch
 export class NoteService {
   constructor(private readonly store: Store) {}
 
-  async add(userId: string, input: NewNote): Promise<NoteRecord> {
+  /** The note added, or undefined when the account is gone (the route answers 401). */
+  async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
     const note: NoteRecord = {
       _id: newId(),
@@ -29,8 +30,7 @@ export class NoteService {
       createdOn: now,
       updatedOn: now,
     }
-    await this.store.insertNote(note)
-    return note
+    return (await this.store.insertNote(note)) ? note : undefined
   }
 
   /** Applies only the truthy fields (§4 PUT /edit-note rule 2): `isPinned: false` does not unpin. */

@@ -56,7 +56,11 @@ export interface Store {
   findUserByEmailKey(emailKey: string): Promise<UserRecord | undefined>
   findUserById(id: string): Promise<UserRecord | undefined>
 
-  insertNote(note: NoteRecord): Promise<void>
+  /**
+   * Inserts the note; resolves to false (and stores nothing) when its account does not exist:
+   * an operator deleted it after the request's token and account were checked.
+   */
+  insertNote(note: NoteRecord): Promise<boolean>
   findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
   /** Applies the patch and sets updatedOn; resolves to the updated note, or undefined when absent. */
   updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined>

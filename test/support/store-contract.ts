@@ -77,6 +77,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.deleteNote(owner._id, note._id), undefined)
     })
 
+    it('refuses a note whose account does not exist, storing nothing, and keeps the writes around it', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const gone = makeNote(newId())
+      // Side by side, so the SQLite store commits all three in one group: only the orphan fails.
+      const [before, orphan, after] = await Promise.all([
+        store.insertNote(makeNote(owner._id, { title: 'before' })),
+        store.insertNote(gone),
+        store.insertNote(makeNote(owner._id, { title: 'after' })),
+      ])
+      assert.deepEqual([before, orphan, after], [true, false, true])
+      assert.equal(await store.findNote(gone.userId, gone._id), undefined)
+      assert.deepEqual((await store.listNotes(owner._id)).map((n) => n.title).sort(), ['after', 'before'])
+    })
+
     it('keeps text exactly: unicode, quotes, NUL-free control characters, long content', async () => {
       const owner = makeUser()
       await store.createUser(owner)

@@ -21,13 +21,20 @@ interface SearchRow {
 export class PostgresNotes {
   constructor(private readonly query: Query) {}
 
-  async insertNote(note: NoteRecord): Promise<void> {
-    await this.query(
-      'notes.insert',
-      `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [note._id, note.userId, encodeText(note.title), encodeText(note.content), note.tags.map(encodeText), note.isPinned, note.createdOn, note.updatedOn],
-    )
+  async insertNote(note: NoteRecord): Promise<boolean> {
+    try {
+      await this.query(
+        'notes.insert',
+        `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [note._id, note.userId, encodeText(note.title), encodeText(note.content), note.tags.map(encodeText), note.isPinned, note.createdOn, note.updatedOn],
+      )
+      return true
+    } catch (err) {
+      // foreign_key_violation: notes.user_id names no account (Store.insertNote).
+      if ((err as { code?: unknown }).code === '23503') return false
+      throw err
+    }
   }
 
   async findNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {

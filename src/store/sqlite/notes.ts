@@ -131,8 +131,15 @@ export class SqliteNotes {
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
 
-  insertNote(note: NoteRecord): void {
-    this.insert.run({ ...note, tags: JSON.stringify(note.tags), isPinned: note.isPinned ? 1 : 0 })
+  /** False when notes.user_id names no account (Store.insertNote); the statement alone fails. */
+  insertNote(note: NoteRecord): boolean {
+    try {
+      this.insert.run({ ...note, tags: JSON.stringify(note.tags), isPinned: note.isPinned ? 1 : 0 })
+      return true
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
+      throw err
+    }
   }
 
   findNote(userId: string, noteId: string): NoteRecord | undefined {
