@@ -5,7 +5,7 @@
 // user + system CPU time (/proc/<pid>/stat) by the requests answered.
 // Run: npm run build && node dist/bench/cpu-per-request.js [path ...]
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
-//      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false or DATABASE_URL, is passed through)
+//      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false, DATABASE_URL or DATABASE_POOL_SIZE, is passed through)
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,7 +19,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL']
+const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL', 'DATABASE_POOL_SIZE']
 
 async function main(): Promise<void> {
   const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/get-user', '/get-all-notes', '/healthz']
