@@ -12,6 +12,21 @@ import type { CeilingRoute } from './ceiling-server.js'
 const LAUNCHER = fileURLToPath(new URL('../../bin/notes-service', import.meta.url))
 const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url))
 
+/**
+ * Every child still running. The bench's signal handler ends it with process.exit(), which runs
+ * no `finally`: the children are killed on the way out, so an interrupted run (a SIGTERM from
+ * `timeout`, say) leaves no ceiling or service behind.
+ */
+const running = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+function tracked(child: ChildProcess): ChildProcess {
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  return child
+}
+
 /** Resident set size of a process in bytes (Linux /proc), or undefined elsewhere. */
 export function rssOf(pid: number): number | undefined {
   try {
@@ -116,10 +131,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   Object.assign(env, options.env)
   // The launcher execs node: the child's pid is the service's own (its RSS is sampled).
   const [program, ...args] = options.command ?? [LAUNCHER]
-  const child = spawn(program as string, [...args, 'serve'], {
+  const child = tracked(spawn(program as string, [...args, 'serve'], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
-  })
+  }))
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
   for (;;) {
@@ -167,7 +182,7 @@ export interface ForkedServer {
 
 /** Forks `script` (a built bench server) with `args` and waits up to 10 s for its port. */
 export async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
-  const child = fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = tracked(fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start within 10 s`)), 10_000)
     child.once('message', (m: { port: number }) => {
