@@ -5,9 +5,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { ListenedAccountCache } from '../src/store/postgres/account-cache.js'
+import { AccountListener } from '../src/store/postgres/account-listener.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { Store, UserRecord } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
+import { startNoticeFilter } from './support/notice-filter.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeUser } from './support/store-contract.js'
 
@@ -139,6 +141,43 @@ if (serviceAvailable('postgresql')) {
         await deleteSilently(user._id)
         return (await store.findUserById(user._id)) !== undefined
       })
+    })
+  })
+
+  describe('account listener: live only while its own check notices come back', () => {
+    let db: TestDatabase
+    before(async () => {
+      db = await createTestDatabase()
+    })
+    after(async () => db.drop())
+
+    it('never goes live where notices do not arrive, goes live where they do, and is lost once they stop', async () => {
+      const target = new URL(db.url)
+      const filter = await startNoticeFilter(target.hostname, Number(target.port || 5432))
+      const url = new URL(db.url)
+      url.hostname = '127.0.0.1'
+      url.port = String(filter.port)
+      const changes: boolean[] = []
+      const listener = new AccountListener({
+        url: url.toString(), connectTimeoutMs: 2000, checkTimeoutMs: 300, checkEveryMs: 100, retryMs: 50,
+        onNotice: () => {},
+        onLive: (live) => changes.push(live),
+      })
+      try {
+        // Queries are answered, notices are not: the connection looks healthy, yet LISTEN is useless.
+        filter.dropNotices = true
+        await listener.start()
+        await new Promise((resolve) => setTimeout(resolve, 800))
+        assert.deepEqual(changes, [])
+        filter.dropNotices = false
+        await eventually('live once notices arrive', async () => changes.at(-1) === true)
+        filter.dropNotices = true
+        await eventually('lost once they stop', async () => changes.at(-1) === false, 2000)
+        assert.deepEqual(changes, [true, false])
+      } finally {
+        await listener.close()
+        await filter.close()
+      }
     })
   })
 }
