@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, it } from 'node:test'
+import pg from 'pg'
 import { migrations } from '../src/store/postgres/migrations.js'
 import { TEST_SECRET, uniqueEmail } from './support/harness.js'
 import { type TestDatabase, createTestDatabase } from './support/services.js'
@@ -87,7 +88,7 @@ describe('notes-service serve --workers 2 on a port already taken', { timeout: 6
 
 /** Collects a child's stdout JSON log lines and lets a test wait for one. */
 function logLines(child: ChildProcess) {
-  const entries: Array<{ pid: number; msg: string; path?: string }> = []
+  const entries: Array<{ pid: number; msg: string; path?: string; level?: number }> = []
   const waiting = new Set<() => void>()
   createInterface({ input: child.stdout! }).on('line', (line) => {
     entries.push(JSON.parse(line) as (typeof entries)[number])
@@ -104,6 +105,31 @@ function logLines(child: ChildProcess) {
 }
 
 const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
+
+if (kinds.includes('postgresql')) {
+  describe('notes-service serve (PostgreSQL): the account listener in the log', { timeout: 60_000 }, () => {
+    it('warns when the listener is lost and says when it is back', async () => {
+      const db = await createTestDatabase()
+      databases.push(db)
+      const child = cli(['serve'], { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET })
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      const log = logLines(child)
+      await log.waitFor(1, (e) => LISTENING.test(e.msg))
+      const admin = new pg.Client({ connectionString: db.url })
+      await admin.connect()
+      try {
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'notes-service account listener' AND datname = current_database()")
+        const [lost] = await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account listener lost'))
+        assert.equal(lost?.level, 40) // warn
+        await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account listener is back'))
+      } finally {
+        await admin.end()
+        child.kill('SIGTERM')
+      }
+      assert.equal(await exited, 0)
+    })
+  })
+}
 
 kinds.forEach((kind, i) => {
   // One run stops the way Ctrl-C does (SIGINT to the whole process group), the other with a

@@ -9,8 +9,14 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
+/** What a store may report while it runs (only the PostgreSQL store reports anything). */
+export interface StoreEvents {
+  /** The PostgreSQL account listener became live (true) or was lost (false). */
+  accountListener?: (live: boolean) => void
+}
+
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
   if (!config.databaseUrl) {
     return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, listingCacheBytes: config.listingCacheMb * 2 ** 20 })
   }
@@ -20,5 +26,6 @@ export async function openStore(config: Config): Promise<Store> {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    onAccountListener: events.accountListener,
   })
 }

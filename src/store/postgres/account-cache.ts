@@ -6,9 +6,9 @@
 // The service only ever inserts accounts, so a cached one changes only when an operator edits or
 // deletes it in the database. Migration 3 announces every such change on a channel, and the
 // account listener (account-listener.ts) forgets the account when the notice arrives. The cache
-// is used only while that listener is connected and answering: from the moment it is lost until
-// it is back and listening again, every lookup reads the database, and nothing read meanwhile is
-// kept. A lookup whose read overlapped a notice or a loss is not kept either (the generation).
+// is used only while notices are proven to reach that listener: from the moment it is lost until
+// it is live again, every lookup reads the database, and nothing read meanwhile is kept. A lookup
+// whose read overlapped a notice or a loss is not kept either (the generation).
 //
 // The one window left: an operator's change is seen by an instance when its notice arrives,
 // milliseconds after the commit. Listings are never cached this way, because there the writer is

@@ -24,6 +24,8 @@ export interface PostgresOptions {
   /** The account listener's check interval and reconnect pause (tests shorten them). */
   listenerCheckEveryMs?: number
   listenerRetryMs?: number
+  /** Told each time the account listener becomes live or is lost (the server logs it). */
+  onAccountListener?: (live: boolean) => void
 }
 
 /** Where the database is, without user or password, for log lines and error messages. */
@@ -165,7 +167,10 @@ async function listenedAccounts(options: PostgresOptions): Promise<{ cache: List
     checkEveryMs: options.listenerCheckEveryMs,
     retryMs: options.listenerRetryMs,
     onNotice: (id) => cache.forget(id),
-    onLive: (live) => cache.setLive(live),
+    onLive: (live) => {
+      cache.setLive(live)
+      options.onAccountListener?.(live)
+    },
   })
   await listener.start()
   return { cache, listener }
