@@ -9,7 +9,8 @@
 //                 a token whose account is gone gets 401);
 //   pg-select-1:  the token check plus one `SELECT 1` round trip to PostgreSQL (the service's
 //                 pool): the least any PostgreSQL lookup costs;
-//   pg-account:   the token check plus the PostgreSQL account read (the service's store): the
+//   pg-account:   the token check plus the PostgreSQL store's account lookup (the service's store,
+//                 accounts kept in memory while its listener is live, README "On PostgreSQL"): the
 //                 least work the contract asks of GET /get-user on PostgreSQL.
 // Run as a child process: argv = mode, the service's DATA_DIR, its secret and, for the pg-
 // modes, the service's DATABASE_URL; the port is sent over IPC.

@@ -6,7 +6,8 @@
 // ceiling. Run: npm run build && node dist/bench/get-user-floor.js   (env ROUNDS=6, SECONDS=4)
 // With DATABASE_URL (an admin connection, as for the bench) the service runs on PostgreSQL, in a
 // database of its own dropped at the end, and the stripped servers are the token check, plus a
-// `SELECT 1` round trip, plus the PostgreSQL account read.
+// `SELECT 1` round trip, plus the PostgreSQL store's account lookup (kept in memory while its
+// account listener is live, as in the service).
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,7 +24,7 @@ const LABELS: Record<string, string> = {
   'data-version': 'token check + PRAGMA data_version',
   account: 'token check + SQLite account read',
   'pg-select-1': 'token check + PostgreSQL SELECT 1',
-  'pg-account': 'token check + PostgreSQL account read',
+  'pg-account': 'token check + PostgreSQL store account lookup (kept in memory)',
 }
 
 async function main(): Promise<void> {

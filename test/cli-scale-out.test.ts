@@ -127,6 +127,8 @@ if (kinds.includes('postgresql')) {
         child.kill('SIGTERM')
       }
       assert.equal(await exited, 0)
+      // A graceful stop closes the listener on purpose: that is not logged as a loss.
+      assert.equal(log.entries.filter((e) => e.msg.startsWith('PostgreSQL account listener lost')).length, 1)
     })
   })
 }

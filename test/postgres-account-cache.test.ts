@@ -7,7 +7,7 @@ import pg from 'pg'
 import { ListenedAccountCache } from '../src/store/postgres/account-cache.js'
 import { AccountListener } from '../src/store/postgres/account-listener.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
-import type { Store, UserRecord } from '../src/store/types.js'
+import { type Store, StoreUnavailableError, type UserRecord } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { startNoticeFilter } from './support/notice-filter.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
@@ -102,6 +102,15 @@ if (serviceAvailable('postgresql')) {
       assert.deepEqual(await store.findUserById(user._id), user)
       return user
     }
+
+    it('answers nothing from memory once closed: the lookup goes to the ended pool and fails as unavailable', async () => {
+      const closing = await openPostgresStore({ url: db.url, poolSize: 1 })
+      const user = makeUser()
+      await closing.createUser(user)
+      assert.deepEqual(await closing.findUserById(user._id), user)
+      await closing.close()
+      await assert.rejects(closing.findUserById(user._id), StoreUnavailableError)
+    })
 
     it('answers a known account from memory', async () => {
       const user = await created()

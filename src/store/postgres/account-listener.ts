@@ -72,12 +72,13 @@ export class AccountListener {
     await this.checkThenRepeat(client)
   }
 
+  /** Stops for good. Reports nothing: closing is not a loss (the store stops its cache itself). */
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.timer)
     const client = this.client
     this.client = undefined
-    this.setLive(false)
+    this.live = false
     await client?.end().catch(() => {})
   }
 

@@ -147,7 +147,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ping: async () => {
       await query('ping', 'SELECT 1', [])
     },
-    close: () => (closed ??= Promise.all([accounts?.listener.close(), pool.end()]).then(() => {})),
+    close: () => {
+      // From here every lookup goes to the pool, which refuses it once ended (503).
+      accounts?.cache.setLive(false)
+      return (closed ??= Promise.all([accounts?.listener.close(), pool.end()]).then(() => {}))
+    },
   }
 }
 
