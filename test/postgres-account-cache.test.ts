@@ -10,7 +10,7 @@ import { openPostgresStore } from '../src/store/postgres/index.js'
 import { type Store, StoreUnavailableError, type UserRecord } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { startNoticeFilter } from './support/notice-filter.js'
-import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { type TestDatabase, createTestDatabase, deleteAccountSilently, serviceAvailable } from './support/services.js'
 import { makeUser } from './support/store-contract.js'
 
 describe('listened account cache', () => {
@@ -85,17 +85,7 @@ if (serviceAvailable('postgresql')) {
       await db.drop()
     })
 
-    /** Deletes an account without firing triggers: only the cache can still answer for it. */
-    const deleteSilently = async (id: string) => {
-      const client = await operator.connect()
-      try {
-        await client.query("SET session_replication_role = 'replica'")
-        await client.query('DELETE FROM users WHERE id = $1', [id])
-      } finally {
-        await client.query("SET session_replication_role = 'origin'")
-        client.release()
-      }
-    }
+    const deleteSilently = (id: string) => deleteAccountSilently(db.url, id)
     const created = async () => {
       const user = makeUser()
       await store.createUser(user)

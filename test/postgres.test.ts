@@ -10,7 +10,7 @@ import { encodeText } from '../src/store/postgres/rows.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
-import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { type TestDatabase, createTestDatabase, deleteAccountSilently, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
 
@@ -152,12 +152,7 @@ if (serviceAvailable('postgresql')) {
         assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
         // Deleted without firing migration 3's trigger: the account cache still vouches for it,
         // as it does in the moment between an operator's commit and its notice.
-        const pool = new pg.Pool({ connectionString: db.url, max: 1 })
-        const client = await pool.connect()
-        await client.query("SET session_replication_role = 'replica'")
-        await client.query('DELETE FROM users WHERE id = $1', [a.userId])
-        client.release(true)
-        await pool.end()
+        await deleteAccountSilently(db.url, a.userId)
         assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
         const res = await h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } })
         assert.equal(res.status, 401)

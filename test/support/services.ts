@@ -98,3 +98,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   }
 }
+
+/**
+ * Deletes an account as an operator would, but without firing migration 3's trigger
+ * (`session_replication_role = replica` skips triggers): no notice is sent, so only the
+ * PostgreSQL store's account cache can still vouch for the account.
+ */
+export async function deleteAccountSilently(url: string, id: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    await client.query("SET session_replication_role = 'replica'")
+    await client.query('DELETE FROM users WHERE id = $1', [id])
+  } finally {
+    await client.end()
+  }
+}
