@@ -26,6 +26,7 @@ export async function openStore(config: Config, events: StoreEvents = {}): Promi
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    listingCacheBytes: config.listingCacheMb * 2 ** 20,
     onAccountListener: events.accountListener,
   })
 }

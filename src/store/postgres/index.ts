@@ -5,6 +5,7 @@ import pg from 'pg'
 import { type Store, StoreUnavailableError } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
 import { AccountListener } from './account-listener.js'
+import { VersionedListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresTransfer } from './transfer.js'
@@ -19,6 +20,8 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
+  /** Bytes of listings kept in memory (listing-cache.ts); 0 turns the cache off. */
+  listingCacheBytes?: number
   /** Accounts kept in memory by id (account-cache.ts); 0 turns the cache and its listener off. */
   accountCacheSize?: number
   /** The account listener's check interval and reconnect pause (tests shorten them). */
@@ -58,6 +61,9 @@ export function createPostgresPool(options: PostgresOptions): pg.Pool {
   pool.on('error', () => {})
   return pool
 }
+
+/** 16 MB of listings by default, as the SQLite store (LISTING_CACHE_MB, README "Configuration"). */
+export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 /** Any fixed 64-bit number shared by every instance: the key of the migration lock. */
 const MIGRATION_LOCK = 4_711_020_301
@@ -123,7 +129,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const pool = createPostgresPool(options)
   const query = queryOver(pool)
   const users = new PostgresUsers(query)
-  const notes = new PostgresNotes(query)
+  const listingCacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
+  const notes = new PostgresNotes(query, listingCacheBytes > 0 ? new VersionedListingCache(listingCacheBytes) : undefined)
   const transfer = new PostgresTransfer(pool, query)
   const accounts = await listenedAccounts(options)
   let closed: Promise<void> | undefined

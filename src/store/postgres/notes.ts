@@ -3,9 +3,13 @@
 import type { QueryResult, QueryResultRow } from 'pg'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
+import type { VersionedListingCache } from './listing-cache.js'
+import { NOTE_VERSION, NoteVersionReader } from './note-versions.js'
 import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
+/** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
+const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 
 /** The prefilter of searchNotes: the note may hold the runs of the LIKE pattern $2 (see there). */
 const HAS_RUNS = `(lower(title COLLATE "C") LIKE $2 OR lower(content COLLATE "C") LIKE $2
@@ -19,7 +23,15 @@ interface SearchRow {
 }
 
 export class PostgresNotes {
-  constructor(private readonly query: Query) {}
+  /** `listings`: where listings are kept between requests (none: every listing is read). */
+  constructor(
+    private readonly query: Query,
+    private readonly listings?: VersionedListingCache,
+  ) {
+    this.versions = new NoteVersionReader(query)
+  }
+
+  private readonly versions: NoteVersionReader
 
   async insertNote(note: NoteRecord): Promise<boolean> {
     try {
@@ -124,15 +136,29 @@ export class PostgresNotes {
    * (migration 2), or undefined when the user has no notes: the driver parses one field, and no
    * record is made or stringified. bench/postgres-listing.ts compares it with records (README,
    * "What the profiles showed").
+   *
+   * With a listing cache, a cached listing is sent when the version of the user's notes
+   * (migration 4) is still the one it was read at (note-versions.ts reads it); otherwise the
+   * listing is read again with its version, in one statement, so in one snapshot.
    */
   private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
-    const { rows } = await this.query<{ json: string | null }>(
-      'notes.listJson',
-      `SELECT '[' || string_agg(json, ',' ${LIST_ORDER}) || ']' AS json FROM notes WHERE user_id = $1`,
-      [userId],
-    )
-    const json = rows[0]?.json
-    return json ? Buffer.from(decodeJsonText(json)) : undefined
+    const cached = this.listings?.get(userId)
+    // Unchanged notes are still there, so the account is too (see listNotesJsonOfAccount).
+    if (cached && (await this.versions.read(userId)) === cached.version) return cached.json
+    const { rows } = this.listings
+      ? await this.query<{ version: string | null; json: string | null }>(
+          'notes.listJsonVersioned',
+          `SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version,
+                  (SELECT ${LISTING} FROM notes WHERE user_id = $1) AS json`,
+          [userId],
+        )
+      : await this.query<{ version?: undefined; json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
+    const text = rows[0]?.json
+    if (!text) return undefined
+    const json = Buffer.from(decodeJsonText(text))
+    const version = rows[0]?.version
+    if (version) this.listings?.set(userId, version, json)
+    return json
   }
 
   /**
