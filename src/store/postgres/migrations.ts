@@ -106,16 +106,19 @@ export const migrations: readonly Migration[] = [
     // Each value comes from a sequence, so no version repeats, even after TRUNCATE. A user's
     // version is all their rows' values joined in shard order. The shard is the writing
     // backend's pid modulo 16: a backend runs one transaction at a time, so writers of the same
-    // user rarely wait for each other's row lock until commit (one row per user made 32
-    // concurrent writes of one user commit one by one). Rows go when their account goes (ON
-    // DELETE CASCADE); TRUNCATE of notes deletes them all, and a user without rows is never
-    // answered from memory. A row trigger, not a statement trigger with transition tables:
-    // measured through the service at 32 connections, edit-note lost 7 % with it and 32 % with
-    // the statement trigger (README, "PostgreSQL listings"). A row this transaction has already
-    // set is left alone (its xmin is this transaction's id): every change of the transaction
-    // becomes visible at once, with that version, and a bulk insert of a user's notes writes
-    // their row once instead of once per note (200 000 notes of 2 000 users in one statement:
-    // 4.9–5.7 s without the trigger, 7.6–8.8 s setting the row every time, 6.4–7.4 s with this).
+    // user rarely wait for each other's row lock until commit (with one row per user, concurrent
+    // writes of one user would commit one by one). Rows go when their account goes (ON DELETE
+    // CASCADE); TRUNCATE of notes deletes them all, and a user without rows is never answered
+    // from memory.
+    //
+    // A row trigger, not a statement trigger with transition tables: through the service at 32
+    // connections, edit-note lost about a tenth of its rate with it and a third with the
+    // statement trigger (README, "Listings are kept in memory"). A row this transaction has
+    // already set is left alone (its xmin is this transaction's id): every change of the
+    // transaction becomes visible at once, with that version, and a bulk insert of a user's
+    // notes writes their row once instead of once per note (200 000 notes of 2 000 users in one
+    // statement: 4.9–5.7 s without the trigger, 7.6–8.8 s setting the row every time, 6.4–7.4 s
+    // with this).
     sql: `
       CREATE SEQUENCE note_version;
 

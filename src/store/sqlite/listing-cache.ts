@@ -8,7 +8,8 @@
 // other connection (another worker process, `notes-service import`) is seen through SQLite's
 // data_version, which the store checks before every lookup (data-version.ts), and clears the
 // whole cache (https://www.sqlite.org/pragma.html#pragma_data_version). PostgreSQL has no such
-// signal between instances, so its driver does not cache.
+// signal between instances; its driver asks for a version of the user's notes on every request
+// instead (postgres/listing-cache.ts).
 import { LRUCache } from 'lru-cache'
 
 export class ListingCache {
