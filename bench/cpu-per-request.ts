@@ -6,12 +6,9 @@
 // Run: npm run build && node dist/bench/cpu-per-request.js [path ...]
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
 //      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false, DATABASE_URL or DATABASE_POOL_SIZE, is passed through)
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { REALISTIC, runLoad } from './load.js'
-import { startService } from './processes.js'
+import { startServiceWithUser } from './processes.js'
 
 /** User plus system CPU seconds of a process so far (Linux /proc; clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
@@ -25,22 +22,12 @@ async function main(): Promise<void> {
   const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/get-user', '/get-all-notes', '/healthz']
   const notes = Number(process.env.NOTES ?? 20)
   const seconds = Number(process.env.DURATION ?? 6)
-  const env: Record<string, string> = {}
-  for (const name of SERVICE_SETTINGS) if (process.env[name] !== undefined) env[name] = process.env[name]
-  const dataDir = mkdtempSync(join(tmpdir(), 'notes-cpu-'))
-  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env })
+  const { service, authorization, stop } = await startServiceWithUser(SERVICE_SETTINGS)
   try {
-    const json = { 'content-type': 'application/json' }
-    const created = await fetch(`${service.url}/create-account`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ fullName: 'Bench', email: `cpu.${process.pid}.${Date.now()}@bench.example`, password: 'correct horse battery staple' }),
-    })
-    const { accessToken } = (await created.json()) as { accessToken: string }
-    const headers = { authorization: `Bearer ${accessToken}` }
+    const headers = { authorization }
     for (let i = 0; i < notes; i++) {
       const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
-      await (await fetch(`${service.url}/add-note`, { method: 'POST', headers: { ...headers, ...json }, body })).arrayBuffer()
+      await (await fetch(`${service.url}/add-note`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).arrayBuffer()
     }
     console.log('| path | server CPU µs per request | req/s | p99 ms |\n|---|---|---|---|')
     for (const path of paths) {
@@ -52,8 +39,7 @@ async function main(): Promise<void> {
       console.log(`| ${path} | ${micros.toFixed(1)} | ${Math.round(result.rps)} | ${result.p99.toFixed(2)} |`)
     }
   } finally {
-    await service.stop()
-    rmSync(dataDir, { recursive: true, force: true })
+    await stop()
   }
 }
 

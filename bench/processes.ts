@@ -2,9 +2,11 @@
 // the ceiling (a bare node:http server), each its own Node.js process on loopback, plus a
 // sampler of the service's resident memory.
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { delimiter, dirname } from 'node:path'
+import { tmpdir } from 'node:os'
+import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CeilingRoute } from './ceiling-server.js'
 
@@ -163,6 +165,44 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
       child.kill('SIGTERM')
       await exited(child, 15_000)
     },
+  }
+}
+
+/** A service on a fresh data directory with one user registered through the API. */
+export interface ServiceWithUser {
+  service: ServiceProcess
+  /** The registered user's Authorization header value. */
+  authorization: string
+  /** Stops the service and removes its data directory. */
+  stop: () => Promise<void>
+}
+
+/**
+ * For the small A/B scripts (cpu-per-request, write-rate): starts the built service with the
+ * named settings taken from this process's environment (e.g. DATABASE_URL, LISTING_CACHE_MB),
+ * and registers one user with a unique email, so runs can share a database.
+ */
+export async function startServiceWithUser(settings: readonly string[]): Promise<ServiceWithUser> {
+  const env: Record<string, string> = {}
+  for (const name of settings) if (process.env[name] !== undefined) env[name] = process.env[name]
+  const dataDir = mkdtempSync(join(tmpdir(), 'notes-ab-'))
+  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env })
+  const stop = async () => {
+    await service.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  try {
+    const json = { 'content-type': 'application/json' }
+    const created = await fetch(`${service.url}/create-account`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ fullName: 'Bench', email: `ab.${process.pid}.${Date.now()}@bench.example`, password: 'correct horse battery staple' }),
+    })
+    const { accessToken } = (await created.json()) as { accessToken: string }
+    return { service, authorization: `Bearer ${accessToken}`, stop }
+  } catch (err) {
+    await stop()
+    throw err
   }
 }
 
