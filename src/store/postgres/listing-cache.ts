@@ -1,11 +1,10 @@
 // Users' listings (the JSON bytes GET /get-all-notes sends) kept in memory by the PostgreSQL
 // store, each with the version of the user's notes it was read at (migration 4,
-// `note-versions`). The listing query sends the cached version along; PostgreSQL answers with
-// the current version and, only when it differs, the listing. So an entry is used only after the
-// database, at the time of the request, has said nothing changed: a change made through another
-// instance, an import or an operator's SQL is seen at once, with no notice to wait for.
-// https://www.postgresql.org/docs/current/transaction-iso.html#XACT-READ-COMMITTED (one
-// statement, one snapshot: the version and the listing it returns agree)
+// `note-versions`), read in the same statement as the listing, so in one snapshot. An entry is
+// sent only after the database, asked after the request arrived, has answered the same version
+// (note-versions.ts): a change made through another instance, an import or an operator's SQL is
+// seen at once, with no notice to wait for.
+// https://www.postgresql.org/docs/current/transaction-iso.html#XACT-READ-COMMITTED
 import { LRUCache } from 'lru-cache'
 
 export interface VersionedListing {
@@ -37,10 +36,5 @@ export class VersionedListingCache {
    */
   set(userId: string, version: string, json: Buffer): void {
     this.entries.set(userId, { version, json })
-  }
-
-  /** Entries held now (tests). */
-  get size(): number {
-    return this.entries.size
   }
 }
