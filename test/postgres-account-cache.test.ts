@@ -10,7 +10,7 @@ import { openPostgresStore } from '../src/store/postgres/index.js'
 import { type Store, StoreUnavailableError, type UserRecord } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { startNoticeFilter } from './support/notice-filter.js'
-import { type TestDatabase, createTestDatabase, deleteAccountSilently, serviceAvailable } from './support/services.js'
+import { type TestDatabase, createTestDatabase, deleteAccountSilently, operatorPool, serviceAvailable } from './support/services.js'
 import { makeUser } from './support/store-contract.js'
 
 describe('listened account cache', () => {
@@ -76,7 +76,7 @@ if (serviceAvailable('postgresql')) {
     let store: Store
     before(async () => {
       db = await createTestDatabase()
-      operator = new pg.Pool({ connectionString: db.url, max: 2 })
+      operator = operatorPool(db.url)
       store = await openPostgresStore({ url: db.url, poolSize: 2, listenerRetryMs: 50, listenerCheckEveryMs: 100 })
     })
     after(async () => {

@@ -10,7 +10,7 @@ import { migrations } from '../src/store/postgres/migrations.js'
 import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
 import type { Query } from '../src/store/postgres/query.js'
 import type { NoteRecord, Store } from '../src/store/types.js'
-import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 
 const titles = async (store: Store, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
@@ -86,10 +86,7 @@ if (serviceAvailable('postgresql')) {
     let other: Store
     before(async () => {
       db = await createTestDatabase()
-      operator = new pg.Pool({ connectionString: db.url, max: 2 })
-      // As the store's own pool: a connection the server ends while idle (the database is
-      // dropped WITH (FORCE) at the end) must not become an uncaught 'error' event.
-      operator.on('error', () => {})
+      operator = operatorPool(db.url)
       store = await openPostgresStore({ url: db.url, poolSize: 3 })
       other = await openPostgresStore({ url: db.url, poolSize: 3 })
     })

@@ -10,7 +10,7 @@ import { encodeText } from '../src/store/postgres/rows.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { type Harness, MODES, addNote, register, startHarness } from './support/harness.js'
-import { type TestDatabase, createTestDatabase, deleteAccountSilently, serviceAvailable } from './support/services.js'
+import { type TestDatabase, createTestDatabase, deleteAccountSilently, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
 
@@ -133,7 +133,7 @@ if (serviceAvailable('postgresql')) {
         const a = await register(h.client)
         await addNote(h.client, a.token, { title: 'gone soon', content: 'x' })
         assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
-        const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+        const pool = operatorPool(db.url, 1)
         await pool.query('DELETE FROM notes WHERE user_id = $1', [a.userId])
         await pool.query('DELETE FROM users WHERE id = $1', [a.userId])
         await pool.end()
