@@ -6,17 +6,8 @@
 // Run: npm run build && node dist/bench/cpu-per-request.js [path ...]
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
 //      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false, DATABASE_URL or DATABASE_POOL_SIZE, is passed through)
-import { readFileSync } from 'node:fs'
 import { REALISTIC, runLoad } from './load.js'
-import { startServiceWithUser } from './processes.js'
-
-/** User plus system CPU seconds of a process so far (Linux /proc; clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
-const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL', 'DATABASE_POOL_SIZE']
+import { SERVICE_SETTINGS, cpuSeconds, startServiceWithUser } from './processes.js'
 
 async function main(): Promise<void> {
   const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/get-user', '/get-all-notes', '/healthz']

@@ -29,6 +29,12 @@ function tracked(child: ChildProcess): ChildProcess {
   return child
 }
 
+/** User plus system CPU seconds of a process so far (Linux /proc; clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 /** Resident set size of a process in bytes (Linux /proc), or undefined elsewhere. */
 export function rssOf(pid: number): number | undefined {
   try {
@@ -168,6 +174,9 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   }
 }
 
+/** The service settings the A/B scripts pass through from their own environment. */
+export const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'LOG_LEVEL', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL', 'DATABASE_POOL_SIZE']
+
 /** A service on a fresh data directory with one user registered through the API. */
 export interface ServiceWithUser {
   service: ServiceProcess
@@ -182,11 +191,11 @@ export interface ServiceWithUser {
  * named settings taken from this process's environment (e.g. DATABASE_URL, LISTING_CACHE_MB),
  * and registers one user with a unique email, so runs can share a database.
  */
-export async function startServiceWithUser(settings: readonly string[]): Promise<ServiceWithUser> {
+export async function startServiceWithUser(settings: readonly string[], command?: string[]): Promise<ServiceWithUser> {
   const env: Record<string, string> = {}
   for (const name of settings) if (process.env[name] !== undefined) env[name] = process.env[name]
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-ab-'))
-  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env })
+  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env, ...(command ? { command } : {}) })
   const stop = async () => {
     await service.stop()
     rmSync(dataDir, { recursive: true, force: true })

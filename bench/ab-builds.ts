@@ -1,0 +1,67 @@
+// A/B of whole builds: serves one GET path from several builds of the service side by side, in
+// alternating rounds (so the machine's drift falls on all alike), and reports each build's req/s,
+// service CPU per request and p99, with req/s as a ratio to the first build (the baseline).
+// A build is a directory holding the project with `dist/` built (this checkout, or a git worktree
+// of an earlier commit after `npm run build` there; the worktree may symlink node_modules here).
+// Run: npm run build && node dist/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]
+//      e.g. node dist/bench/ab-builds.js /get-user ../baseline .
+//      env ROUNDS=4, DURATION=4 (seconds per round), NOTES=20, and the service settings of
+//      cpu-per-request (DATABASE_URL, LISTING_CACHE_MB, METRICS_ENABLED, LOG_LEVEL, ...) for all.
+import { resolve } from 'node:path'
+import { LoadTally, REALISTIC, runLoad } from './load.js'
+import { SERVICE_SETTINGS, type ServiceWithUser, cpuSeconds, startServiceWithUser } from './processes.js'
+
+interface Build {
+  dir: string
+  running: ServiceWithUser
+  tally: LoadTally
+  cpu: number
+}
+
+async function main(): Promise<void> {
+  const [path, ...dirs] = process.argv.slice(2)
+  if (!path?.startsWith('/') || dirs.length < 2) {
+    throw new Error('usage: node dist/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]')
+  }
+  const rounds = Number(process.env.ROUNDS ?? 4)
+  const seconds = Number(process.env.DURATION ?? 4)
+  const notes = Number(process.env.NOTES ?? 20)
+  const builds: Build[] = []
+  try {
+    for (const dir of dirs) {
+      // The launcher's node flag (bin/notes-service), without depending on each build's launcher.
+      const command = [process.execPath, '--heap-growing-percent=50', resolve(dir, 'dist/src/cli.js')]
+      const running = await startServiceWithUser(SERVICE_SETTINGS, command)
+      builds.push({ dir, running, tally: new LoadTally(), cpu: 0 })
+      const headers = { authorization: running.authorization, 'content-type': 'application/json' }
+      for (let i = 0; i < notes; i++) {
+        const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
+        await (await fetch(`${running.service.url}/add-note`, { method: 'POST', headers, body })).arrayBuffer()
+      }
+    }
+    const requestOf = (b: Build) => [{ method: 'GET' as const, path, headers: { authorization: b.running.authorization } }]
+    for (const b of builds) await runLoad(b.running.service.url, requestOf(b), REALISTIC, 1) // warm-up
+    for (let round = 0; round < rounds; round++) {
+      for (const b of builds) {
+        const before = cpuSeconds(b.running.service.pid)
+        await runLoad(b.running.service.url, requestOf(b), REALISTIC, seconds, b.tally)
+        b.cpu += cpuSeconds(b.running.service.pid) - before
+      }
+    }
+    const baseline = builds[0]!.tally.result().rps
+    console.log(`GET ${path}, 32 connections, ${rounds} alternating rounds of ${seconds} s\n`)
+    console.log('| build | req/s | ratio to the first | service CPU µs per request | p99 ms | non-2xx |\n|---|---|---|---|---|---|')
+    for (const b of builds) {
+      const r = b.tally.result()
+      const micros = (b.cpu * 1e6) / Math.max(1, r.ok + r.non2xx)
+      console.log(`| ${b.dir} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`)
+    }
+  } finally {
+    for (const b of builds) await b.running.stop()
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`ab-builds failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exitCode = 1
+})
