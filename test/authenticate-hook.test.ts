@@ -1,0 +1,69 @@
+// The authenticate hook (src/plugins/auth.ts) is a callback hook: its account lookup's outcome
+// reaches Fastify through `done` or a reply. A lookup that fails must still answer in the
+// contract's shape (503 for a lost store, 500 otherwise), never hang, and a gone account gets the
+// bare 401; through inject and through a real listening server.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { openSqliteStore } from '../src/store/sqlite/index.js'
+import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
+
+/** The real store, but findUserById answers as `behaviour` says for the ids in it. */
+function storeWithFailingLookups(real: Store, behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>): Store {
+  return {
+    ...real,
+    findUserById: async (id) => {
+      const how = behaviour.get(id)
+      if (how === 'unavailable') throw new StoreUnavailableError('connection refused')
+      if (how === 'broken') throw new Error('disk on fire')
+      if (how === 'gone') return undefined
+      return real.findUserById(id)
+    },
+  }
+}
+
+for (const mode of MODES) {
+  describe(`authenticate hook when the account lookup fails (${mode})`, () => {
+    const behaviour = new Map<string, 'unavailable' | 'broken' | 'gone'>()
+    let h: Harness
+    let a: Account
+    before(async () => {
+      h = await startHarness(mode, { store: storeWithFailingLookups(openSqliteStore({ dataDir: ':memory:' }), behaviour) })
+      a = await register(h.client)
+    })
+    after(async () => h.close())
+
+    it('answers as usual while the lookup works', async () => {
+      behaviour.clear()
+      const res = await h.client.request('GET', '/get-user', { token: a.token })
+      assert.equal(res.status, 200)
+      assert.equal((res.json as { user: { _id: string } }).user._id, a.userId)
+    })
+
+    it('answers 503 in the contract\'s shape when the store is unavailable', async () => {
+      behaviour.set(a.userId, 'unavailable')
+      for (const [method, path] of [['GET', '/get-user'], ['GET', '/search-notes?query=x']] as const) {
+        const res = await h.client.request(method, path, { token: a.token })
+        assert.equal(res.status, 503, `${method} ${path}`)
+        assert.equal(res.text, '{"error":true,"message":"Service Unavailable: the database cannot be reached"}')
+      }
+    })
+
+    it('answers 500 in the contract\'s shape when the lookup throws anything else', async () => {
+      behaviour.set(a.userId, 'broken')
+      const res = await h.client.request('GET', '/get-user', { token: a.token })
+      assert.equal(res.status, 500)
+      assert.deepEqual(res.json, { error: true, message: 'Internal Server Error' })
+    })
+
+    it('answers the bare 401 when the account is gone, and never runs the handler', async () => {
+      behaviour.set(a.userId, 'gone')
+      const res = await h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } })
+      assert.equal(res.status, 401)
+      assert.equal(res.text, 'Unauthorized')
+      behaviour.clear()
+      const listed = await h.client.request('GET', '/get-all-notes', { token: a.token })
+      assert.deepEqual((listed.json as { notes: unknown[] }).notes, [])
+    })
+  })
+}
