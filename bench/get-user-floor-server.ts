@@ -12,15 +12,20 @@
 //   pg-account:   the token check plus the PostgreSQL store's account lookup (the service's store,
 //                 accounts kept in memory while its listener is live, README "On PostgreSQL"): the
 //                 least work the contract asks of GET /get-user on PostgreSQL.
+// A mode ending in `+cors` adds @fastify/cors as the service registers it (origin `*`, which the
+// contract requires) instead of setting the one header by hand: what the library costs on top.
 // Run as a child process: argv = mode, the service's DATA_DIR, its secret and, for the pg-
 // modes, the service's DATABASE_URL; the port is sent over IPC.
+import cors from '@fastify/cors'
 import Fastify from 'fastify'
 import { createTokenService } from '../src/services/tokens.js'
 import { createPostgresPool, openPostgresStore } from '../src/store/postgres/index.js'
 import { openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
 
-const [mode, dataDir, secret, databaseUrl] = process.argv.slice(2) as [string, string, string, string | undefined]
+const [modeArg, dataDir, secret, databaseUrl] = process.argv.slice(2) as [string, string, string, string | undefined]
+const withCors = modeArg.endsWith('+cors')
+const mode = modeArg.replace(/\+cors$/, '')
 const tokens = createTokenService(secret)
 const onPostgres = mode.startsWith('pg-')
 if (onPostgres && !databaseUrl) throw new Error(`${mode} needs the service's DATABASE_URL`)
@@ -30,6 +35,7 @@ const store: Store = databaseUrl && onPostgres
 const pool = databaseUrl && mode === 'pg-select-1' ? createPostgresPool({ url: databaseUrl }) : undefined
 const dataVersion = onPostgres ? undefined : openSqliteDatabase({ dataDir }).prepare('PRAGMA data_version').pluck()
 const app = Fastify()
+if (withCors) await app.register(cors, { origin: '*', strictPreflight: false })
 app.get('/get-user', async (request, reply) => {
   const header = request.headers.authorization
   const token = typeof header === 'string' ? header.split(' ')[1] : undefined
@@ -38,7 +44,7 @@ app.get('/get-user', async (request, reply) => {
   if (pool) await pool.query({ name: 'select1', text: 'SELECT 1', values: [] })
   const user = mode === 'account' || mode === 'pg-account' ? claimed && (await store.findUserById(claimed._id)) : claimed
   if (!user) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
-  void reply.header('access-control-allow-origin', '*')
+  if (!withCors) void reply.header('access-control-allow-origin', '*')
   // The public fields written out, as publicUser does. Until 2026-11-24 this was
   // publicUser({ ...user, emailKey: '', passwordHash: '' }): the spread with two added keys made
   // an object that V8 copies and JSON.stringify walks slowly (1.3 µs more per call in a loop), and

@@ -7,7 +7,8 @@
 // With DATABASE_URL (an admin connection, as for the bench) the service runs on PostgreSQL, in a
 // database of its own dropped at the end, and the stripped servers are the token check, plus a
 // `SELECT 1` round trip, plus the PostgreSQL store's account lookup (kept in memory while its
-// account listener is live, as in the service).
+// account listener is live, as in the service). One row per store adds @fastify/cors to the least
+// work the contract asks (the account's existence, and CORS for any origin).
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   const adminUrl = process.env.DATABASE_URL
   const databases = adminUrl ? new BenchDatabases(adminUrl) : undefined
   const databaseUrl = databases ? await databases.create(dataDir) : undefined
-  const modes = databaseUrl ? ['token', 'pg-select-1', 'pg-account'] : ['token', 'data-version', 'account']
+  const modes = databaseUrl
+    ? ['token', 'pg-select-1', 'pg-account', 'pg-account+cors']
+    : ['token', 'data-version', 'data-version+cors', 'account']
   const service = await startService({ dataDir, secret, ...(databaseUrl ? { databaseUrl } : {}) })
   const stripped: ForkedServer[] = []
   const ceiling = await startCeiling()
@@ -58,7 +61,8 @@ async function main(): Promise<void> {
     for (const mode of modes) {
       const server = await forkListening(SERVER, [mode, dataDir, secret, ...(databaseUrl ? [databaseUrl] : [])], mode)
       stripped.push(server)
-      targets.push({ label: `Fastify + ${LABELS[mode] ?? mode}`, url: server.url })
+      const label = LABELS[mode.replace(/\+cors$/, '')] ?? mode
+      targets.push({ label: `Fastify + ${label}${mode.endsWith('+cors') ? ' + @fastify/cors' : ''}`, url: server.url })
     }
     targets.push({ label: 'the service', url: service.url })
     const tallies = targets.map(() => new LoadTally())
