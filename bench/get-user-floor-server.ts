@@ -48,8 +48,8 @@ app.get('/get-user', async (request, reply) => {
   // The public fields written out, as publicUser does. Until 2026-11-24 this was
   // publicUser({ ...user, emailKey: '', passwordHash: '' }): the spread with two added keys made
   // an object that V8 copies and JSON.stringify walks slowly (1.3 µs more per call in a loop), and
-  // under load it held the "token check" row near 0.58 of the ceiling where the same server
-  // without it reached 0.85-0.91 (README, "Results"). The rows measured the spread, not the work.
+  // under load it held the "token check" row at 0.57-0.59 of the ceiling; without it the row
+  // measures 0.67-0.70 (README, "Results"). The rows measured the spread, not the work.
   return { user: { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn }, message: '' }
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
