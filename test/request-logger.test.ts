@@ -1,31 +1,29 @@
 // The lazy request logger (src/plugins/request-logger.ts): a request that logs nothing makes no
 // pino child; one that logs writes exactly what pino's own child would (same bindings, same level
-// rules), and the service's request lines and error lines still carry their request id.
+// rules), and the service's request lines still carry their request id.
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
 import { describe, it, mock } from 'node:test'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { LazyRequestLogger } from '../src/plugins/request-logger.js'
 import { loggerOptions } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { TEST_SECRET, testConfig } from './support/harness.js'
+import { TEST_SECRET, logLinesInto, testConfig } from './support/harness.js'
 
-/** A pino logger (Fastify's own, as the service makes it) writing JSON lines into `lines`. */
-function pinoInto(level: string, lines: Array<Record<string, unknown>>): FastifyBaseLogger {
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>)
-      callback()
-    },
-  })
-  return Fastify({ logger: { ...loggerOptions(level), stream } }).log
+type Line = Record<string, unknown>
+
+/** The JSON lines written so far, parsed. */
+const parsed = (text: string[]): Line[] => text.map((l) => JSON.parse(l) as Line)
+
+/** A pino logger (Fastify's own, as the service makes it) writing its lines into `text`. */
+function pinoInto(level: string, text: string[]): FastifyBaseLogger {
+  return Fastify({ logger: { ...loggerOptions(level), stream: logLinesInto(text) } }).log
 }
 
 describe('lazy request logger', () => {
   it('makes no child for calls below the level, and one child for all calls at or above it', () => {
-    const lines: Array<Record<string, unknown>> = []
-    const parent = pinoInto('warn', lines)
+    const text: string[] = []
+    const parent = pinoInto('warn', text)
     const child = mock.method(parent, 'child')
     const log = new LazyRequestLogger(parent, { reqId: 'req-1' }, {})
     log.info('not written')
@@ -37,7 +35,7 @@ describe('lazy request logger', () => {
     log.error('second %s', 'formatted')
     assert.equal(child.mock.callCount(), 1)
     assert.deepEqual(
-      lines.map((l) => [l.level, l.reqId, l.msg, l.route]),
+      parsed(text).map((l) => [l.level, l.reqId, l.msg, l.route]),
       [
         [40, 'req-1', 'first', '/x'],
         [50, 'req-1', 'second formatted', undefined],
@@ -46,19 +44,19 @@ describe('lazy request logger', () => {
   })
 
   it('writes the same line as pino\'s own child, secrets redacted alike', () => {
-    const lazyLines: Array<Record<string, unknown>> = []
-    const ownLines: Array<Record<string, unknown>> = []
-    const lazy = new LazyRequestLogger(pinoInto('info', lazyLines), { reqId: 'req-7' }, {})
-    const own = pinoInto('info', ownLines).child({ reqId: 'req-7' }, {})
+    const lazyText: string[] = []
+    const ownText: string[] = []
+    const lazy = new LazyRequestLogger(pinoInto('info', lazyText), { reqId: 'req-7' }, {})
+    const own = pinoInto('info', ownText).child({ reqId: 'req-7' }, {})
     for (const log of [lazy, own]) log.info({ password: 'hunter2', accessToken: 'eyJ.x.y', path: '/login' }, 'request')
-    const strip = (l: Record<string, unknown>) => ({ ...l, time: 0, pid: 0, hostname: '' })
-    assert.deepEqual(lazyLines.map(strip), ownLines.map(strip))
-    assert.equal(lazyLines[0]?.password, '[redacted]')
+    const strip = (l: Line) => ({ ...l, time: 0, pid: 0, hostname: '' })
+    assert.deepEqual(parsed(lazyText).map(strip), parsed(ownText).map(strip))
+    assert.equal(parsed(lazyText)[0]?.password, '[redacted]')
   })
 
   it('honours a level of its own (a route logLevel) and a level set later', () => {
-    const lines: Array<Record<string, unknown>> = []
-    const parent = pinoInto('warn', lines)
+    const text: string[] = []
+    const parent = pinoInto('warn', text)
     const verbose = new LazyRequestLogger(parent, { reqId: 'req-2' }, { level: 'debug' })
     assert.equal(verbose.level, 'debug')
     verbose.debug('route-level debug')
@@ -68,7 +66,7 @@ describe('lazy request logger', () => {
     raised.level = 'info'
     raised.info('after the level was lowered to info')
     assert.deepEqual(
-      lines.map((l) => [l.reqId, l.msg]),
+      parsed(text).map((l) => [l.reqId, l.msg]),
       [
         ['req-2', 'route-level debug'],
         ['req-4', 'after the level was lowered to info'],
@@ -76,23 +74,19 @@ describe('lazy request logger', () => {
     )
     // child() of the stand-in is a real child with both bindings.
     verbose.child({ part: 'sub' }).debug('nested')
-    assert.deepEqual([lines[2]?.reqId, lines[2]?.part, lines[2]?.msg], ['req-2', 'sub', 'nested'])
+    const nested = parsed(text)[2]
+    assert.deepEqual([nested?.reqId, nested?.part, nested?.msg], ['req-2', 'sub', 'nested'])
   })
 
   it('the service still writes request lines with their request id, one per request', async () => {
-    const lines: Array<Record<string, unknown>> = []
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>)
-        callback()
-      },
-    })
+    const text: string[] = []
+    const stream = logLinesInto(text)
     const store = openSqliteStore({ dataDir: ':memory:' })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream } })
     try {
       await app.inject({ method: 'GET', url: '/get-user' })
       await app.inject({ method: 'GET', url: '/healthz' })
-      const requests = lines.filter((l) => l.msg === 'request')
+      const requests = parsed(text).filter((l) => l.msg === 'request')
       assert.deepEqual(requests.map((l) => [l.path, l.statusCode]), [['/get-user', 401], ['/healthz', 200]])
       const ids = requests.map((l) => l.reqId)
       assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), `request ids: ${JSON.stringify(ids)}`)

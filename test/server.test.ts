@@ -4,13 +4,12 @@ import assert from 'node:assert/strict'
 import { statSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { SECRET_FILE, resolveSecret } from '../src/secret.js'
 import { loggerOptions, startServer } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { MODES, TEST_SECRET, startHarness, testConfig, uniqueEmail } from './support/harness.js'
+import { MODES, TEST_SECRET, logLinesInto, startHarness, testConfig, uniqueEmail } from './support/harness.js'
 import { tempDir } from './support/temp.js'
 
 describe('the access token secret', () => {
@@ -117,12 +116,7 @@ for (const mode of MODES) {
 describe('request logging', () => {
   it('writes one JSON line per request with no password, token or authorization header', async () => {
     const lines: string[] = []
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean))
-        done()
-      },
-    })
+    const stream = logLinesInto(lines)
     const store = openSqliteStore({ dataDir: ':memory:' })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream } })
     try {

@@ -4,14 +4,13 @@
 import assert from 'node:assert/strict'
 import { chmodSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { SECRET_FILE, resolveSecret } from '../../src/secret.js'
 import { loggerOptions } from '../../src/server.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { startChild } from '../support/child-server.js'
-import { type Harness, type Reply, startHarness, uniqueEmail } from '../support/harness.js'
+import { type Harness, type Reply, logLinesInto, startHarness, uniqueEmail } from '../support/harness.js'
 import { tempDir } from '../support/temp.js'
 
 const PASSWORD = 'Tr0ub4dor&3-very-secret'
@@ -26,12 +25,7 @@ describe('secrets at rest, in answers, tokens and logs', () => {
   let hash: string
 
   before(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logLines.push(...chunk.toString().split('\n').filter(Boolean))
-        done()
-      },
-    })
+    const stream = logLinesInto(logLines)
     h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path }), logger: { ...loggerOptions('trace'), stream } })
     email = uniqueEmail('secret')
     const send = async (method: string, path: string, opts: Parameters<Harness['client']['request']>[2] = {}) => {

@@ -1,5 +1,6 @@
 // Test harness: builds the app on a fresh store and gives a client that speaks to it either
 // through Fastify's inject or over a real listening socket, so one suite covers both.
+import { Writable } from 'node:stream'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
@@ -9,6 +10,16 @@ import { responseChecker } from './openapi-check.js'
 import { type StoreKind, openTestStore, storeKinds } from './stores.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
+
+/** A log stream (pino's `stream` option) that appends each line written to it to `lines`. */
+export function logLinesInto(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean))
+      done()
+    },
+  })
+}
 
 export type Mode = 'inject' | 'http'
 export const MODES: readonly Mode[] = ['inject', 'http']
