@@ -9,7 +9,7 @@
 //      cpu-per-request (DATABASE_URL, LISTING_CACHE_MB, METRICS_ENABLED, LOG_LEVEL, ...) for all.
 import { resolve } from 'node:path'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
-import { SERVICE_SETTINGS, type ServiceWithUser, cpuSeconds, startServiceWithUser } from './processes.js'
+import { SERVICE_SETTINGS, type ServiceWithUser, addNotes, cpuSeconds, startServiceWithUser } from './processes.js'
 
 interface Build {
   dir: string
@@ -33,11 +33,7 @@ async function main(): Promise<void> {
       const command = [process.execPath, '--heap-growing-percent=50', resolve(dir, 'dist/src/cli.js')]
       const running = await startServiceWithUser(SERVICE_SETTINGS, command)
       builds.push({ dir, running, tally: new LoadTally(), cpu: 0 })
-      const headers = { authorization: running.authorization, 'content-type': 'application/json' }
-      for (let i = 0; i < notes; i++) {
-        const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
-        await (await fetch(`${running.service.url}/add-note`, { method: 'POST', headers, body })).arrayBuffer()
-      }
+      await addNotes(running.service.url, running.authorization, notes)
     }
     const requestOf = (b: Build) => [{ method: 'GET' as const, path, headers: { authorization: b.running.authorization } }]
     for (const b of builds) await runLoad(b.running.service.url, requestOf(b), REALISTIC, 1) // warm-up

@@ -7,7 +7,7 @@
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
 //      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false, DATABASE_URL or DATABASE_POOL_SIZE, is passed through)
 import { REALISTIC, runLoad } from './load.js'
-import { SERVICE_SETTINGS, cpuSeconds, startServiceWithUser } from './processes.js'
+import { SERVICE_SETTINGS, addNotes, cpuSeconds, startServiceWithUser } from './processes.js'
 
 async function main(): Promise<void> {
   const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/get-user', '/get-all-notes', '/healthz']
@@ -16,10 +16,7 @@ async function main(): Promise<void> {
   const { service, authorization, stop } = await startServiceWithUser(SERVICE_SETTINGS)
   try {
     const headers = { authorization }
-    for (let i = 0; i < notes; i++) {
-      const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
-      await (await fetch(`${service.url}/add-note`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).arrayBuffer()
-    }
+    await addNotes(service.url, authorization, notes)
     console.log('| path | server CPU µs per request | req/s | p99 ms |\n|---|---|---|---|')
     for (const path of paths) {
       const request = { method: 'GET' as const, path, headers }

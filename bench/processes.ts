@@ -177,6 +177,15 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
 /** The service settings the A/B scripts pass through from their own environment. */
 export const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'LOG_LEVEL', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL', 'DATABASE_POOL_SIZE']
 
+/** Adds `count` small notes through the API (the A/B scripts' 20-note user). */
+export async function addNotes(url: string, authorization: string, count: number): Promise<void> {
+  const headers = { authorization, 'content-type': 'application/json' }
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
+    await (await fetch(`${url}/add-note`, { method: 'POST', headers, body })).arrayBuffer()
+  }
+}
+
 /** A service on a fresh data directory with one user registered through the API. */
 export interface ServiceWithUser {
   service: ServiceProcess
