@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { AccountCache } from '../src/store/sqlite/account-cache.js'
+import { sharedCheck } from '../src/store/sqlite/data-version.js'
 import { SQLITE_FILE, openSqliteStore } from '../src/store/sqlite/index.js'
 import type { UserRecord } from '../src/store/types.js'
 import { makeUser } from './support/store-contract.js'
@@ -59,5 +60,36 @@ describe('account cache (sqlite)', () => {
     assert.equal((await mine.findUserById(there._id))?._id, there._id)
     await mine.close()
     await theirs.close()
+  })
+
+  it('shares one data_version check among the lookups asked before it, and runs it after them', async () => {
+    let checks = 0
+    const fresh = sharedCheck(() => void checks++)
+    const asked = [fresh(), fresh(), fresh()]
+    assert.equal(checks, 0, 'no check before the callers have all asked')
+    await Promise.all(asked)
+    assert.equal(checks, 1, 'one check for the three lookups of one turn')
+    await fresh()
+    assert.equal(checks, 2, 'a lookup asked after a check waits for a check of its own')
+
+    const failing = sharedCheck(() => {
+      throw new Error('disk I/O error')
+    })
+    await assert.rejects(Promise.all([failing(), failing()]), /disk I\/O error/)
+  })
+
+  it('sees a commit made by another connection after a lookup was asked and before it was answered', async () => {
+    const store = openSqliteStore({ dataDir: dir.path })
+    const user = makeUser()
+    await store.createUser(user)
+    assert.equal((await store.findUserById(user._id))?._id, user._id) // cached now
+    // The lookup is asked first (as a request is read), then the operator commits in the same
+    // turn of the event loop: the shared check runs after both, so the deletion is seen.
+    const lookup = store.findUserById(user._id)
+    const operator = new Database(`${dir.path}/${SQLITE_FILE}`)
+    operator.prepare('DELETE FROM users WHERE id = ?').run(user._id)
+    operator.close()
+    assert.equal(await lookup, undefined)
+    await store.close()
   })
 })

@@ -4,9 +4,9 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import type { NoteRecord, Store } from '../types.js'
+import type { NoteRecord, Store, UserRecord } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
-import { clearingOnOutsideCommits } from './data-version.js'
+import { clearingOnOutsideCommits, sharedCheck } from './data-version.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { ListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
@@ -96,19 +96,20 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const cache = cacheBytes > 0 ? new ListingCache(cacheBytes) : undefined
   const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
   const accounts = accountCacheSize > 0 ? new AccountCache(accountCacheSize) : undefined
-  // Before any cached answer: one data_version check for both caches (data-version.ts).
-  const freshen = clearingOnOutsideCommits(db, () => {
+  // Before any cached answer: a data_version check for both caches, made after the request
+  // arrived and shared by the lookups of one turn of the event loop (data-version.ts).
+  const fresh = sharedCheck(clearingOnOutsideCommits(db, () => {
     cache?.clear()
     accounts?.clear()
-  })
-  const findUser = (id: string) => {
-    if (!accounts) return users.findById(id)
-    freshen()
-    return accounts.get(id, () => users.findById(id))
+  }))
+  const findUser = (id: string): Promise<UserRecord | undefined> => {
+    if (!accounts) return Promise.resolve().then(() => users.findById(id))
+    return fresh().then(() => accounts.get(id, () => users.findById(id)))
   }
-  const listJson = (userId: string, checked = false) => {
+  /** `checked`: the caller has just awaited fresh() (one check, not two). */
+  const listJson = async (userId: string, checked = false): Promise<Buffer> => {
     if (!cache) return notes.listNotesJson(userId)
-    if (!checked) freshen()
+    if (!checked) await fresh()
     return cache.get(userId, () => notes.listNotesJson(userId))
   }
   // A write drops its user's cached listing inside its own transaction, so no listing read after
@@ -122,14 +123,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
   return {
     createUser: (user) => writer.write(() => users.create(user)),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
-    findUserById: async (id) => findUser(id),
+    findUserById: (id) => findUser(id),
     insertNote: (note) => changing(note.userId, () => notes.insertNote(note)),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn) => changing(userId, () => notes.updateNote(userId, noteId, patch, updatedOn)),
     deleteNote: (userId, noteId) => changing(userId, () => notes.deleteNote(userId, noteId)),
     listNotesJson: (userId) => listJson(userId),
     // With the account cache on, findUser has just checked data_version: one check, not two.
-    listNotesJsonOfAccount: async (userId) => (findUser(userId) ? listJson(userId, accounts !== undefined) : undefined),
+    listNotesJsonOfAccount: async (userId) => ((await findUser(userId)) ? listJson(userId, accounts !== undefined) : undefined),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
