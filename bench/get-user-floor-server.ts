@@ -3,7 +3,9 @@
 //   token:        checks the bearer token (the service's TokenService, its LRU included) and
 //                 answers with the token's user;
 //   data-version: the same, plus SQLite's PRAGMA data_version per request (what the account
-//                 cache's freshness check costs);
+//                 cache's freshness check cost until 2026-11-25);
+//   shared-data-version: the same, with the check shared by the requests of one turn of the
+//                 event loop, as the service has made it since (src/store/sqlite/data-version.ts);
 //   account:      the token check plus the SQLite account read (the service's store, account
 //                 cache off): the least work the contract asks of GET /get-user (decisions.md:
 //                 a token whose account is gone gets 401);
@@ -20,6 +22,7 @@ import cors from '@fastify/cors'
 import Fastify from 'fastify'
 import { createTokenService } from '../src/services/tokens.js'
 import { createPostgresPool, openPostgresStore } from '../src/store/postgres/index.js'
+import { sharedCheck } from '../src/store/sqlite/data-version.js'
 import { openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
 
@@ -34,6 +37,7 @@ const store: Store = databaseUrl && onPostgres
   : openSqliteStore({ dataDir, accountCacheSize: 0, listingCacheBytes: 0 })
 const pool = databaseUrl && mode === 'pg-select-1' ? createPostgresPool({ url: databaseUrl }) : undefined
 const dataVersion = onPostgres ? undefined : openSqliteDatabase({ dataDir }).prepare('PRAGMA data_version').pluck()
+const sharedDataVersion = sharedCheck(() => void dataVersion?.get())
 const app = Fastify()
 if (withCors) await app.register(cors, { origin: '*', strictPreflight: false })
 app.get('/get-user', async (request, reply) => {
@@ -41,6 +45,7 @@ app.get('/get-user', async (request, reply) => {
   const token = typeof header === 'string' ? header.split(' ')[1] : undefined
   const claimed = token ? tokens.verify(token) : undefined
   if (mode === 'data-version') dataVersion?.get()
+  if (mode === 'shared-data-version') await sharedDataVersion()
   if (pool) await pool.query({ name: 'select1', text: 'SELECT 1', values: [] })
   const user = mode === 'account' || mode === 'pg-account' ? claimed && (await store.findUserById(claimed._id)) : claimed
   if (!user) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')

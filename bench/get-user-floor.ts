@@ -1,7 +1,9 @@
 // How close to the node:http ceiling can GET /get-user come on this machine, given the work the
 // contract asks of it? Starts the real service (as the bench does) and, beside it, the ceiling,
-// bare Fastify with the same bytes, and the stripped servers of bench/get-user-floor-server.ts
-// (token check only; plus PRAGMA data_version; plus the SQLite account read). All are loaded in
+// bare Fastify with the same bytes, the ceiling answering at the end of each turn of the event
+// loop (as the SQLite service does since its data_version check is shared), and the stripped
+// servers of bench/get-user-floor-server.ts (token check only; plus PRAGMA data_version, per
+// request or shared; plus the SQLite account read). All are loaded in
 // alternating rounds at 32 connections; the table gives each one's req/s and ratio to the
 // ceiling. Run: npm run build && node dist/bench/get-user-floor.js   (env ROUNDS=6, SECONDS=4)
 // With DATABASE_URL (an admin connection, as for the bench) the service runs on PostgreSQL, in a
@@ -23,6 +25,7 @@ const SERVER = fileURLToPath(new URL('./get-user-floor-server.js', import.meta.u
 const LABELS: Record<string, string> = {
   token: 'token check',
   'data-version': 'token check + PRAGMA data_version',
+  'shared-data-version': 'token check + PRAGMA data_version shared per turn (as the service)',
   account: 'token check + SQLite account read',
   'pg-select-1': 'token check + PostgreSQL SELECT 1',
   'pg-account': 'token check + PostgreSQL store account lookup (kept in memory)',
@@ -38,10 +41,11 @@ async function main(): Promise<void> {
   const databaseUrl = databases ? await databases.create(dataDir) : undefined
   const modes = databaseUrl
     ? ['token', 'pg-select-1', 'pg-account', 'pg-account+cors']
-    : ['token', 'data-version', 'data-version+cors', 'account']
+    : ['token', 'data-version', 'data-version+cors', 'shared-data-version', 'shared-data-version+cors', 'account']
   const service = await startService({ dataDir, secret, ...(databaseUrl ? { databaseUrl } : {}) })
   const stripped: ForkedServer[] = []
   const ceiling = await startCeiling()
+  const deferred = await startCeiling('deferred')
   const fastify = await startCeiling('fastify')
   try {
     const created = await fetch(`${service.url}/create-account`, {
@@ -53,9 +57,11 @@ async function main(): Promise<void> {
     const requests = [{ method: 'GET' as const, path: '/get-user', headers: { authorization: `Bearer ${accessToken}` } }]
     const routes = await captureRoutes(service.url, requests)
     await ceiling.setRoutes(routes)
+    await deferred.setRoutes(routes)
     await fastify.setRoutes(routes)
     const targets: Array<{ label: string; url: string }> = [
       { label: 'ceiling: node:http, precomputed answer', url: ceiling.url },
+      { label: 'node:http, precomputed answer sent at the end of the turn (setImmediate)', url: deferred.url },
       { label: 'bare Fastify, precomputed answer', url: fastify.url },
     ]
     for (const mode of modes) {
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
   } finally {
     for (const server of stripped) await server.stop()
     await ceiling.stop()
+    await deferred.stop()
     await fastify.stop()
     await service.stop()
     await databases?.dropAll()

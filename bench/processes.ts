@@ -258,9 +258,12 @@ export async function forkListening(script: string, args: string[], what: string
   }
 }
 
-/** The node:http ceiling, or with `fastify` the bare-Fastify floor (bench/ceiling-server.ts). */
-export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'): Promise<CeilingProcess> {
-  const server = await forkListening(CEILING, kind === 'fastify' ? ['--fastify'] : [], 'the ceiling')
+/**
+ * The node:http ceiling, with `fastify` the bare-Fastify floor, with `deferred` the ceiling
+ * answering at the end of each turn of the event loop (bench/ceiling-server.ts).
+ */
+export async function startCeiling(kind: 'node:http' | 'fastify' | 'deferred' = 'node:http'): Promise<CeilingProcess> {
+  const server = await forkListening(CEILING, kind === 'node:http' ? [] : [`--${kind}`], 'the ceiling')
   return {
     url: server.url,
     setRoutes: (routes) =>
