@@ -22,7 +22,7 @@ import cors from '@fastify/cors'
 import Fastify from 'fastify'
 import { createTokenService } from '../src/services/tokens.js'
 import { createPostgresPool, openPostgresStore } from '../src/store/postgres/index.js'
-import { sharedCheck } from '../src/store/sqlite/data-version.js'
+import { sharedCheck } from '../src/store/shared-check.js'
 import { openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
 import type { Store } from '../src/store/types.js'
 

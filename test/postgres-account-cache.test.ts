@@ -55,12 +55,29 @@ describe('listened account cache', () => {
     assert.equal(missing.reads.count, 2)
   })
 
+  it('applies a notice read in the same turn of the event loop as a lookup before answering it', async () => {
+    const cache = new ListenedAccountCache(10)
+    cache.setLive(true)
+    const { reads, read } = reader(user)
+    await cache.get(user._id, read) // kept now
+    const lookup = cache.get(user._id, read)
+    cache.forget(user._id) // the notice, handled after the request but in the same turn
+    assert.deepEqual(await lookup, user)
+    assert.equal(reads.count, 2, 'the lookup read the database again instead of answering from memory')
+  })
+
   it('does not keep a read that a notice or a loss overlapped', async () => {
     for (const interrupt of [(c: ListenedAccountCache) => c.forget(user._id), (c: ListenedAccountCache) => c.setLive(false)]) {
       const cache = new ListenedAccountCache(10)
       cache.setLive(true)
       let release = () => {}
-      const slow = cache.get(user._id, () => new Promise((resolve) => (release = () => resolve(user))))
+      let reading = () => {}
+      const readStarted = new Promise<void>((resolve) => (reading = resolve))
+      const slow = cache.get(user._id, () => new Promise((resolve) => {
+        release = () => resolve(user)
+        reading()
+      }))
+      await readStarted // the lookup waits for the end of its turn before it reads
       interrupt(cache)
       release()
       assert.deepEqual(await slow, user)

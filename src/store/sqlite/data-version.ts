@@ -8,7 +8,7 @@
 // in a profile of GET /get-user under load: 1.7-2.3 µs on the Intel machines, and on a machine
 // with slow system calls (2026-11-25, `node dist/bench/get-user-floor.js`) it took get-user from
 // 0.71 to 0.58 of the ceiling. So one check serves every lookup that asked for it since the last
-// one (sharedCheck below), and GET /get-all-notes asks for the account and the listing in one
+// one (sharedCheck, ../shared-check.ts), and GET /get-all-notes asks for the account and the listing in one
 // store call (Store.listNotesJsonOfAccount), not two.
 import type { Database, Statement } from 'better-sqlite3'
 
@@ -22,30 +22,4 @@ export function clearingOnOutsideCommits(db: Database, clear: () => void): () =>
     seen = now
     clear()
   }
-}
-
-/**
- * `check`, shared: the returned function resolves once `check` has run after it was called. Every
- * call made before that run waits for the same run, which happens in the event loop's check phase
- * (setImmediate), after the poll phase that read the requests of those calls: so the check is
- * always later than the arrival of every request it serves, and a commit that another process
- * acknowledged before a request was sent is seen by that request, as with a check per lookup.
- * Under load one check serves the dozens of requests read in one turn of the loop; alone, a
- * request waits for the end of its turn (microseconds). A failing check rejects its callers.
- */
-export function sharedCheck(check: () => void): () => Promise<void> {
-  let next: Promise<void> | undefined
-  const run = (resolve: () => void, reject: (err: unknown) => void) => {
-    setImmediate(() => {
-      // Calls from here on wait for the next run: this one may already be under way for them.
-      next = undefined
-      try {
-        check()
-        resolve()
-      } catch (err) {
-        reject(err)
-      }
-    })
-  }
-  return () => (next ??= new Promise<void>(run))
 }
