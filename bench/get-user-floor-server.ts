@@ -54,7 +54,7 @@ app.get('/get-user', async (request, reply) => {
   // publicUser({ ...user, emailKey: '', passwordHash: '' }): the spread with two added keys made
   // an object that V8 copies and JSON.stringify walks slowly (1.3 µs more per call in a loop), and
   // under load it held the "token check" row at 0.57-0.59 of the ceiling; without it the row
-  // measures 0.67-0.70 (README, "Results"). The rows measured the spread, not the work.
+  // measures 0.67-0.70 (README, "What the profiles showed"). The rows measured the spread, not the work.
   return { user: { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn }, message: '' }
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
