@@ -5,7 +5,8 @@
 // of an earlier commit after `npm run build` there; the worktree may symlink node_modules here).
 // Run: npm run build && node dist/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]
 //      e.g. node dist/bench/ab-builds.js /get-user ../baseline .
-//      env ROUNDS=4, DURATION=4 (seconds per round), NOTES=20, and the service settings of
+//      env ROUNDS=4, DURATION=4 (seconds per round), NOTES=20, CONNECTIONS=32 (1: one request
+//      at a time, the latency of an idle service), and the service settings of
 //      cpu-per-request (DATABASE_URL, LISTING_CACHE_MB, METRICS_ENABLED, LOG_LEVEL, ...) for all.
 import { resolve } from 'node:path'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.ROUNDS ?? 4)
   const seconds = Number(process.env.DURATION ?? 4)
   const notes = Number(process.env.NOTES ?? 20)
+  const connections = Number(process.env.CONNECTIONS ?? REALISTIC.connections)
+  const shape = { ...REALISTIC, label: `${connections} conn`, connections }
   const builds: Build[] = []
   try {
     for (const dir of dirs) {
@@ -36,21 +39,21 @@ async function main(): Promise<void> {
       await addNotes(running.service.url, running.authorization, notes)
     }
     const requestOf = (b: Build) => [{ method: 'GET' as const, path, headers: { authorization: b.running.authorization } }]
-    for (const b of builds) await runLoad(b.running.service.url, requestOf(b), REALISTIC, 1) // warm-up
+    for (const b of builds) await runLoad(b.running.service.url, requestOf(b), shape, 1) // warm-up
     for (let round = 0; round < rounds; round++) {
       for (const b of builds) {
         const before = cpuSeconds(b.running.service.pid)
-        await runLoad(b.running.service.url, requestOf(b), REALISTIC, seconds, b.tally)
+        await runLoad(b.running.service.url, requestOf(b), shape, seconds, b.tally)
         b.cpu += cpuSeconds(b.running.service.pid) - before
       }
     }
     const baseline = builds[0]!.tally.result().rps
-    console.log(`GET ${path}, 32 connections, ${rounds} alternating rounds of ${seconds} s\n`)
-    console.log('| build | req/s | ratio to the first | service CPU µs per request | p99 ms | non-2xx |\n|---|---|---|---|---|---|')
+    console.log(`GET ${path}, ${connections} connection(s), ${rounds} alternating rounds of ${seconds} s\n`)
+    console.log('| build | req/s | ratio to the first | service CPU µs per request | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|---|')
     for (const b of builds) {
       const r = b.tally.result()
       const micros = (b.cpu * 1e6) / Math.max(1, r.ok + r.non2xx)
-      console.log(`| ${b.dir} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`)
+      console.log(`| ${b.dir} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`)
     }
   } finally {
     for (const b of builds) await b.running.stop()
