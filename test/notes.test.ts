@@ -257,6 +257,20 @@ for (const { mode, storeKind } of targets()) {
         })
       })
 
+      it('sends a repeated listing unchanged, and a changed one afresh (bodies kept per cached listing)', async () => {
+        const d = await register(h.client, 'Dora')
+        const note = await addNote(h.client, d.token, { title: 'first', content: 'c' })
+        const bodies: string[] = []
+        for (let i = 0; i < 3; i++) bodies.push((await req('GET', '/get-all-notes', d.token)).text)
+        assert.equal(bodies[1], bodies[0])
+        assert.equal(bodies[2], bodies[0])
+        assert.match(bodies[0]!, /^\{"error":false,"notes":\[\{"_id":.*\}\],"message":"All notes retrieved successfully"\}$/)
+        await req('PUT', `/edit-note/${note._id}`, d.token, { title: 'edited' })
+        const after = JSON.parse((await req('GET', '/get-all-notes', d.token)).text) as { notes: NoteBody[]; message: string }
+        assert.deepEqual(after.notes.map((n) => n.title), ['edited'])
+        assert.equal(after.message, 'All notes retrieved successfully')
+      })
+
       it('searches title or content as a case-insensitive regular expression, own notes only', async () => {
         const res = await h.client.request('GET', '/search-notes?query=BUDGET', { token: c.token })
         assert.equal(res.status, 200)

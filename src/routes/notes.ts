@@ -34,8 +34,24 @@ const notesBody = (message: string) => {
   const tail = Buffer.from(`,"message":${JSON.stringify(message)}}`)
   return (notes: Buffer) => Buffer.concat([head, notes, tail])
 }
-const LISTED = notesBody('All notes retrieved successfully')
 const FOUND = notesBody('Notes matching the search query retrieved successfully')
+
+/**
+ * The listing's body, made once per notes Buffer: both stores' listing caches hand back the same
+ * Buffer while a user's notes are unchanged (and never modify it), so a repeated listing sends
+ * the body made for it the first time instead of copying its kilobytes again. Held weakly: a body
+ * goes when its notes Buffer leaves the cache. 29.1–30.9 against 31.3–33.4 µs of service CPU per
+ * cached PostgreSQL listing (README, "What the profiles showed").
+ */
+const LISTED = (() => {
+  const wrap = notesBody('All notes retrieved successfully')
+  const bodies = new WeakMap<Buffer, Buffer>()
+  return (notes: Buffer): Buffer => {
+    let body = bodies.get(notes)
+    if (body === undefined) bodies.set(notes, (body = wrap(notes)))
+    return body
+  }
+})()
 
 function sendJson(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body)
