@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
+import { VERSION_POOL, createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
 import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
-import type { Query } from '../src/store/postgres/query.js'
+import { type Query, queryOver } from '../src/store/postgres/query.js'
 import type { NoteRecord, Store } from '../src/store/types.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
@@ -174,6 +174,46 @@ if (serviceAvailable('postgresql')) {
       const written = Array.from({ length: 24 }, (_, i) => makeNote(owner._id, { title: `n${String(i).padStart(2, '0')}`, createdOn: `2026-03-01T00:00:${String(i).padStart(2, '0')}.000Z` }))
       await Promise.all(written.map((note, i) => (i % 2 ? store : other).insertNote(note)))
       assert.deepEqual(await titles(store, owner._id), written.map((n) => n.title).reverse())
+    })
+
+    it('checks versions on a connection of its own, one per store, and none with the cache off', async () => {
+      const { owner } = await ownerWith('a')
+      const fresh = await openPostgresStore({ url: db.url, poolSize: 1 })
+      const uncached = await openPostgresStore({ url: db.url, poolSize: 1, listingCacheBytes: 0 })
+      const versionConnections = async () =>
+        Number((await operator.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'notes-service versions'`)).rows[0]!.n)
+      try {
+        const before = await versionConnections()
+        await fresh.listNotesJson(owner._id) // read, and kept
+        await fresh.listNotesJson(owner._id) // kept: its version is checked
+        await uncached.listNotesJson(owner._id)
+        await uncached.listNotesJson(owner._id)
+        assert.equal(await versionConnections(), before + 1)
+      } finally {
+        await fresh.close()
+        await uncached.close()
+      }
+    })
+
+    it('plans the version query once (generic plan) on that connection; a default connection plans it at every run', async () => {
+      const { owner } = await ownerWith('a')
+      const plans = async (options: pg.PoolConfig) => {
+        const pool = createPostgresPool({ url: db.url }, { ...options, max: 1 })
+        try {
+          const reader = new NoteVersionReader(queryOver(pool))
+          for (let i = 0; i < 8; i++) assert.match((await reader.read(owner._id)) ?? '', /^\d+$/)
+          // max 1: the same session, whose prepared statements this view shows.
+          const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+            `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'notes.versions'`,
+          )
+          return { generic: Number(rows[0]!.generic_plans), custom: Number(rows[0]!.custom_plans) }
+        } finally {
+          await pool.end()
+        }
+      }
+      assert.deepEqual(await plans(VERSION_POOL), { generic: 8, custom: 0 })
+      // Why the setting is there: left to itself, PostgreSQL plans `= ANY($1)` for every run.
+      assert.equal((await plans({})).custom, 8)
     })
 
     it('reads every listing when its cache is off', async () => {

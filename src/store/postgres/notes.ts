@@ -4,7 +4,7 @@ import type { QueryResult, QueryResultRow } from 'pg'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
 import type { VersionedListingCache } from './listing-cache.js'
-import { NOTE_VERSION, NoteVersionReader } from './note-versions.js'
+import { NOTE_VERSION, type NoteVersionReader } from './note-versions.js'
 import type { Query } from './query.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
@@ -22,16 +22,24 @@ interface SearchRow {
   json: string
 }
 
+/** Where listings are kept between requests, and how their versions are checked. */
+export interface KeptListings {
+  cache: VersionedListingCache
+  versions: NoteVersionReader
+}
+
 export class PostgresNotes {
-  /** `listings`: where listings are kept between requests (none: every listing is read). */
+  private readonly listings: VersionedListingCache | undefined
+  private readonly versions: NoteVersionReader | undefined
+
+  /** `kept`: the listing cache and its version reader (none: every listing is read). */
   constructor(
     private readonly query: Query,
-    private readonly listings?: VersionedListingCache,
+    kept?: KeptListings,
   ) {
-    this.versions = new NoteVersionReader(query)
+    this.listings = kept?.cache
+    this.versions = kept?.versions
   }
-
-  private readonly versions: NoteVersionReader
 
   async insertNote(note: NoteRecord): Promise<boolean> {
     try {
@@ -144,7 +152,7 @@ export class PostgresNotes {
   private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
     const cached = this.listings?.get(userId)
     // Unchanged notes are still there, so the account is too (see listNotesJsonOfAccount).
-    if (cached && (await this.versions.read(userId)) === cached.version) return cached.json
+    if (cached && (await this.versions?.read(userId)) === cached.version) return cached.json
     const { rows } = this.listings
       ? await this.query<{ version: string | null; json: string | null }>(
           'notes.listJsonVersioned',

@@ -1,0 +1,70 @@
+// The stripped-down servers of bench/listing-floor.ts: bare Fastify answering GET /get-all-notes
+// for one user with the service's own response bytes and only part of the service's work, so the
+// cost of the PostgreSQL listing's freshness check shows as a ratio to the ceiling.
+//   memory:      checks the bearer token (the service's TokenService) and sends the listing kept
+//                in memory, at the end of the turn of the event loop as the service answers: the
+//                listing with no freshness check at all;
+//   select-1:    the same, after one `SELECT 1` round trip shared by the requests waiting at once
+//                (one query in flight, the next sent when it ends): the least any check that asks
+//                the database after the request arrived can cost with node-postgres;
+//   versions:    the same, after the PostgreSQL store's own version check (NoteVersionReader,
+//                src/store/postgres/note-versions.ts, on a connection of its own with generic
+//                plans, VERSION_POOL): what the service does before it sends a cached listing.
+// Run as a child process: argv = mode, the service's secret, its DATABASE_URL and the response
+// body (base64) to send; the port is sent over IPC.
+import Fastify from 'fastify'
+import { createTokenService } from '../src/services/tokens.js'
+import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
+import { VERSION_POOL, createPostgresPool } from '../src/store/postgres/index.js'
+import { queryOver } from '../src/store/postgres/query.js'
+import { sharedCheck } from '../src/store/shared-check.js'
+
+const [mode, secret, databaseUrl, bodyBase64] = process.argv.slice(2) as [string, string, string, string]
+if (!['memory', 'select-1', 'versions'].includes(mode)) throw new Error(`unknown mode ${mode}`)
+const tokens = createTokenService(secret)
+const body = Buffer.from(bodyBase64, 'base64')
+const query = queryOver(createPostgresPool({ url: databaseUrl }))
+const versions = new NoteVersionReader(queryOver(createPostgresPool({ url: databaseUrl }, VERSION_POOL)))
+const endOfTurn = sharedCheck(() => {})
+
+/** One `SELECT 1` for every request that asked while none was under way, as NoteVersionReader batches. */
+let waiting: Array<() => void> = []
+let busy = false
+async function selectOne(): Promise<void> {
+  // Requests that came in while a query was under way share the next one, sent at once.
+  while (waiting.length > 0) {
+    const batch = waiting
+    waiting = []
+    await query('select1', 'SELECT 1', [])
+    for (const resolve of batch) resolve()
+  }
+  busy = false
+}
+const sharedSelectOne = () =>
+  new Promise<void>((resolve) => {
+    waiting.push(resolve)
+    if (!busy) {
+      busy = true
+      setImmediate(() => {
+        selectOne().catch((err: unknown) => {
+          process.stderr.write(`listing-floor-server: ${String(err)}\n`)
+          process.exit(1)
+        })
+      })
+    }
+  })
+
+const app = Fastify()
+app.get('/get-all-notes', async (request, reply) => {
+  const header = request.headers.authorization
+  const token = typeof header === 'string' ? header.split(' ')[1] : undefined
+  const claimed = token ? tokens.verify(token) : undefined
+  if (!claimed) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
+  if (mode === 'memory') await endOfTurn()
+  if (mode === 'select-1') await sharedSelectOne()
+  if (mode === 'versions') await versions.read(claimed._id)
+  return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(body)
+})
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+process.send?.({ port: typeof address === 'object' && address ? address.port : 0 })
