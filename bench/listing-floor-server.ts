@@ -9,13 +9,13 @@
 //                the database after the request arrived can cost with node-postgres;
 //   versions:    the same, after the PostgreSQL store's own version check (NoteVersionReader,
 //                src/store/postgres/note-versions.ts, on a connection of its own with generic
-//                plans, VERSION_POOL): what the service does before it sends a cached listing.
+//                plans, createVersionPool): what the service does before it sends a cached listing.
 // Run as a child process: argv = mode, the service's secret, its DATABASE_URL and the response
 // body (base64) to send; the port is sent over IPC.
 import Fastify from 'fastify'
 import { createTokenService } from '../src/services/tokens.js'
 import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
-import { VERSION_POOL, createPostgresPool } from '../src/store/postgres/index.js'
+import { createPostgresPool, createVersionPool } from '../src/store/postgres/index.js'
 import { queryOver } from '../src/store/postgres/query.js'
 import { sharedCheck } from '../src/store/shared-check.js'
 
@@ -24,7 +24,7 @@ if (!['memory', 'select-1', 'versions'].includes(mode)) throw new Error(`unknown
 const tokens = createTokenService(secret)
 const body = Buffer.from(bodyBase64, 'base64')
 const query = queryOver(createPostgresPool({ url: databaseUrl }))
-const versions = new NoteVersionReader(queryOver(createPostgresPool({ url: databaseUrl }, VERSION_POOL)))
+const versions = new NoteVersionReader(queryOver(createVersionPool({ url: databaseUrl })))
 const endOfTurn = sharedCheck(() => {})
 
 /** One `SELECT 1` for every request that asked while none was under way, as NoteVersionReader batches. */

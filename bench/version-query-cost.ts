@@ -1,6 +1,6 @@
 // What one listing version query (src/store/postgres/note-versions.ts) costs the service's process
 // on its own: COUNT queries sent one at a time over one connection, with `pg` (as the store sends
-// it: a named statement through a pool, on a connection with VERSION_POOL's settings) and with
+// it: a named statement through a pool, on a connection made by createVersionPool) and with
 // `postgres` (porsager), alternating, two rounds each. Reports this process's CPU (user +
 // system) and the wall time per query. PostgreSQL runs on the same cores, so the CPU is the
 // service's share of the round trip: what a batch of shared requests divides between them
@@ -8,7 +8,7 @@
 // Run: npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node dist/bench/version-query-cost.js
 //      (env COUNT=20000)
 import postgres from 'postgres'
-import { VERSION_POOL, createPostgresPool, migrateDatabase } from '../src/store/postgres/index.js'
+import { createVersionPool, migrateDatabase } from '../src/store/postgres/index.js'
 import { NOTE_VERSION } from '../src/store/postgres/note-versions.js'
 import { BenchDatabases } from './postgres-seed.js'
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const databases = new BenchDatabases(adminUrl)
   const url = await databases.create('version-query-cost')
   await migrateDatabase({ url })
-  const pool = createPostgresPool({ url }, VERSION_POOL)
+  const pool = createVersionPool({ url })
   const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: 'force_generic_plan' } })
   try {
     const userId = 'u'.repeat(24)

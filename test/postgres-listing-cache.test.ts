@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { VERSION_POOL, createPostgresPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
+import { createPostgresPool, createVersionPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
 import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
 import { type Query, queryOver } from '../src/store/postgres/query.js'
@@ -197,12 +197,11 @@ if (serviceAvailable('postgresql')) {
 
     it('plans the version query once (generic plan) on that connection; a default connection plans it at every run', async () => {
       const { owner } = await ownerWith('a')
-      const plans = async (options: pg.PoolConfig) => {
-        const pool = createPostgresPool({ url: db.url }, { ...options, max: 1 })
+      const plans = async (pool: pg.Pool) => {
         try {
           const reader = new NoteVersionReader(queryOver(pool))
           for (let i = 0; i < 8; i++) assert.match((await reader.read(owner._id)) ?? '', /^\d+$/)
-          // max 1: the same session, whose prepared statements this view shows.
+          // One connection: the same session, whose prepared statements this view shows.
           const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
             `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'notes.versions'`,
           )
@@ -211,9 +210,23 @@ if (serviceAvailable('postgresql')) {
           await pool.end()
         }
       }
-      assert.deepEqual(await plans(VERSION_POOL), { generic: 8, custom: 0 })
+      assert.deepEqual(await plans(createVersionPool({ url: db.url })), { generic: 8, custom: 0 })
       // Why the setting is there: left to itself, PostgreSQL plans `= ANY($1)` for every run.
-      assert.equal((await plans({})).custom, 8)
+      assert.equal((await plans(createPostgresPool({ url: db.url, poolSize: 1 }))).custom, 8)
+    })
+
+    it('keeps the options the operator gives the connection (here a search_path) beside its own', async () => {
+      const { owner } = await ownerWith('a')
+      const url = new URL(db.url)
+      url.searchParams.set('options', '-c search_path=public,pg_catalog')
+      const pool = createVersionPool({ url: url.toString() })
+      try {
+        assert.match((await new NoteVersionReader(queryOver(pool)).read(owner._id)) ?? '', /^\d+$/)
+        const { rows } = await pool.query<{ path: string; mode: string }>(`SELECT current_setting('search_path') AS path, current_setting('plan_cache_mode') AS mode`)
+        assert.deepEqual(rows[0], { path: 'public,pg_catalog', mode: 'force_generic_plan' })
+      } finally {
+        await pool.end()
+      }
     })
 
     it('reads every listing when its cache is off', async () => {

@@ -42,7 +42,7 @@ export function describeDatabase(url: string): string {
   }
 }
 
-/** `overrides`: settings of a pool for one purpose (VERSION_POOL), over the request pool's. */
+/** `overrides`: settings of a pool for one purpose (createVersionPool), over the request pool's. */
 export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolConfig = {}): pg.Pool {
   const statementTimeout = options.statementTimeoutMs ?? 5000
   const pool = new pg.Pool({
@@ -78,11 +78,19 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
  * (README, "What the profiles showed"). Only this connection: elsewhere a generic plan can be far
  * worse (an unknown LIMIT is taken as a tenth of the rows).
  * https://www.postgresql.org/docs/current/runtime-config-query.html#GUC-PLAN-CACHE-MODE
+ *
+ * Set with SET when the connection opens, not with the startup `options`, which would replace
+ * any the operator gives (PGOPTIONS, or `options` in DATABASE_URL, e.g. a search_path). node-
+ * postgres runs a client's queries in order, so the SET comes before the first version query;
+ * should it fail, that connection only plans as PostgreSQL chooses.
+ * https://node-postgres.com/apis/pool#events
  */
-export const VERSION_POOL: pg.PoolConfig = {
-  max: 1,
-  options: '-c plan_cache_mode=force_generic_plan',
-  application_name: 'notes-service versions',
+export function createVersionPool(options: PostgresOptions): pg.Pool {
+  const pool = createPostgresPool(options, { max: 1, application_name: 'notes-service versions' })
+  pool.on('connect', (client) => {
+    client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})
+  })
+  return pool
 }
 
 /** 16 MB of listings by default, as the SQLite store (LISTING_CACHE_MB, README "Configuration"). */
@@ -153,7 +161,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const query = queryOver(pool)
   const users = new PostgresUsers(query)
   const listingCacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
-  const versionPool = listingCacheBytes > 0 ? createPostgresPool(options, VERSION_POOL) : undefined
+  const versionPool = listingCacheBytes > 0 ? createVersionPool(options) : undefined
   const notes = new PostgresNotes(
     query,
     versionPool && { cache: new VersionedListingCache(listingCacheBytes), versions: new NoteVersionReader(queryOver(versionPool)) },
