@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
 import { captureRoutes } from './measure.js'
 import { BenchDatabases } from './postgres-seed.js'
-import { type ForkedServer, forkListening, startCeiling, startService } from './processes.js'
+import { type ForkedServer, forkListening, registerAccount, startCeiling, startService } from './processes.js'
 
 const SERVER = fileURLToPath(new URL('./get-user-floor-server.js', import.meta.url))
 const LABELS: Record<string, string> = {
@@ -48,13 +48,8 @@ async function main(): Promise<void> {
   const deferred = await startCeiling('deferred')
   const fastify = await startCeiling('fastify')
   try {
-    const created = await fetch(`${service.url}/create-account`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fullName: 'Floor', email: 'floor@bench.example', password: 'correct horse battery staple' }),
-    })
-    const { accessToken } = (await created.json()) as { accessToken: string }
-    const requests = [{ method: 'GET' as const, path: '/get-user', headers: { authorization: `Bearer ${accessToken}` } }]
+    const authorization = await registerAccount(service.url, 'Floor', 'floor@bench.example')
+    const requests = [{ method: 'GET' as const, path: '/get-user', headers: { authorization } }]
     const routes = await captureRoutes(service.url, requests)
     await ceiling.setRoutes(routes)
     await deferred.setRoutes(routes)

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { LoadTally, REALISTIC, runLoad } from './load.js'
 import { captureRoutes } from './measure.js'
 import { BenchDatabases } from './postgres-seed.js'
-import { type ForkedServer, addNotes, cpuSeconds, forkListening, startCeiling, startService } from './processes.js'
+import { type ForkedServer, addNotes, cpuSeconds, forkListening, registerAccount, startCeiling, startService } from './processes.js'
 
 const SERVER = fileURLToPath(new URL('./listing-floor-server.js', import.meta.url))
 const MODES: Array<[mode: string, label: string]> = [
@@ -49,13 +49,7 @@ async function main(): Promise<void> {
   const ceiling = await startCeiling()
   const fastify = await startCeiling('fastify')
   try {
-    const created = await fetch(`${service.url}/create-account`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fullName: 'Floor', email: 'listing-floor@bench.example', password: 'correct horse battery staple' }),
-    })
-    const { accessToken } = (await created.json()) as { accessToken: string }
-    const authorization = `Bearer ${accessToken}`
+    const authorization = await registerAccount(service.url, 'Floor', 'listing-floor@bench.example')
     await addNotes(service.url, authorization, notes)
     const requests = [{ method: 'GET' as const, path: '/get-all-notes', headers: { authorization } }]
     const routes = await captureRoutes(service.url, requests)

@@ -186,6 +186,21 @@ export async function addNotes(url: string, authorization: string, count: number
   }
 }
 
+/** The password of every account the bench registers (the login scenario logs in with it). */
+export const BENCH_PASSWORD = 'correct horse battery staple'
+
+/** Registers an account through the API; returns its Authorization header value. */
+export async function registerAccount(url: string, fullName: string, email: string): Promise<string> {
+  const created = await fetch(`${url}/create-account`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fullName, email, password: BENCH_PASSWORD }),
+  })
+  if (created.status !== 200) throw new Error(`create-account answered ${created.status}`)
+  const { accessToken } = (await created.json()) as { accessToken: string }
+  return `Bearer ${accessToken}`
+}
+
 /** A service on a fresh data directory with one user registered through the API. */
 export interface ServiceWithUser {
   service: ServiceProcess
@@ -210,14 +225,7 @@ export async function startServiceWithUser(settings: readonly string[], command?
     rmSync(dataDir, { recursive: true, force: true })
   }
   try {
-    const json = { 'content-type': 'application/json' }
-    const created = await fetch(`${service.url}/create-account`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ fullName: 'Bench', email: `ab.${process.pid}.${Date.now()}@bench.example`, password: 'correct horse battery staple' }),
-    })
-    const { accessToken } = (await created.json()) as { accessToken: string }
-    return { service, authorization: `Bearer ${accessToken}`, stop }
+    return { service, authorization: await registerAccount(service.url, 'Bench', `ab.${process.pid}.${Date.now()}@bench.example`), stop }
   } catch (err) {
     await stop()
     throw err

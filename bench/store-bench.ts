@@ -7,7 +7,7 @@ import type { NoteRecord, UserRecord } from '../src/store/types.js'
 import { type LoadRequest, type LoadResult, LoadTally, PIPELINED, REALISTIC, SERIAL, runLoad, runLoadsTogether } from './load.js'
 import { type Comparison, type Timing, compare } from './measure.js'
 import type { CeilingProcess, ServiceProcess } from './processes.js'
-import { startService } from './processes.js'
+import { BENCH_PASSWORD, registerAccount, startService } from './processes.js'
 import { LITERAL_QUERY, REGEX_QUERY, type Seeder, makeNotes, makeNotesOf, makeUser } from './seed.js'
 
 export interface Plan {
@@ -126,14 +126,8 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
   const growth: GrowthRow[] = []
   try {
     // The login user is registered through the API: its password hash must be a real argon2id.
-    const loginBody = json({ email: 'login@bench.example', password: 'correct horse battery staple' })
-    const registered = await fetch(`${service.url}/create-account`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: json({ fullName: 'Login', email: 'login@bench.example', password: 'correct horse battery staple' }),
-    })
-    if (registered.status !== 200) throw new Error(`create-account answered ${registered.status}`)
-    await registered.arrayBuffer()
+    const loginBody = json({ email: 'login@bench.example', password: BENCH_PASSWORD })
+    await registerAccount(service.url, 'Login', 'login@bench.example')
 
     const r = auth(tokenOf(reader))
     const s = auth(tokenOf(searcher))
