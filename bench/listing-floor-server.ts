@@ -5,18 +5,20 @@
 //                in memory, at the end of the turn of the event loop as the service answers: the
 //                listing with no freshness check at all;
 //   select-1:    the same, after one `SELECT 1` round trip shared by the requests waiting at once
-//                (one query in flight, the next sent when it ends): the least any check that asks
-//                the database after the request arrived can cost with node-postgres;
+//                (the store's NoteVersionReader batching, sending `SELECT 1` instead): the least
+//                any check that asks the database after the request arrived can cost with
+//                node-postgres;
 //   versions:    the same, after the PostgreSQL store's own version check (NoteVersionReader,
 //                src/store/postgres/note-versions.ts, on a connection of its own with generic
 //                plans, createVersionPool): what the service does before it sends a cached listing.
 // Run as a child process: argv = mode, the service's secret, its DATABASE_URL and the response
 // body (base64) to send; the port is sent over IPC.
 import Fastify from 'fastify'
+import type { QueryResultRow } from 'pg'
 import { createTokenService } from '../src/services/tokens.js'
 import { NoteVersionReader } from '../src/store/postgres/note-versions.js'
 import { createPostgresPool, createVersionPool } from '../src/store/postgres/index.js'
-import { queryOver } from '../src/store/postgres/query.js'
+import { type Query, queryOver } from '../src/store/postgres/query.js'
 import { sharedCheck } from '../src/store/shared-check.js'
 
 const [mode, secret, databaseUrl, bodyBase64] = process.argv.slice(2) as [string, string, string, string]
@@ -27,32 +29,9 @@ const query = queryOver(createPostgresPool({ url: databaseUrl }))
 const versions = new NoteVersionReader(queryOver(createVersionPool({ url: databaseUrl })))
 const endOfTurn = sharedCheck(() => {})
 
-/** One `SELECT 1` for every request that asked while none was under way, as NoteVersionReader batches. */
-let waiting: Array<() => void> = []
-let busy = false
-async function selectOne(): Promise<void> {
-  // Requests that came in while a query was under way share the next one, sent at once.
-  while (waiting.length > 0) {
-    const batch = waiting
-    waiting = []
-    await query('select1', 'SELECT 1', [])
-    for (const resolve of batch) resolve()
-  }
-  busy = false
-}
-const sharedSelectOne = () =>
-  new Promise<void>((resolve) => {
-    waiting.push(resolve)
-    if (!busy) {
-      busy = true
-      setImmediate(() => {
-        selectOne().catch((err: unknown) => {
-          process.stderr.write(`listing-floor-server: ${String(err)}\n`)
-          process.exit(1)
-        })
-      })
-    }
-  })
+/** The store's own batching (NoteVersionReader) over a query that asks only `SELECT 1`. */
+const selectOneQuery: Query = <R extends QueryResultRow>() => query<R>('select1', 'SELECT 1', [])
+const selectOne = new NoteVersionReader(selectOneQuery)
 
 const app = Fastify()
 app.get('/get-all-notes', async (request, reply) => {
@@ -61,7 +40,7 @@ app.get('/get-all-notes', async (request, reply) => {
   const claimed = token ? tokens.verify(token) : undefined
   if (!claimed) return reply.code(401).type('text/plain; charset=utf-8').send('Unauthorized')
   if (mode === 'memory') await endOfTurn()
-  if (mode === 'select-1') await sharedSelectOne()
+  if (mode === 'select-1') await selectOne.read(claimed._id)
   if (mode === 'versions') await versions.read(claimed._id)
   return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(body)
 })
