@@ -29,17 +29,11 @@ export interface KeptListings {
 }
 
 export class PostgresNotes {
-  private readonly listings: VersionedListingCache | undefined
-  private readonly versions: NoteVersionReader | undefined
-
   /** `kept`: the listing cache and its version reader (none: every listing is read). */
   constructor(
     private readonly query: Query,
-    kept?: KeptListings,
-  ) {
-    this.listings = kept?.cache
-    this.versions = kept?.versions
-  }
+    private readonly kept?: KeptListings,
+  ) {}
 
   async insertNote(note: NoteRecord): Promise<boolean> {
     try {
@@ -150,10 +144,11 @@ export class PostgresNotes {
    * listing is read again with its version, in one statement, so in one snapshot.
    */
   private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
-    const cached = this.listings?.get(userId)
+    const kept = this.kept
+    const cached = kept?.cache.get(userId)
     // Unchanged notes are still there, so the account is too (see listNotesJsonOfAccount).
-    if (cached && (await this.versions?.read(userId)) === cached.version) return cached.json
-    const { rows } = this.listings
+    if (kept && cached && (await kept.versions.read(userId)) === cached.version) return cached.json
+    const { rows } = kept
       ? await this.query<{ version: string | null; json: string | null }>(
           'notes.listJsonVersioned',
           `SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version,
@@ -165,7 +160,7 @@ export class PostgresNotes {
     if (!text) return undefined
     const json = Buffer.from(decodeJsonText(text))
     const version = rows[0]?.version
-    if (version) this.listings?.set(userId, version, json)
+    if (version) kept?.cache.set(userId, version, json)
     return json
   }
 
