@@ -2,16 +2,17 @@
 // node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
+import { type KeptSearch, keptSearchBytes, largestKept } from '../kept-search.js'
 import { type Store, StoreUnavailableError } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
 import { AccountListener } from './account-listener.js'
-import { VersionedListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { NoteVersionReader } from './note-versions.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresTransfer } from './transfer.js'
 import { isUnavailable, queryOver } from './query.js'
 import { PostgresUsers } from './users.js'
+import { VersionedCache } from './versioned-cache.js'
 
 export interface PostgresOptions {
   url: string
@@ -21,7 +22,7 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
-  /** Bytes of listings kept in memory (listing-cache.ts); 0 turns the cache off. */
+  /** Bytes of listings kept in memory, and as many of notes kept for search (versioned-cache.ts); 0 turns both off. */
   listingCacheBytes?: number
   /** Accounts kept in memory by id (account-cache.ts); 0 turns the cache and its listener off. */
   accountCacheSize?: number
@@ -171,7 +172,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const versionPool = listingCacheBytes > 0 ? createVersionPool(options) : undefined
   const notes = new PostgresNotes(
     query,
-    versionPool && { cache: new VersionedListingCache(listingCacheBytes), versions: new NoteVersionReader(queryOver(versionPool)) },
+    versionPool && {
+      cache: new VersionedCache<Buffer>(listingCacheBytes, (json) => json.length),
+      searches: new VersionedCache<KeptSearch>(listingCacheBytes, keptSearchBytes),
+      searchBytes: largestKept(listingCacheBytes),
+      versions: new NoteVersionReader(queryOver(versionPool)),
+    },
   )
   const transfer = new PostgresTransfer(pool, query)
   const accounts = await listenedAccounts(options)

@@ -1,9 +1,10 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { QueryResult, QueryResultRow } from 'pg'
+import { type KeptSearch, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
-import type { VersionedListingCache } from './listing-cache.js'
+import type { VersionedCache } from './versioned-cache.js'
 import { NOTE_VERSION, type NoteVersionReader } from './note-versions.js'
 import type { Query } from './query.js'
 
@@ -22,10 +23,22 @@ interface SearchRow {
   json: string
 }
 
-/** Where listings are kept between requests, and how their versions are checked. */
+/** Where listings and notes for search are kept between requests, and how their versions are checked. */
 export interface KeptListings {
-  cache: VersionedListingCache
+  cache: VersionedCache<Buffer>
+  searches: VersionedCache<KeptSearch>
+  /** The largest entry `searches` keeps (kept-search.ts largestKept). */
+  searchBytes: number
   versions: NoteVersionReader
+}
+
+/** A row of the searchable-notes read: every row has the version and the size; the note's columns are NULL on the one row of a user not read. */
+interface SearchableRow {
+  version: string | null
+  bytes: string | null
+  title: string | null
+  content: string | null
+  json: string | null
 }
 
 export class PostgresNotes {
@@ -147,7 +160,7 @@ export class PostgresNotes {
     const kept = this.kept
     const cached = kept?.cache.get(userId)
     // Unchanged notes are still there, so the account is too (see listNotesJsonOfAccount).
-    if (kept && cached && (await kept.versions.read(userId)) === cached.version) return cached.json
+    if (kept && cached && (await kept.versions.read(userId)) === cached.version) return cached.kept
     const { rows } = kept
       ? await this.query<{ version: string | null; json: string | null }>(
           'notes.listJsonVersioned',
@@ -165,13 +178,52 @@ export class PostgresNotes {
   }
 
   /**
-   * The candidates' title, content and stored JSON (migration 2); RE2 tests the first two here,
-   * and the matches' JSON is joined as it is, so no record is made or stringified. (Building each
-   * candidate's JSON per query, in SQL, was tried when there was no stored JSON: the service's CPU
-   * fell, but the answer came later, because PostgreSQL built JSON for every candidate while RE2
-   * kept one in nine.)
+   * With the caches on, the user's notes kept for search (kept-search.ts) when the database says
+   * they are unchanged, read and kept otherwise; a user whose notes are too large to keep, and
+   * every user with the caches off, is searched by the search's own query.
    */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+    const kept = this.kept
+    if (!kept) return this.searchByQuery(userId, matcher)
+    const cached = kept.searches.get(userId)
+    const notes = cached && (await kept.versions.read(userId)) === cached.version ? cached.kept : await this.readSearchable(userId, kept)
+    return notes === TOO_LARGE ? this.searchByQuery(userId, matcher) : searchKept(notes, matcher)
+  }
+
+  /**
+   * The user's notes as search keeps them (kept-search.ts), with their version, in one statement
+   * (one snapshot), and kept. The size is summed first, in the same statement, so a user whose
+   * notes are too large to keep sends one row, not all of them: TOO_LARGE, and the search's own
+   * query runs. The LEFT JOIN gives that row (and the one of a user without notes) its version.
+   */
+  private async readSearchable(userId: string, kept: KeptListings): Promise<KeptSearch> {
+    const { rows } = await this.query<SearchableRow>(
+      'notes.searchable',
+      `WITH size AS (SELECT sum(char_length(title) + char_length(content) + char_length(json) + 80) AS bytes FROM notes WHERE user_id = $1)
+       SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version, size.bytes, n.title, n.content, n.json
+       FROM size LEFT JOIN notes n ON n.user_id = $1 AND size.bytes <= $2
+       ORDER BY n.is_pinned DESC, n.created_on DESC, n.id DESC`,
+      [userId, kept.searchBytes],
+    )
+    const first = rows[0]
+    let notes: KeptSearch = TOO_LARGE
+    if (first?.json === null && first.bytes === null) notes = [] // no notes
+    else if (first?.json !== null) {
+      notes = rows.map((r): SearchableNote => ({ title: decodeText(r.title ?? ''), content: decodeText(r.content ?? ''), json: decodeJsonText(r.json ?? '') }))
+      if (keptSearchBytes(notes) > kept.searchBytes) notes = TOO_LARGE
+    }
+    if (first?.version) kept.searches.set(userId, first.version, notes)
+    return notes
+  }
+
+  /**
+   * The search's own query: the candidates' title, content and stored JSON (migration 2); RE2
+   * tests the first two here, and the matches' JSON is joined as it is, so no record is made or
+   * stringified. (Building each candidate's JSON per query, in SQL, was tried when there was no
+   * stored JSON: the service's CPU fell, but the answer came later, because PostgreSQL built JSON
+   * for every candidate while RE2 kept one in nine.)
+   */
+  private async searchByQuery(userId: string, matcher: TextMatcher): Promise<Buffer> {
     const { rows } = await this.candidates<SearchRow>('notes.searchJson', 'title, content, json', userId, matcher)
     const found = rows.filter((r) => matcher.test(decodeText(r.title)) || matcher.test(decodeText(r.content)))
     return Buffer.from(`[${found.map((r) => decodeJsonText(r.json)).join(',')}]`)

@@ -1,7 +1,8 @@
 // A cache of users' listings (the JSON bytes GET /get-all-notes sends) for the embedded store.
 // Most requests of a notes client read the whole list again while nothing changed, and reading
 // and encoding 20 notes costs the service more than everything else in the request together
-// (bench/results/report.md). The answer is kept per user, in memory, bounded in size.
+// (bench/results/report.md). The answer is kept per user, in memory, bounded in size. The same
+// class keeps users' notes for search (kept-search.ts), with the same rules.
 //
 // Never stale: every change to a user's notes made through this connection drops that user's
 // entry inside the write's transaction, before anything is acknowledged; a change made by any
@@ -11,19 +12,23 @@
 // signal between instances; its driver asks for a version of the user's notes on every request
 // instead (postgres/listing-cache.ts).
 import { LRUCache } from 'lru-cache'
+import { largestKept } from '../kept-search.js'
 
-export class ListingCache {
-  private readonly entries: LRUCache<string, Buffer>
+/** A listing's size: its bytes. */
+const bufferBytes = (json: Buffer) => Math.max(1, json.length)
+
+export class ListingCache<Kept extends NonNullable<unknown> = Buffer> {
+  private readonly entries: LRUCache<string, Kept>
   /** Bumped by every drop and clear: a read that overlapped one must not be stored. */
   private generation = 0
 
-  /** `maxBytes`: the total size of the cached listings. */
-  constructor(maxBytes: number) {
-    this.entries = new LRUCache<string, Buffer>({
+  /** `maxBytes`: the total size of the cached entries, each measured by `sizeOf` (default: a Buffer's length). */
+  constructor(maxBytes: number, sizeOf: (kept: Kept) => number = bufferBytes as unknown as (kept: Kept) => number) {
+    this.entries = new LRUCache<string, Kept>({
       maxSize: maxBytes,
       // One very long list must not push out everybody else's.
-      maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
-      sizeCalculation: (json) => Math.max(1, json.length),
+      maxEntrySize: largestKept(maxBytes),
+      sizeCalculation: sizeOf,
     })
   }
 
@@ -31,14 +36,14 @@ export class ListingCache {
    * The user's cached listing, or `read()`'s answer, stored when no write overlapped it. The
    * caller has checked for other connections' commits first (data-version.ts).
    */
-  async get(userId: string, read: () => Promise<Buffer>): Promise<Buffer> {
+  async get(userId: string, read: () => Promise<Kept>): Promise<Kept> {
     const hit = this.entries.get(userId)
     if (hit !== undefined) return hit
     const generation = this.generation
-    const json = await read()
+    const kept = await read()
     // A listing longer than one page yields between pages; a write may have landed meanwhile.
-    if (generation === this.generation) this.entries.set(userId, json)
-    return json
+    if (generation === this.generation) this.entries.set(userId, kept)
+    return kept
   }
 
   /** Forgets one user's listing: called inside every transaction that changes their notes. */

@@ -1,6 +1,7 @@
 // Note queries of the SQLite driver (mirrors postgres/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
+import { type KeptSearch, type SearchableNote, TOO_LARGE, searchableBytes } from '../kept-search.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
 
@@ -38,6 +39,9 @@ interface KeyRow {
   id: string
 }
 
+/** A row of searchableNotes: what search keeps of a note, and its key in list order. */
+interface SearchableRow extends KeyRow, SearchableNote {}
+
 /** A page as SQLite hands it over: the notes as a JSON array (UTF-8 bytes), their ids as a JSON array, and how many. */
 interface JsonPageRow {
   notes: Buffer
@@ -68,6 +72,8 @@ export class SqliteNotes {
   private readonly searchPageEnd: Statement<[Record<string, unknown>], KeyRow>
   private readonly matchesInPage: Statement<[Record<string, unknown>], JsonPageRow>
   private readonly matchesToEnd: Statement<[Record<string, unknown>], JsonPageRow>
+  private readonly searchableFirstPage: Statement<[string], SearchableRow>
+  private readonly searchablePage: Statement<[Record<string, unknown>], SearchableRow>
   /** Runs a function inside one read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   /**
@@ -127,6 +133,9 @@ export class SqliteNotes {
     this.matchesToEnd = db.prepare(pageOf(
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND note_matches(title, content) ${LIST_ORDER} LIMIT ${SEARCH_PAGE_ROWS}`,
     ))
+    const searchable = `SELECT is_pinned, created_on, id, title, content, json FROM notes`
+    this.searchableFirstPage = db.prepare(`${searchable} WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
+    this.searchablePage = db.prepare(`${searchable} WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
     const inTransaction = db.transaction((read: () => unknown) => read())
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
@@ -187,6 +196,35 @@ export class SqliteNotes {
       pages.add(page.rows)
       if (!page.next) return pages.json()
       after = page.next
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  /**
+   * The user's notes as search keeps them (kept-search.ts), in list order, read page by page as
+   * listNotesJson reads them (none twice); TOO_LARGE once they take more than `maxBytes`, so a
+   * user with very many notes costs at most one page more than the search itself.
+   */
+  async searchableNotes(userId: string, maxBytes: number): Promise<KeptSearch> {
+    const notes: SearchableNote[] = []
+    const seen = new Set<string>()
+    let bytes = 0
+    let after = FIRST_PAGE
+    for (;;) {
+      const rows = this.snapshot(() =>
+        after === FIRST_PAGE ? this.searchableFirstPage.all(userId) : this.searchablePage.all({ userId, ...after }),
+      )
+      for (const row of rows) {
+        if (seen.has(row.id)) continue
+        seen.add(row.id)
+        const note = { title: row.title, content: row.content, json: row.json }
+        bytes += searchableBytes(note)
+        if (bytes > maxBytes) return TOO_LARGE
+        notes.push(note)
+      }
+      const last = rows[rows.length - 1]
+      if (rows.length < LIST_PAGE_ROWS || !last) return notes
+      after = { pinned: last.is_pinned, createdOn: last.created_on, id: last.id }
       await new Promise((resolve) => setImmediate(resolve))
     }
   }
