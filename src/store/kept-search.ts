@@ -12,6 +12,11 @@
 // and uses them only after the database, asked after the request arrived, answers that version
 // (note-versions.ts). A user whose notes take more than an eighth of the cache is not kept: the
 // drivers' own queries search those.
+//
+// Reading every note to keep costs more than one search by the drivers' own queries (SQLite: 2.3
+// against 1.0 ms over 1 000 notes; bench/search-builds.ts), so the notes are read to be kept only
+// at the second search over unchanged notes: the first after a change is answered by the query
+// and leaves SEARCHED_ONCE. A user who writes between searches pays nothing for the cache.
 import type { TextMatcher } from './types.js'
 
 /** One note as search keeps it: RE2 tests title and content; the stored JSON is sent when either matches. */
@@ -21,11 +26,17 @@ export interface SearchableNote {
   json: string
 }
 
-/** What a kept entry holds: the user's notes in list order, or word that they were too many to keep. */
-export type KeptSearch = readonly SearchableNote[] | typeof TOO_LARGE
+/**
+ * What a kept entry holds: the user's notes in list order, or word that they were too many to
+ * keep, or that they were searched once, by the driver's query, since they last changed.
+ */
+export type KeptSearch = readonly SearchableNote[] | typeof TOO_LARGE | typeof SEARCHED_ONCE
 
 /** Marks a user whose notes were too large to keep, so that they are not read in full again. */
 export const TOO_LARGE = 'too large'
+
+/** Marks a user searched once since their notes changed: the next search reads them to keep. */
+export const SEARCHED_ONCE = 'searched once'
 
 /**
  * Notes tested between two yields to the event loop: a pattern RE2 must test on every note
@@ -42,9 +53,9 @@ export function searchableBytes(note: SearchableNote): number {
   return note.title.length + note.content.length + note.json.length + NOTE_OVERHEAD_BYTES
 }
 
-/** The bytes a kept entry counts for: a TOO_LARGE marker counts as one note's overhead. */
+/** The bytes a kept entry counts for: a marker counts as one note's overhead. */
 export function keptSearchBytes(kept: KeptSearch): number {
-  if (kept === TOO_LARGE) return NOTE_OVERHEAD_BYTES
+  if (typeof kept === 'string') return NOTE_OVERHEAD_BYTES
   let bytes = 0
   for (const note of kept) bytes += searchableBytes(note)
   return Math.max(1, bytes)

@@ -1,7 +1,7 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { QueryResult, QueryResultRow } from 'pg'
-import { type KeptSearch, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
+import { type KeptSearch, SEARCHED_ONCE, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
 import type { VersionedCache } from './versioned-cache.js'
@@ -179,15 +179,25 @@ export class PostgresNotes {
 
   /**
    * With the caches on, the user's notes kept for search (kept-search.ts) when the database says
-   * they are unchanged, read and kept otherwise; a user whose notes are too large to keep, and
-   * every user with the caches off, is searched by the search's own query.
+   * they are unchanged; the first search since they changed runs the search's own query and
+   * leaves a mark, the second reads them to keep. A user whose notes are too large to keep, and
+   * every user with the caches off, is searched by the query.
    */
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
     const kept = this.kept
     if (!kept) return this.searchByQuery(userId, matcher)
     const cached = kept.searches.get(userId)
-    const notes = cached && (await kept.versions.read(userId)) === cached.version ? cached.kept : await this.readSearchable(userId, kept)
-    return notes === TOO_LARGE ? this.searchByQuery(userId, matcher) : searchKept(notes, matcher)
+    const version = await kept.versions.read(userId)
+    let notes: KeptSearch | undefined
+    if (version !== null && cached?.version === version) {
+      // The second search over unchanged notes reads them to keep (kept-search.ts).
+      notes = cached.kept === SEARCHED_ONCE ? await this.readSearchable(userId, kept) : cached.kept
+    } else if (version !== null) {
+      // The first since they changed is answered by the query. The mark's version was read
+      // before the query, so a write in between only makes the next search query again.
+      kept.searches.set(userId, version, SEARCHED_ONCE)
+    }
+    return typeof notes === 'object' ? searchKept(notes, matcher) : this.searchByQuery(userId, matcher)
   }
 
   /**

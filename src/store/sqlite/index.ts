@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { type KeptSearch, TOO_LARGE, keptSearchBytes, largestKept, searchKept } from '../kept-search.js'
+import { type KeptSearch, SEARCHED_ONCE, keptSearchBytes, largestKept, searchKept } from '../kept-search.js'
 import { sharedCheck } from '../shared-check.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
@@ -118,11 +118,15 @@ export function openSqliteStore(options: SqliteOptions): Store {
     if (!checked) await fresh()
     return cache.get(userId, () => notes.listNotesJson(userId))
   }
+  // The first search since the user's notes changed runs the query and leaves a mark; the
+  // second reads the notes to keep (kept-search.ts).
   const search = async (userId: string, matcher: TextMatcher): Promise<Buffer> => {
     if (!searches) return notes.searchNotesJson(userId, matcher)
     await fresh()
-    const kept = await searches.get(userId, () => notes.searchableNotes(userId, largestKept(cacheBytes)))
-    return kept === TOO_LARGE ? notes.searchNotesJson(userId, matcher) : searchKept(kept, matcher)
+    let kept = searches.peek(userId)
+    if (kept === undefined) searches.mark(userId, SEARCHED_ONCE)
+    else if (kept === SEARCHED_ONCE) kept = await searches.read(userId, () => notes.searchableNotes(userId, largestKept(cacheBytes)))
+    return typeof kept === 'object' ? searchKept(kept, matcher) : notes.searchNotesJson(userId, matcher)
   }
   // A write drops its user's cached listing and searchable notes inside its own transaction, so
   // nothing read after the write is acknowledged can come from a cache (listing-cache.ts).

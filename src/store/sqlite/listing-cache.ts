@@ -37,13 +37,26 @@ export class ListingCache<Kept extends NonNullable<unknown> = Buffer> {
    * caller has checked for other connections' commits first (data-version.ts).
    */
   async get(userId: string, read: () => Promise<Kept>): Promise<Kept> {
-    const hit = this.entries.get(userId)
-    if (hit !== undefined) return hit
+    return this.entries.get(userId) ?? this.read(userId, read)
+  }
+
+  /** The user's entry, if any (the caller has checked for other connections' commits). */
+  peek(userId: string): Kept | undefined {
+    return this.entries.get(userId)
+  }
+
+  /** `read()`'s answer, stored (in place of any entry) when no write overlapped it. */
+  async read(userId: string, read: () => Promise<Kept>): Promise<Kept> {
     const generation = this.generation
     const kept = await read()
     // A listing longer than one page yields between pages; a write may have landed meanwhile.
     if (generation === this.generation) this.entries.set(userId, kept)
     return kept
+  }
+
+  /** Stores a marker that needs no read (kept-search.ts SEARCHED_ONCE); any write drops it. */
+  mark(userId: string, kept: Kept): void {
+    this.entries.set(userId, kept)
   }
 
   /** Forgets one user's listing: called inside every transaction that changes their notes. */
