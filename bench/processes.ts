@@ -3,7 +3,7 @@
 // sampler of the service's resident memory.
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
@@ -103,7 +103,11 @@ export interface ServiceOptions {
   secret: string
   /** Passed through: the service selects PostgreSQL when it is set. */
   databaseUrl?: string
-  /** Extra node flags, e.g. --cpu-prof (see README, Benchmarks); passed in NODE_OPTIONS. */
+  /**
+   * Extra node flags, e.g. --cpu-prof (see README, Benchmarks). Node refuses --cpu-prof in
+   * NODE_OPTIONS, so the launcher finds, first on its PATH, a `node` that runs this Node.js with
+   * them (nodeWithFlags); the launcher's own flags and environment are kept.
+   */
   nodeArgs?: string[]
   /** Extra environment variables for experiments (e.g. allocator settings). */
   env?: Record<string, string>
@@ -121,11 +125,24 @@ export interface ServiceProcess {
   stop(): Promise<void>
 }
 
+/**
+ * A directory holding a `node` that runs this Node.js with `flags` before its own arguments, for
+ * the PATH of the launcher (which runs `node` from PATH); removed when the bench exits.
+ */
+function nodeWithFlags(flags: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'notes-bench-node-'))
+  const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
+  writeFileSync(join(dir, 'node'), `#!/bin/sh\nexec ${[process.execPath, ...flags].map(quote).join(' ')} "$@"\n`, { mode: 0o755 })
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort()
+  // The launcher runs `node` from PATH: the bench's own Node.js first, with the extra flags if any.
+  const nodeDir = options.nodeArgs?.length ? nodeWithFlags(options.nodeArgs) : dirname(process.execPath)
   const env: NodeJS.ProcessEnv = {
-    // The launcher runs `node` from PATH: the bench's own Node.js first.
-    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    PATH: `${nodeDir}${delimiter}${process.env.PATH ?? ''}`,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: options.dataDir,
@@ -135,7 +152,6 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     BRUTE_FORCE_PROTECTION: 'false',
   }
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl
-  if (options.nodeArgs?.length) env.NODE_OPTIONS = options.nodeArgs.join(' ')
   Object.assign(env, options.env)
   // The launcher execs node: the child's pid is the service's own (its RSS is sampled).
   const [program, ...args] = options.command ?? [LAUNCHER]

@@ -101,7 +101,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const searches = cacheBytes > 0 ? new ListingCache<KeptSearch>(cacheBytes, keptSearchBytes) : undefined
   const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
   const accounts = accountCacheSize > 0 ? new AccountCache(accountCacheSize) : undefined
-  // Before any cached answer: a data_version check for both caches, made after the request
+  // Before any cached answer: a data_version check for every cache, made after the request
   // arrived and shared by the lookups of one turn of the event loop (data-version.ts).
   const fresh = sharedCheck(clearingOnOutsideCommits(db, () => {
     cache?.clear()
