@@ -1,12 +1,12 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { QueryResult, QueryResultRow } from 'pg'
-import { type KeptSearch, SEARCHED_ONCE, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
+import { type KeptSearch, NOTE_OVERHEAD_BYTES, SEARCHED_ONCE, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
-import type { VersionedCache } from './versioned-cache.js'
 import { NOTE_VERSION, type NoteVersionReader } from './note-versions.js'
 import type { Query } from './query.js'
+import type { VersionedCache } from './versioned-cache.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
@@ -42,7 +42,7 @@ interface SearchableRow {
 }
 
 export class PostgresNotes {
-  /** `kept`: the listing cache and its version reader (none: every listing is read). */
+  /** `kept`: the listing and search caches and their version reader (none: every listing and search is read). */
   constructor(
     private readonly query: Query,
     private readonly kept?: KeptListings,
@@ -209,7 +209,7 @@ export class PostgresNotes {
   private async readSearchable(userId: string, kept: KeptListings): Promise<KeptSearch> {
     const { rows } = await this.query<SearchableRow>(
       'notes.searchable',
-      `WITH size AS (SELECT sum(char_length(title) + char_length(content) + char_length(json) + 80) AS bytes FROM notes WHERE user_id = $1)
+      `WITH size AS (SELECT sum(char_length(title) + char_length(content) + char_length(json) + ${NOTE_OVERHEAD_BYTES}) AS bytes FROM notes WHERE user_id = $1)
        SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version, size.bytes, n.title, n.content, n.json
        FROM size LEFT JOIN notes n ON n.user_id = $1 AND size.bytes <= $2
        ORDER BY n.is_pinned DESC, n.created_on DESC, n.id DESC`,
