@@ -1,4 +1,4 @@
-// The PostgreSQL store keeps users' listings in memory (src/store/postgres/listing-cache.ts) and
+// The PostgreSQL store keeps users' listings in memory (src/store/postgres/versioned-cache.ts) and
 // sends one only after the database, asked at the time of the request, says the user's notes have
 // the version it was read at (migration 4, src/store/postgres/note-versions.ts). So a change made
 // anywhere (another instance, an import, an operator's SQL) shows at the very next listing.

@@ -10,7 +10,7 @@
 // data_version, which the store checks before every lookup (data-version.ts), and clears the
 // whole cache (https://www.sqlite.org/pragma.html#pragma_data_version). PostgreSQL has no such
 // signal between instances; its driver asks for a version of the user's notes on every request
-// instead (postgres/listing-cache.ts).
+// instead (postgres/versioned-cache.ts).
 import { LRUCache } from 'lru-cache'
 import { largestKept } from '../kept-search.js'
 
