@@ -95,7 +95,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const transfer = new SqliteTransfer(db)
   const writer = sqliteGroupCommit(db)
   const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
-  const cache = cacheBytes > 0 ? new ListingCache(cacheBytes) : undefined
+  const cache = cacheBytes > 0 ? new ListingCache<Buffer>(cacheBytes, (json) => json.length) : undefined
   // Users' notes kept for search (kept-search.ts), bounded by the same setting, dropped and
   // cleared with the listings.
   const searches = cacheBytes > 0 ? new ListingCache<KeptSearch>(cacheBytes, keptSearchBytes) : undefined

@@ -14,21 +14,18 @@
 import { LRUCache } from 'lru-cache'
 import { largestKept } from '../kept-search.js'
 
-/** A listing's size: its bytes. */
-const bufferBytes = (json: Buffer) => Math.max(1, json.length)
-
-export class ListingCache<Kept extends NonNullable<unknown> = Buffer> {
+export class ListingCache<Kept extends NonNullable<unknown>> {
   private readonly entries: LRUCache<string, Kept>
   /** Bumped by every drop and clear: a read that overlapped one must not be stored. */
   private generation = 0
 
-  /** `maxBytes`: the total size of the cached entries, each measured by `sizeOf` (default: a Buffer's length). */
-  constructor(maxBytes: number, sizeOf: (kept: Kept) => number = bufferBytes as unknown as (kept: Kept) => number) {
+  /** `maxBytes`: the total size of the cached entries, each measured by `sizeOf`. */
+  constructor(maxBytes: number, sizeOf: (kept: Kept) => number) {
     this.entries = new LRUCache<string, Kept>({
       maxSize: maxBytes,
       // One very long list must not push out everybody else's.
       maxEntrySize: largestKept(maxBytes),
-      sizeCalculation: sizeOf,
+      sizeCalculation: (kept) => Math.max(1, sizeOf(kept)),
     })
   }
 
