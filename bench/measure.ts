@@ -4,6 +4,9 @@ import type { CeilingRoute } from './ceiling-server.js'
 import { type LoadRequest, type LoadResult, type LoadShape, LoadTally, runLoad } from './load.js'
 import type { CeilingProcess, ServiceProcess } from './processes.js'
 
+/** The middle value (the upper of the two middle ones for an even count); NaN for none. */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+
 export interface Timing {
   /** Seconds measured per target, split into `rounds` that alternate with the ceiling's. */
   duration: number

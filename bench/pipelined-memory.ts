@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { publicUser } from '../src/services/accounts.js'
 import { createTokenService } from '../src/services/tokens.js'
 import { type LoadRequest, PIPELINED, REALISTIC, runLoad } from './load.js'
+import { median } from './measure.js'
 import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
 import { startService } from './processes.js'
 import { makeNotes, makeUser } from './seed.js'
@@ -64,7 +65,6 @@ async function measure(flags: string[], url: string, dataDir: string, secret: st
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
 async function main(): Promise<void> {
   const databases = new BenchDatabases(ADMIN_URL)

@@ -9,6 +9,7 @@
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-listing.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
 import type { Store } from '../src/store/types.js'
+import { median } from './measure.js'
 import { withBenchStore } from './postgres-seed.js'
 import { makeNotes, makeUser } from './seed.js'
 
@@ -34,7 +35,6 @@ async function sample(calls: number, op: () => Promise<Buffer>): Promise<Sample>
   return { wallMs: (performance.now() - started) / calls, cpuMs: (used.user + used.system) / 1000 / calls }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
 async function compareFor(store: Store, size: number): Promise<string> {
   const user = makeUser(`listing-${size}`)

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Store, TextMatcher } from '../src/store/types.js'
+import { median } from './measure.js'
 import { BenchDatabases } from './postgres-seed.js'
 import { LITERAL_QUERY, REGEX_QUERY, makeNotes, makeUser } from './seed.js'
 
@@ -41,8 +42,6 @@ async function open(dir: string, databases: BenchDatabases | undefined, data: st
   }
   return { dir, store, matchers: QUERIES.map(compileSearchPattern), again: QUERIES.map(() => []), afterWrite: QUERIES.map(() => []) }
 }
-
-const p50 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] ?? NaN
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint()
@@ -89,9 +88,9 @@ async function main(): Promise<void> {
     const [base] = builds
     for (const build of builds) {
       for (const [q, query] of QUERIES.entries()) {
-        const again = p50(build.again[q] ?? [])
-        const afterWrite = p50(build.afterWrite[q] ?? [])
-        const ratio = (mine: number, theirs: number[] | undefined) => (mine / p50(theirs ?? [])).toFixed(2)
+        const again = median(build.again[q] ?? [])
+        const afterWrite = median(build.afterWrite[q] ?? [])
+        const ratio = (mine: number, theirs: number[] | undefined) => (mine / median(theirs ?? [])).toFixed(2)
         console.log(`| ${build.dir} | ${query} | ${again.toFixed(2)} | ${ratio(again, base?.again[q])} | ${afterWrite.toFixed(2)} | ${ratio(afterWrite, base?.afterWrite[q])} |`)
       }
     }
