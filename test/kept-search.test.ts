@@ -9,10 +9,10 @@ import { compileSearchPattern } from '../src/services/search.js'
 import { KEPT_SEARCH_STEP, type SearchableNote, searchKept } from '../src/store/kept-search.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { LIST_PAGE_ROWS } from '../src/store/sqlite/notes.js'
 import type { NoteRecord, Store } from '../src/store/types.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
+import { sqliteOwnerOfThreePages } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 
 const found = async (store: Store, userId: string, query: string) =>
@@ -123,11 +123,7 @@ describe('kept search (sqlite)', () => {
   )
 
   it('does not keep notes that a write overlapped while they were read', async () => {
-    const store = openSqliteStore({ dataDir: ':memory:' })
-    const owner = makeUser()
-    await store.createUser(owner)
-    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
-    await store.importNotes(Array.from({ length: 2 * LIST_PAGE_ROWS + 5 }, (_, i) => makeNote(owner._id, { title: `n${i}`, createdOn: at(i) })))
+    const { store, owner, at } = await sqliteOwnerOfThreePages()
     // The notes are read in three pages with a yield between them; the write commits after the
     // first was read, so this one answer misses the new note, and what was read must not be kept.
     assert.deepEqual(await found(store, owner._id, '^(n1|during)$'), ['n1']) // the query; leaves the mark

@@ -8,6 +8,7 @@ import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../src/store/sqlite/notes.js'
 import type { NoteRecord, Store } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
+import { sqliteOwnerOfThreePages } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 
 const titles = async (store: Store, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
@@ -68,11 +69,7 @@ describe('listing cache (sqlite)', () => {
   })
 
   it('does not keep a long listing that a write overlapped', async () => {
-    const store = openSqliteStore({ dataDir: ':memory:' })
-    const owner = makeUser()
-    await store.createUser(owner)
-    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
-    await store.importNotes(Array.from({ length: 2 * LIST_PAGE_ROWS + 5 }, (_, i) => makeNote(owner._id, { title: `n${i}`, createdOn: at(i) })))
+    const { store, owner, at } = await sqliteOwnerOfThreePages()
     // The listing yields between its three pages; the write commits after the first page was
     // read, so this one answer misses the new note, and must not be kept.
     const reading = store.listNotesJson(owner._id)

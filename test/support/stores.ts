@@ -7,8 +7,10 @@ import Database from 'better-sqlite3'
 import { defaultConfig } from '../../src/config.js'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
-import type { Store } from '../../src/store/types.js'
+import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
+import type { Store, UserRecord } from '../../src/store/types.js'
 import { TEST_DATABASE_URL, createTestDatabase, serviceAvailable } from './services.js'
+import { makeNote, makeUser } from './store-contract.js'
 
 export type StoreKind = 'sqlite' | 'postgresql'
 
@@ -32,6 +34,20 @@ export async function openTestPostgresStore(): Promise<Store> {
 
 export async function openTestStore(kind: StoreKind): Promise<Store> {
   return kind === 'postgresql' ? openTestPostgresStore() : openSqliteStore({ dataDir: ':memory:' })
+}
+
+/**
+ * An in-memory SQLite store whose one user has notes enough for three list pages
+ * (2 × LIST_PAGE_ROWS + 5, titled n0, n1, ... and created one second apart: `at(i)`), so a read
+ * of them yields between pages and a write can land in the middle (the caches' overlap tests).
+ */
+export async function sqliteOwnerOfThreePages(): Promise<{ store: Store; owner: UserRecord; at: (i: number) => string }> {
+  const store = openSqliteStore({ dataDir: ':memory:' })
+  const owner = makeUser()
+  await store.createUser(owner)
+  const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
+  await store.importNotes(Array.from({ length: 2 * LIST_PAGE_ROWS + 5 }, (_, i) => makeNote(owner._id, { title: `n${i}`, createdOn: at(i) })))
+  return { store, owner, at }
 }
 
 
