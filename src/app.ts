@@ -99,10 +99,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
   if (metrics) recordRequests(app, metrics)
 
-  // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204,
-  // instead of the plugin's plain-text 400 "Invalid Preflight Request", which no contract
-  // answer looks like (found by test/security/fuzz.test.ts).
-  await app.register(cors, { origin: '*', strictPreflight: false })
+  // CORS as the described system's Express `cors()` with its defaults (decisions.md; the defaults:
+  // https://github.com/expressjs/cors#configuration-options): origin `*`, the six methods below,
+  // the requested headers reflected (with `Vary: Access-Control-Request-Headers`), preflight
+  // answered 204, no credentials, no max-age. @fastify/cors's own default methods are only
+  // GET,HEAD,POST, which made browsers refuse PUT and DELETE from another origin (issue 20).
+  // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204, as
+  // from Express, instead of the plugin's plain-text 400 "Invalid Preflight Request", which no
+  // contract answer looks like (found by test/security/fuzz.test.ts). One difference is left: the
+  // plugin's 204 also says `Content-Length: 0`, which browsers accept.
+  await app.register(cors, { origin: '*', methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', strictPreflight: false })
 
   // The request line is written at info; above that level (LOG_LEVEL=warn, logging off) the hook
   // would build the line for nothing on every request, so it is not installed at all.

@@ -2,24 +2,12 @@
 // listening server, with every request to a host other than loopback blocked and recorded: the
 // page must show every endpoint and must not need anything from another host.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium } from './support/chromium.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { type Harness, startHarness } from './support/harness.js'
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 const isLoopback = (url: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
 
@@ -28,10 +16,9 @@ describe('GET /docs in a browser', () => {
   let browser: Browser
   let base: string
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does), or set CHROMIUM_PATH`)
     h = await startHarness('http')
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()

@@ -1,0 +1,139 @@
+// CORS as the described system's Express `cors()` with its defaults (decisions.md, issue 20): for
+// every route and method of the contract, and the service's other routes, a browser's preflight
+// gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE and the requested headers
+// reflected; the answer itself (success or error) carries origin `*`. What Express `cors()` does
+// not send is checked too: no credentials, no max-age, no exposed headers, no `Vary: Origin`.
+// Run through inject and against a real listening server (test/system/cors-browser.test.ts runs
+// the same flows in Chromium).
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
+import { type Account, type Harness, MODES, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
+
+/** Express `cors()`'s default methods (https://github.com/expressjs/cors#configuration-options). */
+const EXPRESS_METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE'
+const ORIGIN = 'http://localhost:5173'
+const REQUESTED_HEADERS = 'authorization,content-type'
+
+/** The service's routes beyond the contract (operations and the API description). */
+const OTHER_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
+  ['get', '/healthz'],
+  ['get', '/readyz'],
+  ['get', '/metrics'],
+  ['get', '/openapi.json'],
+  ['get', '/docs'],
+]
+
+/** A request of this operation that succeeds for `account`: the concrete path and its body. */
+async function successfulRequest(h: Harness, account: Account, method: string, template: string): Promise<{ url: string; body?: unknown }> {
+  const needsNote = template.includes('{noteId}')
+  const noteId = needsNote ? (await addNote(h.client, account.token, { title: 'cors', content: 'body' }))._id : ''
+  const url = template.replace('{noteId}', noteId) + (template === '/search-notes' ? '?query=cors' : '')
+  const bodies: Record<string, unknown> = {
+    'post /create-account': { fullName: 'Cross Origin', email: uniqueEmail('cors'), password: 'correct horse battery staple' },
+    'post /login': { email: account.email, password: account.password },
+    'post /add-note': { title: 'cors', content: 'body' },
+    'put /edit-note/{noteId}': { title: 'edited' },
+    'put /update-note-pinned/{noteId}': { isPinned: true },
+  }
+  const body = bodies[`${method} ${template}`]
+  return body === undefined ? { url } : { url, body }
+}
+
+function header(reply: Reply, name: string): string | undefined {
+  const value = reply.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+function varyNames(reply: Reply): string[] {
+  return (header(reply, 'vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean)
+}
+
+/** What Express `cors()` never sends with its defaults, on any response. */
+function assertNothingExpressOmits(reply: Reply, where: string): void {
+  assert.equal(header(reply, 'access-control-allow-credentials'), undefined, `${where}: no credentials`)
+  assert.equal(header(reply, 'access-control-max-age'), undefined, `${where}: no max-age`)
+  assert.equal(header(reply, 'access-control-expose-headers'), undefined, `${where}: no exposed headers`)
+  assert.ok(!varyNames(reply).includes('origin'), `${where}: origin * needs no Vary: Origin (${header(reply, 'vary')})`)
+}
+
+function assertPreflight(reply: Reply, where: string, requestedHeaders: string | undefined): void {
+  assert.equal(reply.status, 204, `${where}: ${reply.status} ${reply.text.slice(0, 200)}`)
+  assert.equal(reply.text, '', `${where}: no body`)
+  assert.equal(header(reply, 'access-control-allow-origin'), '*', where)
+  assert.equal(header(reply, 'access-control-allow-methods'), EXPRESS_METHODS, where)
+  assert.equal(header(reply, 'access-control-allow-headers'), requestedHeaders, `${where}: requested headers reflected`)
+  assert.ok(varyNames(reply).includes('access-control-request-headers'), `${where}: Vary names the reflected header (${header(reply, 'vary')})`)
+  assertNothingExpressOmits(reply, where)
+}
+
+for (const mode of MODES) {
+  describe(`CORS as Express cors() (${mode})`, () => {
+    let h: Harness
+    let a: Account
+    before(async () => {
+      // The body limit is small so the 413 below is cheap to provoke.
+      h = await startHarness(mode, { config: { bodyLimit: 4096 } })
+      a = await register(h.client)
+    })
+    after(async () => h.close())
+
+    it('the contract list and the other routes cover every documented operation', () => {
+      const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> }
+      const listed = new Set([...CONTRACT_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
+      for (const [path, operations] of Object.entries(doc.paths)) {
+        for (const method of Object.keys(operations)) assert.ok(listed.has(`${method} ${path}`), `${method} ${path} has a row here`)
+      }
+    })
+
+    for (const [method, template] of [...CONTRACT_OPERATIONS, ...OTHER_OPERATIONS]) {
+      const verb = method.toUpperCase()
+      it(`${verb} ${template}: preflight 204 allowing ${verb}, then the answer carries origin *`, async () => {
+        const { url, body } = await successfulRequest(h, a, method, template)
+        const where = `OPTIONS ${url} for ${verb}`
+        const preflight = await h.client.request('OPTIONS', url, {
+          headers: { origin: ORIGIN, 'access-control-request-method': verb, 'access-control-request-headers': REQUESTED_HEADERS },
+        })
+        assertPreflight(preflight, where, REQUESTED_HEADERS)
+        assert.ok(EXPRESS_METHODS.split(',').includes(verb), `${where}: ${verb} is allowed`)
+
+        const actual = await h.client.request(verb, url, { token: a.token, headers: { origin: ORIGIN }, ...(body === undefined ? {} : { body }) })
+        assert.equal(actual.status, 200, `${verb} ${url}: ${actual.text.slice(0, 200)}`)
+        assert.equal(header(actual, 'access-control-allow-origin'), '*', `${verb} ${url}`)
+        assert.equal(header(actual, 'access-control-allow-methods'), undefined, `${verb} ${url}: methods only on preflight`)
+        assertNothingExpressOmits(actual, `${verb} ${url}`)
+      })
+    }
+
+    it('answers every preflight the same: any origin, any requested method and headers, no headers, unknown paths', async () => {
+      const cases: Array<[string, Record<string, string>, string | undefined]> = [
+        ['/edit-note/0123456789abcdef01234567', { origin: 'https://notes.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'x-custom, authorization' }, 'x-custom, authorization'],
+        ['/delete-note/0123456789abcdef01234567', { origin: 'null', 'access-control-request-method': 'DELETE' }, undefined],
+        ['/no-such-path', { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': REQUESTED_HEADERS }, REQUESTED_HEADERS],
+        // Express answers an OPTIONS without the preflight headers with the same 204.
+        ['/get-all-notes', {}, undefined],
+      ]
+      for (const [url, headers, reflected] of cases) {
+        assertPreflight(await h.client.request('OPTIONS', url, { headers }), `OPTIONS ${url} ${JSON.stringify(headers)}`, reflected)
+      }
+    })
+
+    it('error answers carry origin * too, so a page on another origin can read them', async () => {
+      const errors: Array<[string, string, Parameters<Harness['client']['request']>[2], number]> = [
+        ['GET', '/get-all-notes', {}, 401],
+        ['PUT', '/edit-note/0123456789abcdef01234567', { token: a.token, body: { title: 'x' } }, 404],
+        ['DELETE', '/delete-note/%FF', { token: a.token }, 404],
+        ['POST', '/add-note', { token: a.token, body: { content: 'no title' } }, 400],
+        ['POST', '/add-note', { token: a.token, body: { title: 't', content: 'x'.repeat(5000) } }, 413],
+        ['POST', '/add-note', { token: a.token, raw: 'title=t', headers: { 'content-type': 'text/plain' } }, 415],
+        ['GET', '/no-such-path', {}, 404],
+      ]
+      for (const [method, url, options, status] of errors) {
+        const reply = await h.client.request(method, url, { ...options, headers: { origin: ORIGIN, ...options?.headers } })
+        assert.equal(reply.status, status, `${method} ${url}: ${reply.text.slice(0, 200)}`)
+        assert.equal(header(reply, 'access-control-allow-origin'), '*', `${method} ${url} → ${status}`)
+        assertNothingExpressOmits(reply, `${method} ${url} → ${status}`)
+      }
+    })
+  })
+}
