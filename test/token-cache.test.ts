@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it, mock } from 'node:test'
 import { createSigner } from 'fast-jwt'
-import { createTokenService } from '../src/services/tokens.js'
+import { MAX_CLOCK_SKEW_MS, createTokenService } from '../src/services/tokens.js'
 import { TEST_SECRET } from './support/harness.js'
 
 const user = { _id: '0123456789abcdef01234567', fullName: 'Ada', email: 'ada@example.com', createdOn: '2024-01-01T00:00:00.000Z' }
@@ -53,6 +53,26 @@ describe('verified-token cache', () => {
     assert.equal(tokens.cachedTokens, 1)
     now = START + 9_999
     assert.equal(tokens.verify(token), undefined)
+  })
+
+  it('refuses an iat more than MAX_CLOCK_SKEW_MS ahead, cached or not, also when the clock goes back', () => {
+    const tokens = createTokenService(TEST_SECRET)
+    const issuedAhead = (ms: number) => {
+      now = START + ms
+      const token = tokenFor({ expiresIn: 3_600_000 })
+      now = START
+      return token
+    }
+    assert.equal(tokens.verify(issuedAhead(MAX_CLOCK_SKEW_MS + 1000)), undefined, 'one second past the skew')
+    assert.equal(tokens.verify(issuedAhead(86_400_000)), undefined, 'a day ahead')
+    assert.equal(tokens.cachedTokens, 0)
+    const atTheBound = issuedAhead(MAX_CLOCK_SKEW_MS)
+    assert.deepEqual(tokens.verify(atTheBound), user)
+    assert.equal(tokens.cachedTokens, 1)
+    // The clock is set back a second: a full verification now refuses the token, and so does a hit.
+    now = START - 1000
+    assert.equal(createTokenService(TEST_SECRET).verify(atTheBound), undefined)
+    assert.equal(tokens.verify(atTheBound), undefined)
   })
 
   it('keeps only tokens that passed verification', () => {

@@ -1,11 +1,20 @@
 // Access tokens: HS256 JWTs through fast-jwt. The algorithm is pinned on verify, so `alg: none`
-// and every other algorithm are refused (RFC 8725 §3.1); `exp` is required and checked.
+// and every other algorithm are refused (RFC 8725 §3.1); `exp` is required and checked; an `iat`
+// further ahead than MAX_CLOCK_SKEW_MS is refused (issue 20).
 // Payload: {user: {_id, fullName, email, createdOn}, iat, exp}: never a password or a hash.
 import { createSigner, createVerifier } from 'fast-jwt'
 import { LRUCache } from 'lru-cache'
 
 /** 36000 minutes (25 days), as the specification says (§2, "Access token"). */
 export const TOKEN_LIFETIME_MS = 36_000 * 60 * 1000
+
+/**
+ * How far ahead of this server's clock a token's `iat` may be: tokens are issued by other
+ * instances too, whose clocks differ a little. A token "issued" further in the future was not
+ * issued by any instance with a sane clock (RFC 7519 §4.1.6), so it is refused. fast-jwt has no
+ * option for this (its `maxAge` bounds an `iat` in the past only), so verify() checks it.
+ */
+export const MAX_CLOCK_SKEW_MS = 60_000
 
 /** Most verified tokens kept; each entry is one token we issued (well under 2 KB) and its user. */
 export const VERIFIED_TOKEN_CACHE_SIZE = 10_000
@@ -48,7 +57,8 @@ export function createTokenService(
     verify(token) {
       const hit = verified.get(token)
       if (hit) {
-        // The bounds fast-jwt checks (clock tolerance 0): valid while nbf*1000 <= now <= exp*1000.
+        // The bounds of a full verification: valid while nbf*1000 <= now <= exp*1000 (fast-jwt's
+        // clock tolerance is 0) and iat*1000 - MAX_CLOCK_SKEW_MS <= now.
         const now = Date.now()
         if (now >= hit.notBefore && now <= hit.expires) return hit.user
         verified.delete(token)
@@ -59,12 +69,16 @@ export function createTokenService(
       } catch {
         return undefined
       }
-      const claims = payload as { user?: Partial<TokenUser>; exp?: unknown; nbf?: unknown } | null
+      const claims = payload as { user?: Partial<TokenUser>; exp?: unknown; nbf?: unknown; iat?: unknown } | null
       const user = claims?.user
       if (!claims || !user || typeof user._id !== 'string') return undefined
-      // fast-jwt has checked that exp (required) and nbf (when present) are numbers.
+      // iat is optional (RFC 7519 §4.1.6); when present it is a number at most the skew ahead.
+      const issuedAt = 'iat' in claims ? claims.iat : 0
+      if (typeof issuedAt !== 'number' || issuedAt * 1000 - MAX_CLOCK_SKEW_MS > Date.now()) return undefined
+      // fast-jwt has checked that exp (required) and nbf (when present) are numbers. A cache hit
+      // applies nbf and the iat bound as above, so it agrees even if the clock is set back.
       if (typeof claims.exp === 'number') {
-        const notBefore = typeof claims.nbf === 'number' ? claims.nbf * 1000 : 0
+        const notBefore = Math.max(typeof claims.nbf === 'number' ? claims.nbf * 1000 : 0, issuedAt * 1000 - MAX_CLOCK_SKEW_MS)
         verified.set(token, { user: user as TokenUser, notBefore, expires: claims.exp * 1000 })
       }
       return user as TokenUser

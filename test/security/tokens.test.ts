@@ -2,7 +2,7 @@
 // orphaned token, and every odd Authorization header, gets 401 `Unauthorized` as plain text on
 // every protected endpoint, never a 500.
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
+import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { createSigner } from 'fast-jwt'
@@ -23,6 +23,14 @@ const PROTECTED: Array<[string, string, unknown?]> = [
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
 const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const seconds = (ms: number) => Math.floor(ms / 1000)
+
+/** An HS256 token over exactly this payload, signed with the service's real secret. */
+function signedWithRealSecret(payload: object): string {
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`
+  return `${unsigned}.${createHmac('sha256', TEST_SECRET).update(unsigned).digest('base64url')}`
+}
 
 /** Every token an attacker could try, built around a real account's valid token. */
 function forgedTokens(a: Account): Array<[string, string]> {
@@ -49,6 +57,12 @@ function forgedTokens(a: Account): Array<[string, string]> {
     ['expired', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: 1000, clockTimestamp: Date.now() - HOUR })({ user })],
     ['no exp', hs('HS256')],
     ['nbf in the future', hs('HS256', { expiresIn: HOUR, notBefore: HOUR / 2 })],
+    // Correctly signed, unexpired, but "issued" later than now plus the 60 s clock skew (issue 20).
+    ['iat a day in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + DAY })],
+    ['iat two minutes in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + 2 * 60_000 })],
+    ['iat a day ahead, exp in an hour', signedWithRealSecret({ user, iat: seconds(Date.now() + DAY), exp: seconds(Date.now() + HOUR) })],
+    ['iat not a number', signedWithRealSecret({ user, iat: new Date().toISOString(), exp: seconds(Date.now() + HOUR) })],
+    ['iat null', signedWithRealSecret({ user, iat: null, exp: seconds(Date.now() + HOUR) })],
     ['no user claim', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ sub: a.userId })],
     ['user._id not a string', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: 42 } })],
     ['user that never existed', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: NOTE_ID } })],
@@ -102,8 +116,20 @@ for (const mode of MODES) {
       assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
     })
 
-    it('refuses alg none, other algorithms, wrong keys, tampering, expiry, missing exp, future nbf', async () => {
+    it('refuses alg none, other algorithms, wrong keys, tampering, expiry, missing exp, future nbf and iat', async () => {
       for (const [label, token] of forgedTokens(a)) await assertAllUnauthorized(h, label, { authorization: `Bearer ${token}` })
+    })
+
+    it('accepts a token whose iat is ahead by less than the 60 s clock skew, or absent', async () => {
+      const user = { _id: a.userId, fullName: 'Test User', email: a.email, createdOn: new Date().toISOString() }
+      const tokens: Array<[string, string]> = [
+        ['iat 30 s ahead', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR, clockTimestamp: Date.now() + 30_000 })({ user })],
+        ['no iat', signedWithRealSecret({ user, exp: seconds(Date.now() + HOUR) })],
+      ]
+      for (const [label, token] of tokens) {
+        const res = await h.client.request('GET', '/get-all-notes', { token })
+        assert.equal(res.status, 200, `${label}: ${res.text}`)
+      }
     })
 
     it('refuses empty and odd Authorization headers', async () => {
