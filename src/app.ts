@@ -1,11 +1,18 @@
 // Builds the Fastify application from a config, a store and a secret. It never listens: the CLI
 // (src/cli.ts) and the tests decide where it runs.
 import cors from '@fastify/cors'
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError } from './errors.js'
-import { authenticateWith, verifyTokenWith } from './plugins/auth.js'
+import { authenticateWith, sendUnauthorized, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { lazyChildLoggerFactory } from './plugins/request-logger.js'
@@ -18,6 +25,7 @@ import { type LimiterFactory, createBruteForceGuard } from './services/brute-for
 import { NoteService } from './services/notes.js'
 import { createTokenService } from './services/tokens.js'
 import { type Store, StoreUnavailableError } from './store/types.js'
+import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,6 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const metrics = config.metrics.enabled ? createMetrics() : undefined
   const store = metrics ? timedStore(options.store, metrics) : options.store
+  const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per request is written in onResponse below, instead of Fastify's two.
@@ -81,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // rather than answered with Fastify's own 503 body, which is not in the contract's shape;
     // server.ts closes such connections as soon as they are idle.
     return503OnClosing: false,
-    frameworkErrors: answerUnroutable,
+    frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
@@ -141,10 +150,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'internal error')
       answer = new ContractError(500, request.routeOptions.config.internalErrorMessage ?? 'Internal Server Error')
     }
-    void reply
-      .code(answer.statusCode)
-      .headers(answer.headers)
-      .send(answer.withErrorKey ? { error: true, message: answer.message } : { message: answer.message })
+    // A 413 or 415 comes before the body is read: the client gets it once it has sent the body
+    // (unread-body.ts), instead of a reset connection.
+    return answerAfterBody(request, reply, () => {
+      void reply
+        .code(answer.statusCode)
+        .headers(answer.headers)
+        .send(answer.withErrorKey ? { error: true, message: answer.message } : { message: answer.message })
+    })
   })
 
   app.setNotFoundHandler((request, reply) => {
@@ -161,8 +174,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
   const accounts = new AccountService(store, tokens, guard)
-  const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
+  // The 401 of the token check comes before the body is read (unread-body.ts).
+  const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
+  const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens))
+  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens, refuse))
   return app
 }

@@ -36,6 +36,11 @@ export interface Config {
   accessTokenSecret: string | undefined
   logLevel: string
   bodyLimit: number
+  /**
+   * Largest over-limit body still read to its end (and discarded) before the 413, so the client
+   * reads the answer (see oversized-body.ts); undefined: BODY_DRAIN_FACTOR × bodyLimit.
+   */
+  bodyDrainLimit: number | undefined
   /** Longest time a client may take to send one whole request (slow-loris protection). */
   requestTimeoutMs: number
   /** Longest time an idle socket is kept open. */
@@ -69,6 +74,7 @@ export const defaultConfig: Config = {
   accessTokenSecret: undefined,
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
+  bodyDrainLimit: undefined,
   requestTimeoutMs: 30_000,
   connectionTimeoutMs: 60_000,
   trustProxy: false,
@@ -136,8 +142,8 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return match
 }
 
-/** `BODY_LIMIT` accepts bytes, or a number with a kb/mb suffix (binary units). */
-function byteSize(env: Env, name: string, fallback: number): number {
+/** A size in bytes, or a number with a kb/mb suffix (binary units), within [min, max]. */
+function byteSize<T>(env: Env, name: string, fallback: T, [min, max, range]: [number, number, string]): number | T {
   const raw = env[name]?.trim().toLowerCase()
   if (raw === undefined || raw === '') return fallback
   const m = /^(\d+)\s*(b|kb|kib|mb|mib)?$/.exec(raw)
@@ -145,11 +151,14 @@ function byteSize(env: Env, name: string, fallback: number): number {
   const unit = m[2] ?? 'b'
   const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
   const value = Number(m[1]) * factor
-  if (value < 1024 || value > 64 * 1024 * 1024) {
-    throw new ConfigError(name, 'must be between 1kb and 64mb')
-  }
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${range}`)
   return value
 }
+
+const MB = 1024 * 1024
+const BODY_LIMIT_RANGE: [number, number, string] = [1024, 64 * MB, '1kb and 64mb']
+/** 0 (or anything up to BODY_LIMIT) turns draining off; 1 GiB is 16 times the largest BODY_LIMIT. */
+const BODY_DRAIN_LIMIT_RANGE: [number, number, string] = [0, 1024 * MB, '0 and 1024mb']
 
 function metricsConfig(env: Env, apiHost: string): MetricsConfig {
   const raw = env.METRICS_PORT?.trim()
@@ -221,7 +230,8 @@ export function parseConfig(env: Env): Config {
     dataDir,
     accessTokenSecret: secret === '' ? undefined : secret,
     logLevel,
-    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit),
+    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit, BODY_LIMIT_RANGE),
+    bodyDrainLimit: byteSize(env, 'BODY_DRAIN_LIMIT', d.bodyDrainLimit, BODY_DRAIN_LIMIT_RANGE),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000),
     connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs, 100, 3_600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),

@@ -28,6 +28,7 @@ describe('parseConfig', () => {
       ACCESS_TOKEN_SECRET: secret,
       LOG_LEVEL: 'WARN',
       BODY_LIMIT: '2mb',
+      BODY_DRAIN_LIMIT: '48mb',
       REQUEST_TIMEOUT_MS: '5000',
       CONNECTION_TIMEOUT_MS: '7000',
       TRUST_PROXY: 'yes',
@@ -56,6 +57,7 @@ describe('parseConfig', () => {
       accessTokenSecret: secret,
       logLevel: 'warn',
       bodyLimit: 2 * 1024 * 1024,
+      bodyDrainLimit: 48 * 1024 * 1024,
       requestTimeoutMs: 5000,
       connectionTimeoutMs: 7000,
       trustProxy: true,
@@ -77,6 +79,12 @@ describe('parseConfig', () => {
     assert.equal(parseConfig({ BODY_LIMIT: '512kb' }).bodyLimit, 512 * 1024)
   })
 
+  it('leaves BODY_DRAIN_LIMIT to 16 × BODY_LIMIT unless set; 0 is allowed (no draining)', () => {
+    assert.equal(parseConfig({ BODY_LIMIT: '2mb' }).bodyDrainLimit, undefined)
+    assert.equal(parseConfig({ BODY_DRAIN_LIMIT: '0' }).bodyDrainLimit, 0)
+    assert.equal(parseConfig({ BODY_DRAIN_LIMIT: '1024mb' }).bodyDrainLimit, 1024 * 1024 * 1024)
+  })
+
   it('treats an empty ACCESS_TOKEN_SECRET as unset', () => {
     assert.equal(parseConfig({ ACCESS_TOKEN_SECRET: '' }).accessTokenSecret, undefined)
   })
@@ -89,6 +97,8 @@ describe('parseConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
     [{ BODY_LIMIT: '1' }, 'BODY_LIMIT'],
+    [{ BODY_DRAIN_LIMIT: '2gb' }, 'BODY_DRAIN_LIMIT'],
+    [{ BODY_DRAIN_LIMIT: '1025mb' }, 'BODY_DRAIN_LIMIT'],
     [{ REQUEST_TIMEOUT_MS: '1.5' }, 'REQUEST_TIMEOUT_MS'],
     [{ CONNECTION_TIMEOUT_MS: '0' }, 'CONNECTION_TIMEOUT_MS'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],

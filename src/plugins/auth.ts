@@ -22,6 +22,12 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = onRequestHookHandler
 
+/**
+ * Sends the 401 of a refused token. The hooks run before the body is read, so the app passes one
+ * that waits for the body first (unread-body.ts); sendUnauthorized itself answers at once.
+ */
+export type Refuse = (request: FastifyRequest, reply: FastifyReply) => void
+
 /** The account a token names, as stored now, or undefined when it no longer exists. */
 export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
 
@@ -34,13 +40,13 @@ export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
  * costs a promise of its own and one more turn of the microtask queue (README, "What the
  * profiles showed").
  */
-export function authenticateWith(tokens: TokenService, findAccount: FindAccount): Authenticate {
+export function authenticateWith(tokens: TokenService, findAccount: FindAccount, refuse: Refuse): Authenticate {
   return function authenticate(request, reply, done): void {
     const claimed = tokenUser(tokens, request)
-    if (!claimed) return void sendUnauthorized(reply)
+    if (!claimed) return refuse(request, reply)
     // One primary-key lookup, whose result GET /get-user answers with (no second read).
     findAccount(claimed._id).then((user) => {
-      if (!user) return void sendUnauthorized(reply)
+      if (!user) return refuse(request, reply)
       request.user = user
       done()
     }, done)
@@ -53,11 +59,11 @@ export function authenticateWith(tokens: TokenService, findAccount: FindAccount)
  * Store.listNotesJsonOfAccount). That saves a PostgreSQL round trip, or a second SQLite
  * freshness check, per request. A callback hook: nothing in it waits.
  */
-export function verifyTokenWith(tokens: TokenService): onRequestHookHandler {
+export function verifyTokenWith(tokens: TokenService, refuse: Refuse): onRequestHookHandler {
   return function verifyToken(request, reply, done): void {
     const claimed = tokenUser(tokens, request)
     // A hook that has replied does not call done (https://fastify.dev/docs/latest/Reference/Hooks/#respond-to-a-request-from-a-hook).
-    if (!claimed) return void sendUnauthorized(reply)
+    if (!claimed) return refuse(request, reply)
     request.tokenUserId = claimed._id
     done()
   }
