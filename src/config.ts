@@ -37,8 +37,9 @@ export interface Config {
   logLevel: string
   bodyLimit: number
   /**
-   * Largest over-limit body still read to its end (and discarded) before the 413, so the client
-   * reads the answer (see oversized-body.ts); undefined: BODY_DRAIN_FACTOR × bodyLimit.
+   * Largest body still read to its end (and discarded) before an answer given without reading it
+   * (413, 415, 401), so the client reads the answer (unread-body.ts); undefined:
+   * BODY_DRAIN_FACTOR × bodyLimit.
    */
   bodyDrainLimit: number | undefined
   /** Longest time a client may take to send one whole request (slow-loris protection). */
