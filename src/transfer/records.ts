@@ -5,6 +5,7 @@
 import { EJSON, ObjectId } from 'bson'
 import type { NoteRecord, UserRecord } from '../store/types.js'
 import { emailKeyOf } from '../services/accounts.js'
+import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
 /** A record that cannot be imported; the message says which field and why. */
 export class RecordError extends Error {
@@ -40,6 +41,7 @@ function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
   const value = doc[field]
   if (value === undefined || value === null) throw new RecordError(`${field} is missing`)
   if (typeof value !== 'string') throw new RecordError(`${field} is not a string`)
+  if (!isWellFormedText(value)) throw new RecordError(notWellFormedMessage(field))
   if (!allowEmpty && value.trim() === '') throw new RecordError(`${field} is empty`)
   return value
 }
@@ -81,6 +83,7 @@ export function noteFromDocument(value: unknown): NoteRecord {
   const _id = idOf(doc, '_id')
   const tags = doc.tags ?? []
   if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new RecordError('tags is not an array of strings')
+  if (!tags.every(isWellFormedText)) throw new RecordError(notWellFormedMessage('tags'))
   const isPinned = doc.isPinned ?? false
   if (typeof isPinned !== 'boolean') throw new RecordError('isPinned is not a boolean')
   const createdOn = dateOf(doc, ['createdOn', 'createdAt'], idTime(_id))
