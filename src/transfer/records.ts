@@ -81,6 +81,9 @@ export function userFromDocument(value: unknown): IncomingUser {
 export function noteFromDocument(value: unknown): NoteRecord {
   const doc = asDocument(value)
   const _id = idOf(doc, '_id')
+  // Checked in the order the routes check them (schemas/fields.ts): title, content, then tags.
+  const title = stringOf(doc, 'title', true)
+  const content = stringOf(doc, 'content', true)
   const tags = doc.tags ?? []
   if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new RecordError('tags is not an array of strings')
   if (!tags.every(isWellFormedText)) throw new RecordError(notWellFormedMessage('tags'))
@@ -89,8 +92,8 @@ export function noteFromDocument(value: unknown): NoteRecord {
   const createdOn = dateOf(doc, ['createdOn', 'createdAt'], idTime(_id))
   return {
     _id,
-    title: stringOf(doc, 'title', true),
-    content: stringOf(doc, 'content', true),
+    title,
+    content,
     tags,
     isPinned,
     userId: idOf(doc, 'userId'),
