@@ -16,7 +16,7 @@ import { exportData } from '../src/transfer/export.js'
 import { notWellFormedMessage } from '../src/unicode.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
 import { responseChecker } from './support/openapi-check.js'
-import { type StoreKind, openTestStore, storeKinds } from './support/stores.js'
+import { openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, runImport } from './support/transfer.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -149,7 +149,7 @@ for (const kind of storeKinds()) {
 
     before(async () => {
       dir = new TempDir()
-      store = await openTestStore(kind as StoreKind)
+      store = await openTestStore(kind)
       app = await buildApp({ config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }), store, secret: TEST_SECRET })
       await app.ready()
       client = injectClient(app, () => token)
