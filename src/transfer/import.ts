@@ -113,7 +113,7 @@ async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepar
 }
 
 const duplicateMessage = (user: { _id: string; email: string }) =>
-  `duplicate email "${user.email}": another user already has it (compared case-insensitively); user ${user._id} not imported`
+  `duplicate email "${user.email}": another user already has it (compared as logins are: trimmed, NFKC, case-insensitively); user ${user._id} not imported`
 
 async function importUsers(file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
