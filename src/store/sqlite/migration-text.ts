@@ -7,18 +7,23 @@
 //    invalid byte, WHATWG decoding: https://encoding.spec.whatwg.org/#utf-8-decoder). Tags are
 //    JSON text, where a lone surrogate was written as the escape "\ud800"; each becomes U+FFFD.
 // 2. Every email_key is recomputed with the NFKC rule (../email-rekey.ts).
-// Only rows that change are written. Reading every note once makes the migration of a large
-// database take a few seconds, once.
+// Only rows that change are written; the notes table is scanned once inside SQLite, so a large
+// database migrates in seconds (README, Compatibility).
 import { isUtf8 } from 'node:buffer'
 import type { Database } from 'better-sqlite3'
 import { changedKeys, type KeyedUser, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'
 
 
-/** Rows whose `columns` hold invalid UTF-8, rewritten as read (better-sqlite3 decodes as WHATWG does). */
+/**
+ * Rows whose `columns` hold invalid UTF-8, rewritten as read (better-sqlite3 decodes as WHATWG
+ * does). better-sqlite3 wrote a lone surrogate as its three-byte form, which starts with the byte
+ * ED, so only rows holding that byte are read into JavaScript and checked there.
+ */
 function repairColumns(db: Database, table: string, columns: string[]): void {
-  const blobs = columns.map((c) => `CAST(${c} AS BLOB)`).join(', ')
+  const blobs = columns.map((c) => `CAST(${c} AS BLOB)`)
+  const suspect = blobs.map((b) => `instr(${b}, X'ED') > 0`).join(' OR ')
   const bad: string[] = []
-  for (const row of db.prepare(`SELECT id, ${blobs} FROM ${table}`).raw().iterate() as IterableIterator<[string, ...Buffer[]]>) {
+  for (const row of db.prepare(`SELECT id, ${blobs.join(', ')} FROM ${table} WHERE ${suspect}`).raw().iterate() as IterableIterator<[string, ...Buffer[]]>) {
     const [id, ...values] = row
     if (values.some((v) => !isUtf8(v))) bad.push(id)
   }
