@@ -4,7 +4,7 @@
 // reach another user's note.
 import type { NoteField } from './note-differences.js'
 
-/** A user as stored. `emailKey` is the normalised email (trimmed, lower-case) that is unique. */
+/** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
 export interface UserRecord {
   _id: string
   fullName: string
