@@ -84,7 +84,8 @@ export function planKeys(changedUsers: readonly Rekeyed[], currentHolders: Reado
 export function warnUnreachable(plan: KeyPlan): void {
   for (const { user, holderId } of plan.unreachable) {
     process.emitWarning(
-      `account ${user.id} (${JSON.stringify(user.email)}) has the same email key as account ${holderId} under the ` +
+      // Ids only: the log is no place for users' addresses; the README's query finds them.
+      `account ${user.id} has the same email key as account ${holderId} under the ` +
         'NFKC email rule; it keeps its data but cannot log in until an operator gives it another email (README, Compatibility)',
       { code: 'NOTES_SERVICE_EMAIL_KEY_COLLISION' },
     )

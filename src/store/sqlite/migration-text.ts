@@ -13,7 +13,6 @@ import { isUtf8 } from 'node:buffer'
 import type { Database } from 'better-sqlite3'
 import { changedKeys, type KeyedUser, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'
 
-
 /**
  * Rows whose `columns` hold invalid UTF-8, rewritten as read (better-sqlite3 decodes as WHATWG
  * does). better-sqlite3 wrote a lone surrogate as its three-byte form, which starts with the byte
