@@ -25,6 +25,7 @@ import { type LimiterFactory, createBruteForceGuard } from './services/brute-for
 import { NoteService } from './services/notes.js'
 import { createTokenService } from './services/tokens.js'
 import { type Store, StoreUnavailableError } from './store/types.js'
+import { WELL_FORMED, isWellFormedText } from './unicode.js'
 import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
 declare module 'fastify' {
@@ -93,7 +94,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
-    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    // WELL_FORMED: strings UTF-8 can carry (unicode.ts), checked where every body is validated.
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        allErrors: false,
+        formats: { [WELL_FORMED]: { type: 'string', validate: isWellFormedText } },
+      },
+    },
   })
 
   // JSON is the only body type (spec §1); an empty body counts as {} (decisions.md).

@@ -240,6 +240,83 @@ describe('import: records it cannot take', () => {
     }
   })
 
+  it('names a record whose _id is taken by a different one (in the file or stored before), and skips the same one quietly', async () => {
+    const { users } = sampleData()
+    const ada = users[0]!
+    const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g'
+    const noteId = new ObjectId().toHexString()
+    const note = (title: string, tags = '["a"]') =>
+      `{"_id":{"$oid":"${noteId}"},"title":${JSON.stringify(title)},"content":"c","tags":${tags},"userId":"${ada._id}","createdOn":{"$date":"2024-01-01T00:00:00Z"}}`
+    const usersText = [
+      userDocument(ada, 'relaxed'),
+      userDocument(ada, 'relaxed'), // the same again: a quiet skip
+      userDocument({ ...ada, fullName: 'Someone else' }, 'relaxed'),
+      userDocument({ ...ada, password: 'another plain password' }, 'relaxed'), // plain text is not compared
+    ].join('\n')
+    const notesText = [note('t'), note('t'), note('other', '["b"]'), note('t')].join('\n')
+    const store = memoryStore()
+    try {
+      const usersFile = dir.file('same-id-u.json', usersText)
+      const notesFile = dir.file('same-id-n.json', notesText)
+      for (const batchSize of [1, 500]) {
+        const fresh = batchSize === 1 ? store : memoryStore()
+        try {
+          const { summary, output } = await runImport(fresh, { users: usersFile, notes: notesFile }, { batchSize })
+          assert.deepEqual({ ...summary.users }, { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, output)
+          assert.deepEqual({ ...summary.notes }, { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, output)
+          assert.ok(output.includes(`same-id-u.json:3: user ${ada._id}: a different user with this _id is already stored or earlier in the file (it differs in fullName); this record is not imported`), output)
+          assert.ok(output.includes(`same-id-n.json:3: note ${noteId}: a different note with this _id is already stored or earlier in the file (it differs in title, tags); this record is not imported`), output)
+          assert.equal((await fresh.findNote(ada._id, noteId))?.title, 't', 'the first record is kept')
+        } finally {
+          if (fresh !== store) await fresh.close()
+        }
+      }
+      // Stored by an earlier run: looked up before hashing; a different hash in the file differs.
+      const again = await runImport(store, {
+        users: dir.file('same-id-u2.json', [userDocument({ ...ada, email: ` ${ada.email} ` }, 'relaxed'), userDocument({ ...ada, password: hash }, 'relaxed')].join('\n')),
+        notes: dir.file('same-id-n2.json', note('t', '["a","b"]')),
+      })
+      assert.deepEqual({ ...again.summary.users }, { read: 2, imported: 0, skipped: 1, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, again.output)
+      assert.match(again.output, /same-id-u2\.json:2: user [0-9a-f]{24}: .*differs in password\)/)
+      assert.match(again.output, /same-id-n2\.json:1: note [0-9a-f]{24}: .*differs in tags\)/)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('rejects text with an unpaired surrogate, naming the record and the field', async () => {
+    const { users } = sampleData()
+    const ada = users[0]!
+    const usersText = [
+      userDocument({ ...ada, fullName: 'Ada \ud800' }, 'relaxed'),
+      userDocument({ ...ada, email: 'ada\udc00@example.com' }, 'relaxed'),
+      userDocument({ ...ada, password: '\ud83d' }, 'relaxed'),
+      userDocument({ ...ada, fullName: 'Ada \ud83d\ude00' }, 'relaxed'), // a pair: fine
+    ].join('\n')
+    const noteLine = (fields: string) => `{"_id":{"$oid":"${new ObjectId().toHexString()}"},${fields},"userId":"${ada._id}"}`
+    const notesText = [
+      noteLine('"title":"x\\ud800y","content":"c"'),
+      noteLine('"title":"t","content":"\\udfff","tags":["\\ud800"]'),
+      noteLine('"title":"t","content":"c","tags":["ok","\\ud800"]'),
+    ].join('\n')
+    const store = memoryStore()
+    try {
+      const { summary, output } = await runImport(store, { users: dir.file('lone-u.json', usersText), notes: dir.file('lone-n.json', notesText) })
+      assert.deepEqual({ ...summary.users }, { read: 4, imported: 1, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } }, output)
+      assert.deepEqual({ ...summary.notes }, { read: 3, imported: 0, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } }, output)
+      const message = (field: string) => `malformed user: ${field} must be valid Unicode text: it contains an unpaired surrogate`
+      assert.ok(output.includes(`lone-u.json:1: ${message('fullName')}`), output)
+      assert.ok(output.includes(`lone-u.json:2: ${message('email')}`), output)
+      assert.ok(output.includes(`lone-u.json:3: ${message('password')}`), output)
+      assert.ok(output.includes('lone-n.json:1: malformed note: title must be valid Unicode text'), output)
+      assert.ok(output.includes('lone-n.json:2: malformed note: content must be valid Unicode text'), output)
+      assert.ok(output.includes('lone-n.json:3: malformed note: tags must be valid Unicode text'), output)
+      assert.equal((await store.findUserById(ada._id))?.fullName, 'Ada \ud83d\ude00')
+    } finally {
+      await store.close()
+    }
+  })
+
   it('--strict stops at the first malformed record; what came before it is imported', async () => {
     const { users } = sampleData()
     const text = [userDocument(users[0]!, 'relaxed'), '{oops', userDocument(users[1]!, 'relaxed')].join('\n')

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify'
 import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
-import { content, isPinned, LIMITS, noteIdParams, tags, title } from '../schemas/fields.js'
+import { content, isPinned, noteIdParams, query, tags, title } from '../schemas/fields.js'
 import { errorResponses as errors } from '../schemas/error-responses.js'
 import { operations as about } from '../schemas/operations.js'
 import { NoteOk, NotesOk } from '../schemas/responses.js'
@@ -18,7 +18,7 @@ const EditNoteBody = Type.Object({
   isPinned: Type.Optional(isPinned),
 })
 const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
-const SearchQuery = Type.Object({ query: Type.String({ maxLength: LIMITS.query }) }, { required: ['query'] })
+const SearchQuery = Type.Object({ query }, { required: ['query'] })
 type Params = Static<typeof noteIdParams>
 
 /** The 500 message of edit, delete and pin has a trailing space (spec §4; decisions.md). */

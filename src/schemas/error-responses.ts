@@ -19,7 +19,8 @@ const errorBody = (description: string, messages?: string[]) =>
   )
 
 const BAD_REQUEST =
-  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type or is too long, ' +
+  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long ' +
+  'or holds an unpaired surrogate ("… must be valid Unicode text"), ' +
   'or the body is not valid JSON or not an object.'
 
 export const BadRequest = errorBody(BAD_REQUEST)

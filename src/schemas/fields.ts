@@ -1,7 +1,14 @@
 // Request schemas (JSON Schema through TypeBox), validated by Fastify's Ajv before a handler
 // runs. Size limits come from decisions.md ("Limits on sizes"). Falsy values have already been
 // dropped by the route (they count as missing), so `required` answers for them too.
+//
+// Every string field carries the WELL_FORMED format (unicode.ts): an unpaired surrogate is a 400
+// naming the field, never stored. Order of the answers, as Ajv checks them: the body is a JSON
+// object; then the first required field that is missing or falsy ("… is required", in the
+// `required` order); then each field in schema order, and for one field its type, its length,
+// then well-formed text (for tags: the array, its length, then each tag in order).
 import { Type } from '@sinclair/typebox'
+import { WELL_FORMED } from '../unicode.js'
 
 export const LIMITS = {
   fullName: 200,
@@ -27,12 +34,16 @@ export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
 /** The add-note "is required" answers carry no `error` key (spec §4, POST /add-note rules 1-2). */
 export const BARE_REQUIRED_FIELDS: ReadonlySet<string> = new Set(['title', 'content'])
 
-export const fullName = Type.String({ maxLength: LIMITS.fullName })
-export const email = Type.String({ maxLength: LIMITS.email })
-export const password = Type.String({ maxLength: LIMITS.password })
-export const title = Type.String({ maxLength: LIMITS.title })
-export const content = Type.String({ maxLength: LIMITS.content })
-export const tags = Type.Array(Type.String({ maxLength: LIMITS.tag }), { maxItems: LIMITS.tags })
+/** A string field of at most `maxLength` characters that UTF-8 can carry. */
+const text = (maxLength: number) => Type.String({ maxLength, format: WELL_FORMED })
+
+export const fullName = text(LIMITS.fullName)
+export const email = text(LIMITS.email)
+export const password = text(LIMITS.password)
+export const title = text(LIMITS.title)
+export const content = text(LIMITS.content)
+export const tags = Type.Array(text(LIMITS.tag), { maxItems: LIMITS.tags })
+export const query = text(LIMITS.query)
 export const isPinned = Type.Boolean()
 
 export const noteIdParams = Type.Object({ noteId: Type.String() })

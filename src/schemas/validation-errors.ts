@@ -2,6 +2,7 @@
 // "X is required" words for missing fields, otherwise a message that names the field.
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
+import { WELL_FORMED, notWellFormedMessage } from '../unicode.js'
 import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
 
 const ARTICLE: Record<string, string> = {
@@ -43,6 +44,9 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
           ? `each of ${field} must be at most ${String(params.limit)} characters`
           : `${field} must be at most ${String(params.limit)} characters`,
       )
+    case 'format':
+      if (params.format === WELL_FORMED) return new ContractError(400, notWellFormedMessage(field))
+      return new ContractError(400, `${field} is invalid`)
     case 'maxItems':
       return new ContractError(400, `${field} must have at most ${String(params.limit)} items`)
     default:

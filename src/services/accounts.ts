@@ -1,5 +1,5 @@
 // The account rules: registration, login and the current user (notes-service-interface.md §4,
-// decisions.md). Emails are trimmed and compared case-insensitively; passwords are argon2id.
+// decisions.md). Emails are compared by their key (emailKeyOf); passwords are argon2id.
 import { ContractError, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
@@ -20,8 +20,14 @@ export type RegistrationResult =
   | { created: true; user: TokenUser; accessToken: string }
   | { created: false }
 
-/** The normalised email: the unique key for duplicates and login (decisions.md). */
-export const emailKeyOf = (email: string): string => email.trim().toLowerCase()
+/**
+ * The email key, unique, for duplicates and login (README, Compatibility): the trimmed email in
+ * NFKC, so that compatibility look-alikes (the Kelvin sign K, full-width letters, the ligature
+ * ﬁ) are the same account, then lower-cased by Unicode's default mapping, which depends on no
+ * locale (toLowerCase, never toLocaleLowerCase). https://unicode.org/reports/tr15/#Norm_Forms
+ * Stored keys were recomputed with this rule by the stores' migrations (store/email-rekey.ts).
+ */
+export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
 /** The public user record: never a password or a hash (decisions.md, "Records"). */
 export function publicUser(user: UserRecord): TokenUser {

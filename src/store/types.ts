@@ -2,8 +2,9 @@
 // truthy-only edits, ownership, ordering) live in src/services and are written once; a driver
 // only stores and fetches records. Every note query takes the owner's id, so no driver call can
 // reach another user's note.
+import type { NoteField } from './note-differences.js'
 
-/** A user as stored. `emailKey` is the normalised email (trimmed, lower-case) that is unique. */
+/** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
 export interface UserRecord {
   _id: string
   fullName: string
@@ -47,8 +48,11 @@ export interface TextMatcher {
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */
 export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
-/** What importing one note did. */
-export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user'
+/**
+ * What importing one note did; `{differs}` when a note with its _id is stored with other content
+ * (the fields that differ; see note-differences.ts).
+ */
+export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { differs: NoteField[] }
 
 export interface Store {
   /** Inserts the user; resolves to false (and stores nothing) when the email key is taken. */
@@ -94,9 +98,10 @@ export interface Store {
    */
   importUsers(users: UserRecord[]): Promise<UserImportOutcome[]>
   /**
-   * Inserts the notes in order, each as given, in one transaction: 'exists' when a note with the
-   * same _id is stored (nothing changes, whoever owns it), 'missing-user' when no user has the
-   * note's userId, otherwise 'inserted'.
+   * Inserts the notes in order, each as given, in one transaction: when a note with the same _id
+   * is stored (whoever owns it), nothing changes and the outcome is 'exists' if it equals the
+   * given one, `{differs}` if not; 'missing-user' when no user has the note's userId; otherwise
+   * 'inserted'. A note earlier in the same batch counts as stored.
    */
   importNotes(notes: NoteRecord[]): Promise<NoteImportOutcome[]>
   /** Keyset page for export: up to `limit` users with _id > afterId (from the first when undefined), _id ascending. */

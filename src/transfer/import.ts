@@ -23,7 +23,7 @@ export interface ImportOptions {
 }
 
 export interface PhaseSummary extends Counts {
-  /** Rejections by cause: 'malformed', 'duplicate email', 'missing user'. */
+  /** Rejections by cause: 'malformed', 'duplicate email', 'missing user', 'conflicting _id'. */
   rejectedBy: Record<string, number>
 }
 
@@ -69,12 +69,40 @@ function parse<T>(raw: RawRecord, fromDocument: (value: unknown) => T): T {
   return fromDocument(parseEjson(raw.text))
 }
 
-type Prepared = { kind: 'ready'; user: UserRecord } | { kind: 'exists' } | { kind: 'duplicate' } | { kind: 'failed'; error: unknown }
+type Prepared =
+  | { kind: 'ready'; user: UserRecord }
+  | { kind: 'exists' }
+  | { kind: 'differs'; fields: string[] }
+  | { kind: 'duplicate' }
+  | { kind: 'failed'; error: unknown }
+
+/**
+ * The fields in which a record differs from the stored user with its _id. A plain-text password
+ * is not compared: checking it against the stored hash costs an argon2 verification per user on
+ * every run again, which the import avoids (a hash in the file is compared as text).
+ */
+function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
+  const fields = (['fullName', 'email', 'createdOn'] as const).filter((field) => stored[field] !== incoming[field]) as string[]
+  if (isArgon2idHash(incoming.password) && incoming.password !== stored.passwordHash) fields.push('password')
+  return fields
+}
+
+/**
+ * A record whose _id is already taken by a different record is named, never dropped quietly:
+ * import does not overwrite, so its content would otherwise be lost without a word.
+ */
+const conflictMessage = (kind: 'user' | 'note', id: string, fields: readonly string[]) =>
+  `${kind} ${id}: a different ${kind} with this _id is already stored or earlier in the file ` +
+  `(it differs in ${fields.join(', ')}); this record is not imported`
 
 /** Looks the user up before hashing, so a second run costs no argon2 work; never rejects. */
 async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepared> {
   try {
-    if (await store.findUserById(incoming._id)) return { kind: 'exists' }
+    const stored = await store.findUserById(incoming._id)
+    if (stored) {
+      const fields = userDifferences(stored, incoming)
+      return fields.length === 0 ? { kind: 'exists' } : { kind: 'differs', fields }
+    }
     if (await store.findUserByEmailKey(incoming.emailKey)) return { kind: 'duplicate' }
     const { password, ...rest } = incoming
     const passwordHash = isArgon2idHash(password) ? password : await hashPassword(password)
@@ -85,7 +113,7 @@ async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepar
 }
 
 const duplicateMessage = (user: { _id: string; email: string }) =>
-  `duplicate email "${user.email}": another user already has it (compared case-insensitively); user ${user._id} not imported`
+  `duplicate email "${user.email}": another user already has it (compared as logins are: trimmed, NFKC, case-insensitively); user ${user._id} not imported`
 
 async function importUsers(file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
@@ -94,27 +122,34 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
   const counts = phase.summary
   progress.begin('users', source.totalBytes, source.bytesRead)
   const window: { raw: RawRecord; incoming: IncomingUser; prepared: Promise<Prepared> }[] = []
-  let batch: { raw: RawRecord; user: UserRecord }[] = []
+  let batch: { raw: RawRecord; incoming: IncomingUser; user: UserRecord }[] = []
 
   const flush = async () => {
     const written = batch
     batch = []
     const outcomes = await store.importUsers(written.map((w) => w.user))
-    outcomes.forEach((outcome, i) => {
-      const { raw, user } = written[i]!
+    for (const [i, outcome] of outcomes.entries()) {
+      const { raw, incoming, user } = written[i]!
       if (outcome === 'inserted') counts.imported++
-      else if (outcome === 'exists') counts.skipped++
-      else phase.reject(raw, 'duplicate email', duplicateMessage(user))
-    })
+      else if (outcome === 'duplicate-email') phase.reject(raw, 'duplicate email', duplicateMessage(user))
+      else {
+        // Stored after this record was looked up: earlier in the file, or by someone else.
+        const stored = await store.findUserById(user._id)
+        const fields = stored ? userDifferences(stored, incoming) : []
+        if (fields.length === 0) counts.skipped++
+        else phase.reject(raw, 'conflicting _id', conflictMessage('user', user._id, fields))
+      }
+    }
   }
   const settleOldest = async () => {
     const { raw, incoming, prepared } = window.shift()!
     const result = await prepared
     if (result.kind === 'failed') throw result.error
     if (result.kind === 'exists') counts.skipped++
+    else if (result.kind === 'differs') phase.reject(raw, 'conflicting _id', conflictMessage('user', incoming._id, result.fields))
     else if (result.kind === 'duplicate') phase.reject(raw, 'duplicate email', duplicateMessage(incoming))
     else {
-      batch.push({ raw, user: result.user })
+      batch.push({ raw, incoming, user: result.user })
       if (batch.length >= (options.batchSize ?? 500)) await flush()
     }
   }
@@ -159,7 +194,8 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
       const { raw, note } = written[i]!
       if (outcome === 'inserted') counts.imported++
       else if (outcome === 'exists') counts.skipped++
-      else phase.reject(raw, 'missing user', `note ${note._id}: its user ${note.userId} does not exist (not in the users file, or rejected)`)
+      else if (outcome === 'missing-user') phase.reject(raw, 'missing user', `note ${note._id}: its user ${note.userId} does not exist (not in the users file, or rejected)`)
+      else phase.reject(raw, 'conflicting _id', conflictMessage('note', note._id, outcome.differs))
     })
   }
 

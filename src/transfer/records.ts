@@ -5,6 +5,7 @@
 import { EJSON, ObjectId } from 'bson'
 import type { NoteRecord, UserRecord } from '../store/types.js'
 import { emailKeyOf } from '../services/accounts.js'
+import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
 /** A record that cannot be imported; the message says which field and why. */
 export class RecordError extends Error {
@@ -40,6 +41,7 @@ function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
   const value = doc[field]
   if (value === undefined || value === null) throw new RecordError(`${field} is missing`)
   if (typeof value !== 'string') throw new RecordError(`${field} is not a string`)
+  if (!isWellFormedText(value)) throw new RecordError(notWellFormedMessage(field))
   if (!allowEmpty && value.trim() === '') throw new RecordError(`${field} is empty`)
   return value
 }
@@ -79,15 +81,19 @@ export function userFromDocument(value: unknown): IncomingUser {
 export function noteFromDocument(value: unknown): NoteRecord {
   const doc = asDocument(value)
   const _id = idOf(doc, '_id')
+  // Checked in the order the routes check them (schemas/fields.ts): title, content, then tags.
+  const title = stringOf(doc, 'title', true)
+  const content = stringOf(doc, 'content', true)
   const tags = doc.tags ?? []
   if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new RecordError('tags is not an array of strings')
+  if (!tags.every(isWellFormedText)) throw new RecordError(notWellFormedMessage('tags'))
   const isPinned = doc.isPinned ?? false
   if (typeof isPinned !== 'boolean') throw new RecordError('isPinned is not a boolean')
   const createdOn = dateOf(doc, ['createdOn', 'createdAt'], idTime(_id))
   return {
     _id,
-    title: stringOf(doc, 'title', true),
-    content: stringOf(doc, 'content', true),
+    title,
+    content,
     tags,
     isPinned,
     userId: idOf(doc, 'userId'),

@@ -197,15 +197,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.importUsers([makeUser({ emailKey: registered.emailKey })]), ['duplicate-email'])
     })
 
-    it('imports notes with their own ids and dates, idempotently, refusing notes without a user', async () => {
+    it('imports notes with their own ids and dates, idempotently, refusing notes without a user, naming what differs under a taken _id', async () => {
       const owner = makeUser()
       await store.importUsers([owner])
       const note = makeNote(owner._id, { tags: ['x', 'y'], isPinned: true, createdOn: '2019-01-01T00:00:00.000Z', updatedOn: '2021-01-01T00:00:00.000Z' })
       const orphan = makeNote(newId())
-      const sameId = makeNote(owner._id, { _id: note._id, title: 'other' })
-      assert.deepEqual(await store.importNotes([note, orphan, sameId]), ['inserted', 'missing-user', 'exists'])
+      const sameId = makeNote(owner._id, { _id: note._id, title: 'other', tags: ['x'] })
+      assert.deepEqual(await store.importNotes([note, orphan, sameId, { ...note }]), [
+        'inserted',
+        'missing-user',
+        { differs: ['title', 'tags', 'isPinned', 'createdOn', 'updatedOn'] },
+        'exists',
+      ])
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       assert.deepEqual(await store.importNotes([note]), ['exists'])
+      assert.deepEqual(await store.importNotes([{ ...note, userId: newId() }]), [{ differs: ['userId'] }])
       assert.deepEqual(await store.listNotes(owner._id), [note])
       assert.deepEqual(await store.importNotes([]), [])
     })

@@ -125,7 +125,8 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
     const applied = new Set(rows.map((r) => r.version))
     for (const m of list) {
       if (applied.has(m.version)) continue
-      await client.query(m.sql)
+      if (m.sql) await client.query(m.sql)
+      await m.run?.(client)
       await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()])
       count++
     }

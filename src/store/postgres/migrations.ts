@@ -1,9 +1,17 @@
 // Numbered schema migrations for the PostgreSQL driver (mirrors sqlite/migrations.ts). Each runs
 // once, in order, inside the one transaction that holds the migration advisory lock, and is
 // recorded in schema_migrations. Never edit a released migration: add one.
-import type { Migration } from '../sqlite/migrations.js'
+import type pg from 'pg'
+import { nfkcEmailKeys } from './migration-email-keys.js'
 
-export type { Migration }
+export interface Migration {
+  version: number
+  name: string
+  /** Run first. */
+  sql?: string
+  /** What SQL cannot do (JavaScript's Unicode rules, say), run after `sql` in the same transaction. */
+  run?: (client: pg.ClientBase) => Promise<void>
+}
 
 export const migrations: readonly Migration[] = [
   {
@@ -156,5 +164,11 @@ export const migrations: readonly Migration[] = [
       INSERT INTO note_versions (user_id, shard, version)
         SELECT user_id, 0, nextval('note_version') FROM notes GROUP BY user_id;
     `,
+  },
+  {
+    version: 6,
+    name: 'nfkc-email-keys',
+    // Every email key recomputed with the NFKC rule; see migration-email-keys.ts.
+    run: nfkcEmailKeys,
   },
 ]

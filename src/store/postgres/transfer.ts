@@ -3,6 +3,7 @@
 // a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
 import { type NoteImportOutcome, type NoteRecord, StoreUnavailableError, type UserImportOutcome, type UserRecord } from '../types.js'
+import { noteDifferences } from '../note-differences.js'
 import { isUnavailable, type Query } from './query.js'
 import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
 
@@ -66,8 +67,9 @@ export class PostgresTransfer {
         )
         if (inserted.rowCount === 1) outcomes.push('inserted')
         else {
-          const same = await client.query('SELECT 1 FROM notes WHERE id = $1', [n._id])
-          outcomes.push(same.rowCount === 1 ? 'exists' : 'missing-user')
+          const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
+          const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
+          outcomes.push(differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs })
         }
       }
       return outcomes

@@ -48,7 +48,8 @@ export function migrateSqlite(db: Database.Database, list: readonly Migration[] 
     db.transaction(() => {
       const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)
       if (again) return
-      db.exec(m.sql)
+      if (m.sql) db.exec(m.sql)
+      m.run?.(db)
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString())
       count++
     }).immediate()

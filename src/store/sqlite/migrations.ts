@@ -1,10 +1,15 @@
 // Numbered schema migrations for the SQLite driver. Each runs once, in order, inside a
 // transaction, and is recorded in schema_migrations. Never edit a released migration: add one.
+import type { Database } from 'better-sqlite3'
+import { wellFormedText } from './migration-text.js'
 
 export interface Migration {
   version: number
   name: string
-  sql: string
+  /** Run first. */
+  sql?: string
+  /** What SQL cannot do (Unicode normalisation, say), run after `sql` in the same transaction. */
+  run?: (db: Database) => void
 }
 
 export const migrations: readonly Migration[] = [
@@ -73,5 +78,12 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX notes_by_user_in_list_order
         ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
     `,
+  },
+  {
+    version: 4,
+    name: 'well-formed-text',
+    // Text stored before unpaired surrogates were refused is made valid UTF-8, and every email
+    // key is recomputed with the NFKC rule; see migration-text.ts.
+    run: wellFormedText,
   },
 ]

@@ -2,6 +2,7 @@
 // is one IMMEDIATE transaction: one fsync per batch instead of one per record, and the checks
 // and inserts of a batch see a consistent database.
 import type { Database, Statement } from 'better-sqlite3'
+import { noteDifferences } from '../note-differences.js'
 import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, type UserRow, noteFromRow, userFromRow } from './rows.js'
 
@@ -9,7 +10,7 @@ export class SqliteTransfer {
   private readonly userIdExists: Statement<[string], number>
   private readonly emailKeyExists: Statement<[string], number>
   private readonly insertUser: Statement
-  private readonly noteIdExists: Statement<[string], number>
+  private readonly noteById: Statement<[string], NoteRow>
   private readonly insertNote: Statement
   private readonly usersPage: Statement<[string, number], UserRow>
   private readonly notesPage: Statement<[string, number], NoteRow>
@@ -24,7 +25,7 @@ export class SqliteTransfer {
       `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
        VALUES (@_id, @fullName, @email, @emailKey, @passwordHash, @createdOn)`,
     )
-    this.noteIdExists = db.prepare<[string], number>('SELECT 1 FROM notes WHERE id = ?').pluck()
+    this.noteById = db.prepare<[string], NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = ?`)
     this.insertNote = db.prepare(
       `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
        VALUES (@_id, @userId, @title, @content, @tags, @isPinned, @createdOn, @updatedOn)`,
@@ -44,7 +45,11 @@ export class SqliteTransfer {
     )
     const importNotes = db.transaction((notes: NoteRecord[]) =>
       notes.map((note): NoteImportOutcome => {
-        if (this.noteIdExists.get(note._id)) return 'exists'
+        const stored = this.noteById.get(note._id)
+        if (stored) {
+          const differs = noteDifferences(noteFromRow(stored), note)
+          return differs.length === 0 ? 'exists' : { differs }
+        }
         if (!this.userIdExists.get(note.userId)) return 'missing-user'
         this.insertNote.run({ ...note, tags: JSON.stringify(note.tags), isPinned: note.isPinned ? 1 : 0 })
         return 'inserted'
