@@ -4,7 +4,7 @@ import cors from '@fastify/cors'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
-import { ContractError } from './errors.js'
+import { ContractError, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
@@ -17,7 +17,7 @@ import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
 import { createTokenService } from './services/tokens.js'
-import { type Store, StoreUnavailableError } from './store/types.js'
+import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -129,6 +129,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
       answer = new ContractError(503, 'Service Unavailable: the database cannot be reached')
+    } else if (err instanceof LowDiskSpaceError) {
+      // 507 Insufficient Storage (RFC 4918 §11.5): the request may succeed once space is freed.
+      answer = new ContractError(507, LOW_DISK_SPACE)
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       answer = new ContractError(err.statusCode, clientErrorMessage(err))
     } else {
@@ -154,9 +157,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = createTokenService(options.secret)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  const accounts = new AccountService(store, tokens, guard)
+  const accounts = new AccountService(store, tokens, guard, config.registration)
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens))
+  noteRoutes(app, new NoteService(store, config.noteQuota), authenticate, verifyTokenWith(tokens))
   return app
 }

@@ -157,4 +157,82 @@ export const migrations: readonly Migration[] = [
         SELECT user_id, 0, nextval('note_version') FROM notes GROUP BY user_id;
     `,
   },
+  {
+    version: 5,
+    name: 'account-usage',
+    // Each account's note count and size, kept by the database itself in the transaction of
+    // every change to notes (the service's writes, an import, an operator's SQL), so that the
+    // per-account quota (README "Configuration") is checked by reading one row instead of
+    // counting the account's notes on every insert (mirrors SQLite's migration 3). A note's size
+    // is note_bytes: the UTF-8 bytes of title, content and tags as stored (rows.ts escapes
+    // U+0000 and U+FFFF). The store's quota statements call the same function, so a check and
+    // the count it checks against cannot measure differently.
+    //
+    // One row per account, created with the account: a quota-checked write locks it first
+    // (SELECT ... FOR UPDATE) and every change to the account's notes updates it, so one
+    // account's writes commit one at a time while other accounts' do not wait. Every statement
+    // of the service that changes a row's size takes this lock before the note's own (notes.ts),
+    // so two of them never wait for each other in a cycle. An update that leaves title, content,
+    // tags and owner as they were (a pin) leaves the row alone.
+    //
+    // CREATE TRIGGER takes a lock on notes that waits for writes in progress and holds off new
+    // ones until this transaction commits, so the backfill after it misses no write.
+    sql: `
+      CREATE FUNCTION note_bytes(title text, content text, tags text[]) RETURNS bigint
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT octet_length(title)::bigint + octet_length(content) + octet_length(array_to_string(tags, '')) $$;
+
+      CREATE TABLE account_usage (
+        user_id text COLLATE "C" PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        notes   bigint NOT NULL,
+        bytes   bigint NOT NULL
+      );
+
+      CREATE FUNCTION account_created() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO account_usage (user_id, notes, bytes) VALUES (NEW.id, 0, 0);
+        RETURN NULL;
+      END
+      $$;
+
+      CREATE FUNCTION note_usage_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          UPDATE account_usage SET notes = 0, bytes = 0 WHERE notes <> 0 OR bytes <> 0;
+        ELSIF TG_OP = 'UPDATE' AND NEW.user_id = OLD.user_id THEN
+          UPDATE account_usage
+            SET bytes = bytes + note_bytes(NEW.title, NEW.content, NEW.tags) - note_bytes(OLD.title, OLD.content, OLD.tags)
+            WHERE user_id = NEW.user_id;
+        ELSE
+          IF TG_OP <> 'INSERT' THEN
+            UPDATE account_usage SET notes = notes - 1, bytes = bytes - note_bytes(OLD.title, OLD.content, OLD.tags)
+              WHERE user_id = OLD.user_id;
+          END IF;
+          IF TG_OP <> 'DELETE' THEN
+            UPDATE account_usage SET notes = notes + 1, bytes = bytes + note_bytes(NEW.title, NEW.content, NEW.tags)
+              WHERE user_id = NEW.user_id;
+          END IF;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+      CREATE TRIGGER account_usage_created AFTER INSERT ON users
+        FOR EACH ROW EXECUTE FUNCTION account_created();
+      CREATE TRIGGER note_usage_added_or_removed AFTER INSERT OR DELETE ON notes
+        FOR EACH ROW EXECUTE FUNCTION note_usage_changed();
+      CREATE TRIGGER note_usage_resized AFTER UPDATE OF title, content, tags, user_id ON notes
+        FOR EACH ROW
+        WHEN (NEW.title IS DISTINCT FROM OLD.title OR NEW.content IS DISTINCT FROM OLD.content
+              OR NEW.tags IS DISTINCT FROM OLD.tags OR NEW.user_id IS DISTINCT FROM OLD.user_id)
+        EXECUTE FUNCTION note_usage_changed();
+      CREATE TRIGGER note_usage_truncated AFTER TRUNCATE ON notes
+        FOR EACH STATEMENT EXECUTE FUNCTION note_usage_changed();
+
+      INSERT INTO account_usage (user_id, notes, bytes)
+        SELECT u.id, count(n.id), coalesce(sum(note_bytes(n.title, n.content, n.tags)), 0)
+        FROM users u LEFT JOIN notes n ON n.user_id = u.id
+        GROUP BY u.id;
+    `,
+  },
 ]
