@@ -111,7 +111,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const users = new SqliteUsers(db)
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
-  const quota = new SqliteQuota(db)
+  const quota = new SqliteQuota(db, notes)
   const writer = sqliteGroupCommit(db)
   const disk = freeSpaceGuard(options)
   /** Runs a write that adds data once the disk has room for it (free-space.ts). */
