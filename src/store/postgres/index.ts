@@ -191,11 +191,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     findUserById: (id) => (accounts ? accounts.cache.get(id, () => users.findById(id)) : users.findById(id)),
     insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
-    // Every resizing edit takes the quota statement, with or without a quota, for its lock
-    // order (quota.ts); a pin changes no size and locks only its note.
     updateNote: (userId, noteId, patch, updatedOn, q) =>
-      resizes(patch)
-        ? quota.updateNote(userId, noteId, patch, updatedOn, q ?? { notes: 0, bytes: 0 })
+      q !== undefined && q.bytes > 0 && resizes(patch)
+        ? quota.updateNote(userId, noteId, patch, updatedOn, q)
         : notes.updateNote(userId, noteId, patch, updatedOn),
     deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
     listNotes: (userId) => notes.listNotes(userId),
@@ -205,7 +203,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),
     importNotes: (batch) => transfer.importNotes(batch),
-    noteUsage: (userId) => quota.usage(userId),
+    noteUsage: (userId) => quota.usage(userId, async () => (await users.findById(userId)) !== undefined),
     accountsOverQuota: (q) => quota.accountsOver(q),
     usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
     notesAfter: (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),

@@ -94,19 +94,8 @@ export class PostgresNotes {
     return rows[0] && noteFromRow(rows[0])
   }
 
-  /**
-   * Locks the account's usage row (migration 5) before the note's, as a resizing edit does
-   * (quota.ts): a delete locking the note first and its trigger the usage row after would wait in
-   * a cycle with such an edit. The count(*) is always true, so a delete never depends on the row.
-   */
   async deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>(
-      'notes.delete',
-      `WITH usage AS (SELECT 1 FROM account_usage WHERE user_id = $1 FOR UPDATE)
-       DELETE FROM notes WHERE user_id = $1 AND id = $2 AND (SELECT count(*) FROM usage) >= 0
-       RETURNING ${NOTE_COLUMNS}`,
-      [userId, noteId],
-    )
+    const { rows } = await this.query<NoteRow>('notes.delete', `DELETE FROM notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
     return rows[0] && noteFromRow(rows[0])
   }
 
