@@ -11,7 +11,7 @@ import Fastify, {
 } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
-import { ContractError } from './errors.js'
+import { ContractError, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, sendUnauthorized, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
@@ -24,7 +24,7 @@ import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
 import { createTokenService } from './services/tokens.js'
-import { type Store, StoreUnavailableError } from './store/types.js'
+import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
 import { WELL_FORMED, isWellFormedText } from './unicode.js'
 import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
@@ -152,6 +152,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
       answer = new ContractError(503, 'Service Unavailable: the database cannot be reached')
+    } else if (err instanceof LowDiskSpaceError) {
+      // 507 Insufficient Storage (RFC 4918 §11.5): the request may succeed once space is freed.
+      answer = new ContractError(507, LOW_DISK_SPACE)
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       answer = new ContractError(err.statusCode, clientErrorMessage(err))
     } else {
@@ -181,11 +184,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = createTokenService(options.secret)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  const accounts = new AccountService(store, tokens, guard)
+  const accounts = new AccountService(store, tokens, guard, config.registration)
   // The 401 of the token check comes before the body is read (unread-body.ts).
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens, refuse))
+  noteRoutes(app, new NoteService(store, config.noteQuota), authenticate, verifyTokenWith(tokens, refuse))
   return app
 }

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os'
 
 export interface BruteForceConfig {
-  /** Whether failed logins and duplicate registrations are counted and throttled at all. */
+  /** Whether failed logins, duplicate and successful registrations are counted and throttled at all. */
   enabled: boolean
   /** Length of the counting window, in seconds. */
   windowSeconds: number
@@ -16,6 +16,21 @@ export interface BruteForceConfig {
   ipLimit: number
   /** "User already exists" answers allowed per client address. */
   registrationIpLimit: number
+  /** Accounts one client address may register inside one registration window. */
+  registrationsPerClient: number
+  /** Length of the window of `registrationsPerClient`, in seconds. */
+  registrationWindowSeconds: number
+}
+
+/**
+ * What one account may keep (OWASP API4:2023, unrestricted resource consumption). The store
+ * enforces both atomically with the write; 0 switches a limit off.
+ */
+export interface NoteQuotaConfig {
+  /** Notes one account keeps at most. */
+  notes: number
+  /** UTF-8 bytes of title, content and tags one account keeps at most, in MB (2^20 bytes). */
+  megabytes: number
 }
 
 /** Prometheus metrics (see plugins/metrics.ts). */
@@ -53,6 +68,14 @@ export interface Config {
   /** Megabytes of users' listings the SQLite store keeps in memory; 0 turns the cache off. */
   listingCacheMb: number
   bruteForce: BruteForceConfig
+  noteQuota: NoteQuotaConfig
+  /** `closed`: POST /create-account answers 403 (accounts come from the operator's import). */
+  registration: 'open' | 'closed'
+  /**
+   * SQLite only: create-account and note writes answer 507 while DATA_DIR's file system has less
+   * than this many MB free; 0 switches the check off.
+   */
+  minFreeDiskMb: number
   metrics: MetricsConfig
   /** PostgreSQL connection URL; undefined selects the embedded SQLite store. */
   databaseUrl: string | undefined
@@ -88,7 +111,12 @@ export const defaultConfig: Config = {
     emailLimit: 50,
     ipLimit: 100,
     registrationIpLimit: 50,
+    registrationsPerClient: 300,
+    registrationWindowSeconds: 3600,
   },
+  noteQuota: { notes: 50_000, megabytes: 200 },
+  registration: 'open',
+  minFreeDiskMb: 100,
   metrics: { enabled: true, port: undefined, host: '0.0.0.0' },
   databaseUrl: undefined,
   databasePoolSize: 10,
@@ -245,7 +273,15 @@ export function parseConfig(env: Env): Config {
       emailLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT', d.bruteForce.emailLimit, 1, 1_000_000),
       ipLimit: integer(env, 'LOGIN_FAILURES_PER_CLIENT', d.bruteForce.ipLimit, 1, 1_000_000),
       registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
+      registrationsPerClient: integer(env, 'REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationsPerClient, 1, 1_000_000),
+      registrationWindowSeconds: integer(env, 'REGISTRATION_WINDOW_SECONDS', d.bruteForce.registrationWindowSeconds, 1, 86_400 * 7),
     },
+    noteQuota: {
+      notes: integer(env, 'MAX_NOTES_PER_ACCOUNT', d.noteQuota.notes, 0, 1_000_000_000),
+      megabytes: integer(env, 'MAX_NOTE_MB_PER_ACCOUNT', d.noteQuota.megabytes, 0, 1_048_576),
+    },
+    registration: oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, d.registration),
+    minFreeDiskMb: integer(env, 'MIN_FREE_DISK_MB', d.minFreeDiskMb, 0, 1_048_576),
     metrics: metricsConfig(env, host),
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', d.databasePoolSize, 1, 1000),

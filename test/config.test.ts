@@ -17,6 +17,11 @@ describe('parseConfig', () => {
     )
     assert.equal(defaultConfig.bruteForce.windowSeconds, 900)
     assert.equal(defaultConfig.bruteForce.registrationIpLimit, 50)
+    assert.equal(defaultConfig.bruteForce.registrationsPerClient, 300)
+    assert.equal(defaultConfig.bruteForce.registrationWindowSeconds, 3600)
+    assert.deepEqual(defaultConfig.noteQuota, { notes: 50_000, megabytes: 200 })
+    assert.equal(defaultConfig.registration, 'open')
+    assert.equal(defaultConfig.minFreeDiskMb, 100)
   })
 
   it('reads every variable', () => {
@@ -40,6 +45,12 @@ describe('parseConfig', () => {
       LOGIN_FAILURES_PER_ACCOUNT: '4',
       LOGIN_FAILURES_PER_CLIENT: '5',
       DUPLICATE_REGISTRATIONS_PER_CLIENT: '6',
+      REGISTRATIONS_PER_CLIENT: '8',
+      REGISTRATION_WINDOW_SECONDS: '120',
+      MAX_NOTES_PER_ACCOUNT: '1000',
+      MAX_NOTE_MB_PER_ACCOUNT: '0',
+      REGISTRATION: 'Closed',
+      MIN_FREE_DISK_MB: '0',
       METRICS_ENABLED: 'true',
       METRICS_PORT: '9100',
       METRICS_HOST: '127.0.0.2',
@@ -63,7 +74,19 @@ describe('parseConfig', () => {
       trustProxy: true,
       sqliteSynchronous: 'NORMAL',
       listingCacheMb: 0,
-      bruteForce: { enabled: false, windowSeconds: 60, pairLimit: 3, emailLimit: 4, ipLimit: 5, registrationIpLimit: 6 },
+      bruteForce: {
+        enabled: false,
+        windowSeconds: 60,
+        pairLimit: 3,
+        emailLimit: 4,
+        ipLimit: 5,
+        registrationIpLimit: 6,
+        registrationsPerClient: 8,
+        registrationWindowSeconds: 120,
+      },
+      noteQuota: { notes: 1000, megabytes: 0 },
+      registration: 'closed',
+      minFreeDiskMb: 0,
       metrics: { enabled: true, port: 9100, host: '127.0.0.2' },
       databaseUrl: 'postgres://u@db.example:5432/notes',
       databasePoolSize: 7,
@@ -111,6 +134,14 @@ describe('parseConfig', () => {
     [{ LOGIN_FAILURES_PER_ACCOUNT: '0' }, 'LOGIN_FAILURES_PER_ACCOUNT'],
     [{ LOGIN_FAILURES_PER_CLIENT: '' + 1e9 }, 'LOGIN_FAILURES_PER_CLIENT'],
     [{ DUPLICATE_REGISTRATIONS_PER_CLIENT: 'many' }, 'DUPLICATE_REGISTRATIONS_PER_CLIENT'],
+    [{ REGISTRATIONS_PER_CLIENT: '0' }, 'REGISTRATIONS_PER_CLIENT'],
+    [{ REGISTRATION_WINDOW_SECONDS: '1h' }, 'REGISTRATION_WINDOW_SECONDS'],
+    [{ MAX_NOTES_PER_ACCOUNT: '-5' }, 'MAX_NOTES_PER_ACCOUNT'],
+    [{ MAX_NOTES_PER_ACCOUNT: '50k' }, 'MAX_NOTES_PER_ACCOUNT'],
+    [{ MAX_NOTE_MB_PER_ACCOUNT: '1.5' }, 'MAX_NOTE_MB_PER_ACCOUNT'],
+    [{ MAX_NOTE_MB_PER_ACCOUNT: '2000000' }, 'MAX_NOTE_MB_PER_ACCOUNT'],
+    [{ REGISTRATION: 'invite-only' }, 'REGISTRATION'],
+    [{ MIN_FREE_DISK_MB: '100mb' }, 'MIN_FREE_DISK_MB'],
   ]
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
@@ -120,6 +151,13 @@ describe('parseConfig', () => {
       )
     })
   }
+
+  it('switches the quotas and the free-space check off with 0', () => {
+    const config = parseConfig({ MAX_NOTES_PER_ACCOUNT: '0', MAX_NOTE_MB_PER_ACCOUNT: '0', MIN_FREE_DISK_MB: '0' })
+    assert.deepEqual(config.noteQuota, { notes: 0, megabytes: 0 })
+    assert.equal(config.minFreeDiskMb, 0)
+    assert.equal(parseConfig({ REGISTRATION: ' OPEN ' }).registration, 'open')
+  })
 
   it('says how long the secret must be', () => {
     assert.throws(() => parseConfig({ ACCESS_TOKEN_SECRET: 'x'.repeat(31) }), /at least 32 bytes/)

@@ -36,6 +36,17 @@ describe('notes-service import / export (CLI)', () => {
     assert.match(exported.stderr, /exported 0 user\(s\) and 4 note\(s\)/)
   })
 
+  it('keeps every note over the quota and warns about the accounts left over it', async () => {
+    const { users, notes } = sampleData()
+    const env = { DATA_DIR: dir.file('cli-quota'), MAX_NOTES_PER_ACCOUNT: '2' }
+    const run = await runCli(['import', '--users', dir.file('q-u.json', usersFile(users, 'relaxed', 'lines')), '--notes', dir.file('q-n.json', notesFile(notes, 'relaxed', 'lines'))], env)
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /notes: 4 imported/)
+    assert.match(run.stderr, /^warning: 1 account\(s\) keep more than MAX_NOTES_PER_ACCOUNT=2 notes or MAX_NOTE_MB_PER_ACCOUNT=200 MB \(the import is not held to the quota\)/m)
+    const quiet = await runCli(['import', '--notes', dir.file('q-n.json')], { DATA_DIR: dir.file('cli-quota') })
+    assert.doesNotMatch(quiet.stderr, /warning/, 'under the default quota nobody is over')
+  })
+
   it('exits 3 when records were rejected, 1 on --strict, 2 on a usage error', async () => {
     const env = { DATA_DIR: dir.file('cli-codes') }
     const bad = dir.file('cli-bad.json', '{"not":"a user"}\n')

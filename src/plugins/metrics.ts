@@ -145,6 +145,7 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
     },
     assertRegistrationAllowed: (client) => guard.assertRegistrationAllowed(client),
     recordDuplicateRegistration: (client) => guard.recordDuplicateRegistration(client),
+    reserveRegistration: (client) => guard.reserveRegistration(client),
   }
 }
 

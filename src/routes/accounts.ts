@@ -16,6 +16,8 @@ const LoginBody = Type.Object({ email, password }, { required: ['email', 'passwo
 
 export function accountRoutes(app: FastifyInstance, accounts: AccountService, authenticate: Authenticate): void {
   app.post<{ Body: Static<typeof CreateAccountBody> }>('/create-account', {
+    // Closed registration answers 403 whatever the body: checked before it is read.
+    onRequest: async () => accounts.assertRegistrationOpen(),
     preValidation: dropFalsyFields,
     schema: { ...about.createAccount, body: CreateAccountBody, response: { 200: CreateAccountOk, ...errors.createAccount } },
     handler: async (request) => {

@@ -5,16 +5,18 @@
 // fast-json-stringify writes a `const` value instead of the actual one. `enum` is safe: it only
 // documents (and lets the test harness check) the exact words.
 import { type TSchema, Type } from '@sinclair/typebox'
-import { NOTE_NOT_FOUND } from '../errors.js'
-import { LOGIN_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
+import { LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
+import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
 
-const message = (options: { enum?: string[]; description?: string } = {}) =>
+// `pattern`, like `enum`, only documents (and lets the harness check) the words; the quota
+// answers carry the configured limit, so they are described by a pattern.
+const message = (options: { enum?: string[]; pattern?: string; description?: string } = {}) =>
   Type.Unsafe<string>({ type: 'string', ...options })
 
 /** `{error: true, message}`, the contract's usual error body. */
-const errorBody = (description: string, messages?: string[]) =>
+const errorBody = (description: string, messages?: string[] | { pattern: string }) =>
   Type.Object(
-    { error: Type.Literal(true), message: message(messages ? { enum: messages } : {}) },
+    { error: Type.Literal(true), message: message(Array.isArray(messages) ? { enum: messages } : (messages ?? {})) },
     { description, additionalProperties: false },
   )
 
@@ -49,10 +51,22 @@ export const UnsupportedMediaType = errorBody('The body is not sent as applicati
   'Content-Type must be application/json',
 ])
 
+export const RegistrationClosed = errorBody('Registration is closed (REGISTRATION=closed).', [REGISTRATION_CLOSED])
+export const NoteQuotaReached = errorBody(
+  'The account keeps MAX_NOTES_PER_ACCOUNT notes already, or the note would take it past MAX_NOTE_MB_PER_ACCOUNT ' +
+    '(UTF-8 bytes of title, content and tags). Deleting notes makes room.',
+  { pattern: QUOTA_MESSAGE_PATTERN },
+)
+export const InsufficientStorage = errorBody(
+  "The server's disk has less than MIN_FREE_DISK_MB free (SQLite store only); reads and deletes still work.",
+  [LOW_DISK_SPACE],
+)
+
 export const TooManyRequests = Type.Object(
-  { error: Type.Literal(true), message: message({ enum: [LOGIN_THROTTLED, REGISTRATION_THROTTLED] }) },
+  { error: Type.Literal(true), message: message({ enum: [LOGIN_THROTTLED, REGISTRATION_THROTTLED, REGISTRATIONS_THROTTLED] }) },
   {
-    description: 'Too many failed logins or duplicate registrations; retry after Retry-After seconds.',
+    description:
+      'Too many failed logins, duplicate registrations or accounts registered from this address; retry after Retry-After seconds.',
     additionalProperties: false,
     headers: { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
   },
@@ -76,13 +90,13 @@ const noteById = { ...withBody, 401: Unauthorized, 404: NoteNotFound, 500: Inter
 
 /** The error statuses each contract route can answer, keyed like the route handlers. */
 export const errorResponses = {
-  createAccount: { ...withBody, 429: TooManyRequests, ...common },
+  createAccount: { ...withBody, 403: RegistrationClosed, 429: TooManyRequests, ...common, 507: InsufficientStorage },
   login: { ...withBody, 429: TooManyRequests, ...common },
   getUser: { 401: Unauthorized, ...common },
-  addNote: { ...withBody, 400: AddNoteBadRequest, 401: Unauthorized, ...common },
-  editNote: noteById,
+  addNote: { ...withBody, 400: AddNoteBadRequest, 401: Unauthorized, 403: NoteQuotaReached, ...common, 507: InsufficientStorage },
+  editNote: { ...noteById, 403: NoteQuotaReached, 507: InsufficientStorage },
   deleteNote: noteById,
-  pinNote: noteById,
+  pinNote: { ...noteById, 507: InsufficientStorage },
   getAllNotes: { 401: Unauthorized, ...common },
   searchNotes: { 400: BadRequest, 401: Unauthorized, ...common },
 } satisfies Record<string, Responses>

@@ -1,6 +1,6 @@
 // The account rules: registration, login and the current user (notes-service-interface.md §4,
 // decisions.md). Emails are compared by their key (emailKeyOf); passwords are argon2id.
-import { ContractError, badRequest } from '../errors.js'
+import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
 import { newId } from './ids.js'
@@ -45,9 +45,17 @@ export class AccountService {
     private readonly store: Store,
     private readonly tokens: TokenService,
     private readonly guard: BruteForceGuard,
+    /** REGISTRATION: `closed` refuses every registration (403); accounts come from an import. */
+    private readonly registration: 'open' | 'closed' = 'open',
   ) {}
 
+  /** Throws 403 while registration is closed; checked before the body is read. */
+  assertRegistrationOpen(): void {
+    if (this.registration === 'closed') throw new ContractError(403, REGISTRATION_CLOSED)
+  }
+
   async register(input: Registration, client: string): Promise<RegistrationResult> {
+    this.assertRegistrationOpen()
     const email = requireEmail(input.email)
     const emailKey = emailKeyOf(email)
     await this.guard.assertRegistrationAllowed(client)
@@ -56,20 +64,30 @@ export class AccountService {
       await this.guard.recordDuplicateRegistration(client)
       return { created: false }
     }
-    const user: UserRecord = {
-      _id: newId(),
-      fullName: input.fullName,
-      email,
-      emailKey,
-      passwordHash: await hashPassword(input.password),
-      createdOn: new Date().toISOString(),
+    // Counted before the argon2 work, so a client past its limit costs no hash; given back
+    // below when no account is made (a duplicate that won a race, a store that refused).
+    const release = await this.guard.reserveRegistration(client)
+    let created = false
+    try {
+      const user: UserRecord = {
+        _id: newId(),
+        fullName: input.fullName,
+        email,
+        emailKey,
+        passwordHash: await hashPassword(input.password),
+        createdOn: new Date().toISOString(),
+      }
+      created = await this.store.createUser(user)
+      if (created) {
+        const pub = publicUser(user)
+        return { created: true, user: pub, accessToken: this.tokens.issue(pub) }
+      }
+    } finally {
+      // A failed release leaves the registration counted: the error that matters is the store's.
+      if (!created) await release().catch(() => {})
     }
-    if (!(await this.store.createUser(user))) {
-      await this.guard.recordDuplicateRegistration(client)
-      return { created: false }
-    }
-    const pub = publicUser(user)
-    return { created: true, user: pub, accessToken: this.tokens.issue(pub) }
+    await this.guard.recordDuplicateRegistration(client)
+    return { created: false }
   }
 
   /** Unknown email and wrong password answer alike, after the same argon2 work. */

@@ -1,7 +1,8 @@
 // The note rules of the contract (notes-service-interface.md §4), written once for every store:
 // ownership (every lookup carries the token's user), truthy-only edits, pin semantics, ordering.
-import { noteNotFound } from '../errors.js'
-import type { NotePatch, NoteRecord, Store } from '../store/types.js'
+import type { NoteQuotaConfig } from '../config.js'
+import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
+import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import { compileSearchPattern } from './search.js'
 
@@ -14,8 +15,31 @@ export interface NewNote {
 /** The fields PUT /edit-note accepts; the route has already dropped falsy values. */
 export type NoteEdit = NotePatch
 
+/** The store's form of the configured quota: bytes instead of MB; undefined when both are off. */
+export function noteQuotaOf(config: NoteQuotaConfig): NoteQuota | undefined {
+  if (config.notes === 0 && config.megabytes === 0) return undefined
+  return { notes: config.notes, bytes: config.megabytes * 2 ** 20 }
+}
+
 export class NoteService {
-  constructor(private readonly store: Store) {}
+  private readonly quota: NoteQuota | undefined
+
+  /**
+   * `quotaConfig`: what one account may keep (MAX_NOTES_PER_ACCOUNT, MAX_NOTE_MB_PER_ACCOUNT);
+   * a write that would pass it is answered 403 naming the limit. Deletes are never held to it.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly quotaConfig: NoteQuotaConfig = { notes: 0, megabytes: 0 },
+  ) {
+    this.quota = noteQuotaOf(quotaConfig)
+  }
+
+  /** The store's quota refusal in the words of the limit it met. */
+  private quotaAnswer(err: unknown): unknown {
+    if (!(err instanceof NoteQuotaExceededError)) return err
+    return new ContractError(403, err.limit === 'notes' ? noteLimitMessage(this.quotaConfig.notes) : storageLimitMessage(this.quotaConfig.megabytes))
+  }
 
   /** The note added, or undefined when the account is gone (the route answers 401). */
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
@@ -30,7 +54,11 @@ export class NoteService {
       createdOn: now,
       updatedOn: now,
     }
-    return (await this.store.insertNote(note)) ? note : undefined
+    try {
+      return (await this.store.insertNote(note, this.quota)) ? note : undefined
+    } catch (err) {
+      throw this.quotaAnswer(err)
+    }
   }
 
   /** Applies only the truthy fields (§4 PUT /edit-note rule 2): `isPinned: false` does not unpin. */
@@ -71,9 +99,12 @@ export class NoteService {
   private async patch(userId: string, noteId: string, patch: NotePatch): Promise<NoteRecord> {
     if (!isWellFormedId(noteId)) throw noteNotFound()
     const empty = Object.keys(patch).length === 0
-    const note = empty
-      ? await this.store.findNote(userId, noteId)
-      : await this.store.updateNote(userId, noteId, patch, new Date().toISOString())
+    let note: NoteRecord | undefined
+    try {
+      note = empty ? await this.store.findNote(userId, noteId) : await this.store.updateNote(userId, noteId, patch, new Date().toISOString(), this.quota)
+    } catch (err) {
+      throw this.quotaAnswer(err)
+    }
     if (!note) throw noteNotFound()
     return note
   }

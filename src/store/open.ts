@@ -18,7 +18,12 @@ export interface StoreEvents {
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
 export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
   if (!config.databaseUrl) {
-    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, listingCacheBytes: config.listingCacheMb * 2 ** 20 })
+    return openSqliteStore({
+      dataDir: config.dataDir,
+      synchronous: config.sqliteSynchronous,
+      listingCacheBytes: config.listingCacheMb * 2 ** 20,
+      minFreeDiskBytes: config.minFreeDiskMb * 2 ** 20,
+    })
   }
   const { openPostgresStore } = await import('./postgres/index.js')
   return openPostgresStore({

@@ -35,6 +35,23 @@ export interface NotePatch {
   isPinned?: boolean
 }
 
+/**
+ * What one account may keep, enforced by the store atomically with the write that would pass it
+ * (config.ts NoteQuotaConfig). A note's size is the UTF-8 bytes of its title, content and tags,
+ * as the database measures them (octet_length): on PostgreSQL a stored U+0000 or U+FFFF counts
+ * as its escape (postgres/rows.ts), 4 or 6 bytes. 0 switches a limit off.
+ */
+export interface NoteQuota {
+  notes: number
+  bytes: number
+}
+
+/** An account's notes and their size, kept by the database itself (triggers on notes). */
+export interface NoteUsage {
+  notes: number
+  bytes: number
+}
+
 /** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
 export interface TextMatcher {
   test(text: string): boolean
@@ -62,12 +79,19 @@ export interface Store {
 
   /**
    * Inserts the note; resolves to false (and stores nothing) when its account does not exist:
-   * an operator deleted it after the request's token and account were checked.
+   * an operator deleted it after the request's token and account were checked. With a quota,
+   * rejects with NoteQuotaExceededError (and stores nothing) when the account already keeps
+   * quota.notes notes, or the note would take it past quota.bytes.
    */
-  insertNote(note: NoteRecord): Promise<boolean>
+  insertNote(note: NoteRecord, quota?: NoteQuota): Promise<boolean>
   findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
-  /** Applies the patch and sets updatedOn; resolves to the updated note, or undefined when absent. */
-  updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined>
+  /**
+   * Applies the patch and sets updatedOn; resolves to the updated note, or undefined when absent.
+   * With a quota, rejects with NoteQuotaExceededError('bytes') (and changes nothing) when the
+   * patch makes the note larger and the account would then keep more than quota.bytes; an edit
+   * that does not grow the note always passes.
+   */
+  updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
   /** Deletes and resolves to the deleted note, or undefined when absent. */
   deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
   /** The user's notes: pinned first, then newest createdOn first, ties by _id descending. */
@@ -109,6 +133,11 @@ export interface Store {
   /** Keyset page for export: up to `limit` notes with _id > afterId, _id ascending; only userId's notes when given. */
   notesAfter(afterId: string | undefined, limit: number, userId?: string): Promise<NoteRecord[]>
 
+  /** The account's usage as the database keeps it; undefined when no account has this id. */
+  noteUsage(userId: string): Promise<NoteUsage | undefined>
+  /** How many accounts keep more than the quota allows (an import is not held to it). */
+  accountsOverQuota(quota: NoteQuota): Promise<number>
+
   /** Resolves when the store answers a trivial query (readiness). */
   ping(): Promise<void>
   close(): Promise<void>
@@ -119,5 +148,24 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.name = 'StoreUnavailableError'
+  }
+}
+
+/** The account is at its note quota (Store.insertNote, Store.updateNote); answered with 403. */
+export class NoteQuotaExceededError extends Error {
+  constructor(readonly limit: 'notes' | 'bytes') {
+    super(`note quota reached (${limit})`)
+    this.name = 'NoteQuotaExceededError'
+  }
+}
+
+/**
+ * Thrown by the SQLite store for a write while its data directory's file system has less free
+ * space than the configured minimum; answered with 507.
+ */
+export class LowDiskSpaceError extends Error {
+  constructor(readonly minFreeBytes: number) {
+    super(`less than ${minFreeBytes} bytes free`)
+    this.name = 'LowDiskSpaceError'
   }
 }

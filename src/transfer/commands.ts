@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { type Env, parseConfig } from '../config.js'
+import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
 import { openStore as openConfiguredStore } from '../store/open.js'
 import type { Store } from '../store/types.js'
@@ -100,6 +101,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
       progress,
     })
     process.stdout.write(`${describeSummary(summary)}\n`)
+    await warnOverQuota(store, env)
     return summary.users.rejected + summary.notes.rejected > 0 ? EXIT_REJECTED : 0
   } catch (err) {
     if (!(err instanceof StrictStop)) throw err
@@ -108,6 +110,23 @@ export async function runImport(args: string[], env: Env): Promise<number> {
   } finally {
     await store.close()
   }
+}
+
+/**
+ * The import keeps every note it is given: it moves existing data, which the quota must not cut
+ * short. Accounts it leaves over the quota are counted and named in one warning, since their
+ * add-note answers 403 until they delete notes.
+ */
+async function warnOverQuota(store: Store, env: Env): Promise<void> {
+  const { noteQuota } = parseConfig(env)
+  const quota = noteQuotaOf(noteQuota)
+  if (!quota) return
+  const over = await store.accountsOverQuota(quota)
+  if (over === 0) return
+  process.stderr.write(
+    `warning: ${over} account(s) keep more than MAX_NOTES_PER_ACCOUNT=${noteQuota.notes} notes or MAX_NOTE_MB_PER_ACCOUNT=${noteQuota.megabytes} MB ` +
+      '(the import is not held to the quota); their add-note answers 403 until they delete notes\n',
+  )
 }
 
 export async function runExport(args: string[], env: Env): Promise<number> {

@@ -3,12 +3,14 @@
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
 import { type KeptSearch, keptSearchBytes, largestKept } from '../kept-search.js'
+import { limits, resizes } from '../note-quota.js'
 import { type Store, StoreUnavailableError } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
 import { AccountListener } from './account-listener.js'
 import { type Migration, migrations } from './migrations.js'
 import { NoteVersionReader } from './note-versions.js'
 import { PostgresNotes } from './notes.js'
+import { PostgresQuota } from './quota.js'
 import { PostgresTransfer } from './transfer.js'
 import { isUnavailable, queryOver } from './query.js'
 import { PostgresUsers } from './users.js'
@@ -181,15 +183,19 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
   )
   const transfer = new PostgresTransfer(pool, query)
+  const quota = new PostgresQuota(query)
   const accounts = await listenedAccounts(options)
   let closed: Promise<void> | undefined
   return {
     createUser: (user) => users.create(user),
     findUserByEmailKey: (key) => users.findByEmailKey(key),
     findUserById: (id) => (accounts ? accounts.cache.get(id, () => users.findById(id)) : users.findById(id)),
-    insertNote: (note) => notes.insertNote(note),
+    insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
-    updateNote: (userId, noteId, patch, updatedOn) => notes.updateNote(userId, noteId, patch, updatedOn),
+    updateNote: (userId, noteId, patch, updatedOn, q) =>
+      q !== undefined && q.bytes > 0 && resizes(patch)
+        ? quota.updateNote(userId, noteId, patch, updatedOn, q)
+        : notes.updateNote(userId, noteId, patch, updatedOn),
     deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
     listNotes: (userId) => notes.listNotes(userId),
     searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
@@ -198,6 +204,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),
     importNotes: (batch) => transfer.importNotes(batch),
+    noteUsage: (userId) => quota.usage(userId, async () => (await users.findById(userId)) !== undefined),
+    accountsOverQuota: (q) => quota.accountsOver(q),
     usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
     notesAfter: (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
     ping: async () => {

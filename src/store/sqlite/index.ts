@@ -6,13 +6,16 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { type KeptSearch, SEARCHED_ONCE, keptSearchBytes, largestKept, searchKept } from '../kept-search.js'
 import { sharedCheck } from '../shared-check.js'
+import { limits, resizes } from '../note-quota.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
 import { clearingOnOutsideCommits } from './data-version.js'
+import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { ListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
+import { SqliteQuota } from './quota.js'
 import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
 
@@ -24,6 +27,13 @@ export interface SqliteOptions {
   listingCacheBytes?: number
   /** Accounts kept in memory by id (see account-cache.ts); 0 turns the cache off (tests). */
   accountCacheSize?: number
+  /**
+   * Writes that add data are refused (LowDiskSpaceError) while less than this is free on the
+   * data directory's file system (free-space.ts); 0 or absent: never.
+   */
+  minFreeDiskBytes?: number
+  /** Where the free space is read from: statfs of `dataDir` unless given (tests inject one). */
+  freeSpace?: FreeSpaceReader
 }
 
 /** 16 MB of listings by default (LISTING_CACHE_MB, README "Configuration"). */
@@ -88,13 +98,25 @@ export function sqliteGroupCommit(db: Database.Database): GroupCommitWriter {
   })
 }
 
+/** The free-space check of a store on disk (or with a reader given), when a minimum is set. */
+function freeSpaceGuard(options: SqliteOptions): FreeSpaceGuard | undefined {
+  const min = options.minFreeDiskBytes ?? 0
+  if (min <= 0) return undefined
+  const read = options.freeSpace ?? (options.dataDir === ':memory:' ? undefined : statfsReader(options.dataDir))
+  return read && new FreeSpaceGuard(min, read)
+}
+
 export function openSqliteStore(options: SqliteOptions): Store {
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
   const users = new SqliteUsers(db)
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
+  const quota = new SqliteQuota(db, notes)
   const writer = sqliteGroupCommit(db)
+  const disk = freeSpaceGuard(options)
+  /** Runs a write that adds data once the disk has room for it (free-space.ts). */
+  const roomFor = <T>(write: () => Promise<T>): Promise<T> => (disk ? disk.check().then(write) : write())
   const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
   const cache = cacheBytes > 0 ? new ListingCache<Buffer>(cacheBytes, (json) => json.length) : undefined
   // Users' notes kept for search (kept-search.ts), bounded by the same setting, dropped and
@@ -139,12 +161,20 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
-    createUser: (user) => writer.write(() => users.create(user)),
+    createUser: (user) => roomFor(() => writer.write(() => users.create(user))),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
     findUserById: (id) => findUser(id),
-    insertNote: (note) => changing(note.userId, () => notes.insertNote(note)),
+    insertNote: (note, q) =>
+      roomFor(() => changing(note.userId, () => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)))),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
-    updateNote: (userId, noteId, patch, updatedOn) => changing(userId, () => notes.updateNote(userId, noteId, patch, updatedOn)),
+    updateNote: (userId, noteId, patch, updatedOn, q) =>
+      roomFor(() =>
+        changing(userId, () =>
+          q !== undefined && q.bytes > 0 && resizes(patch)
+            ? quota.updateNote(userId, noteId, patch, updatedOn, q)
+            : notes.updateNote(userId, noteId, patch, updatedOn),
+        ),
+      ),
     deleteNote: (userId, noteId) => changing(userId, () => notes.deleteNote(userId, noteId)),
     listNotesJson: (userId) => listJson(userId),
     // With the account cache on, findUser has just checked data_version: one check, not two.
@@ -159,6 +189,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
       searches?.clear()
       return transfer.importNotes(batch)
     },
+    noteUsage: async (userId) => quota.usage(userId),
+    accountsOverQuota: async (q) => quota.accountsOver(q),
     usersAfter: async (afterId, limit) => transfer.usersAfter(afterId, limit),
     notesAfter: async (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
     ping: async () => {
