@@ -1,0 +1,141 @@
+// Who is signed in. The token from POST /login or /create-account is kept (storage.ts) and checked
+// with GET /get-user when the app starts; any 401 later ends the session: the app goes back to the
+// sign-in page with a message, keeping what the editor held (a draft restored after signing in).
+import { type ReactNode, createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react'
+import { ApiError, SessionEndedError, type User, api } from './api'
+import { navigate } from './router'
+import { type Draft, TOKEN_KEY, keepDraft, loadToken, saveToken } from './storage'
+
+export type SessionState =
+  | { status: 'checking' }
+  | { status: 'signed-out'; notice?: string; email?: string }
+  | { status: 'signed-in'; token: string; user: User }
+  | { status: 'unreachable'; message: string }
+
+export interface Session {
+  state: SessionState
+  signedIn: (token: string, user: User) => void
+  signOut: () => void
+  /** Ends the session after a 401, keeping the editor's draft. */
+  ended: () => void
+  /** Checks the kept token again (after the server could not be reached). */
+  retry: () => void
+  /** The editor registers what it holds, so a 401 anywhere can keep it. */
+  setDraftSource: (source: (() => Omit<Draft, 'userId'> | undefined) | undefined) => void
+}
+
+const SessionContext = createContext<Session | undefined>(undefined)
+
+export function useSession(): Session {
+  const session = useContext(SessionContext)
+  if (!session) throw new Error('useSession outside SessionProvider')
+  return session
+}
+
+/** The signed-in token and user; only for screens rendered while signed in. */
+export function useSignedIn(): { token: string; user: User } {
+  const { state } = useSession()
+  if (state.status !== 'signed-in') throw new Error('useSignedIn while signed out')
+  return state
+}
+
+export const SESSION_ENDED = 'Your session has ended. Please sign in again.'
+
+/** The email in a token's payload (decisions.md: `{user: {_id, fullName, email, createdOn}}`), read to fill the sign-in form; never trusted. */
+function emailInToken(token: string): string | undefined {
+  try {
+    const payload = token.split('.')[1] ?? ''
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'))
+    const email = (JSON.parse(json) as { user?: { email?: unknown } }).user?.email
+    return typeof email === 'string' ? email : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<SessionState>(() => (loadToken() ? { status: 'checking' } : { status: 'signed-out' }))
+  const draftSource = useRef<(() => Omit<Draft, 'userId'> | undefined) | undefined>(undefined)
+  const stateRef = useRef(state)
+  stateRef.current = state
+
+  const check = useCallback(async () => {
+    const token = loadToken()
+    if (!token) {
+      setState({ status: 'signed-out' })
+      return
+    }
+    setState({ status: 'checking' })
+    try {
+      const { user } = await api.getUser(token)
+      setState({ status: 'signed-in', token, user })
+    } catch (err) {
+      if (err instanceof SessionEndedError) {
+        saveToken(null)
+        const email = emailInToken(token)
+        setState({ status: 'signed-out', notice: SESSION_ENDED, ...(email ? { email } : {}) })
+        navigate('/sign-in', { replace: true })
+      } else {
+        setState({ status: 'unreachable', message: err instanceof ApiError ? err.message : String(err) })
+      }
+    }
+  }, [])
+
+  useEffect(() => {
+    if (loadToken()) void check()
+  }, [check])
+
+  // Signing in or out in another tab does the same here.
+  useEffect(() => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key !== TOKEN_KEY && event.key !== null) return
+      const current = stateRef.current
+      const token = loadToken()
+      if (!token && current.status === 'signed-in') {
+        setState({ status: 'signed-out' })
+        navigate('/sign-in', { replace: true })
+      } else if (token && (current.status !== 'signed-in' || current.token !== token)) {
+        void check().then(() => {
+          if (stateRef.current.status === 'signed-in') navigate('/', { replace: true })
+        })
+      }
+    }
+    window.addEventListener('storage', onStorage)
+    return () => window.removeEventListener('storage', onStorage)
+  }, [check])
+
+  const session = useMemo<Session>(
+    () => ({
+      state,
+      signedIn(token, user) {
+        saveToken(token)
+        setState({ status: 'signed-in', token, user })
+        navigate('/', { replace: true })
+      },
+      signOut() {
+        saveToken(null)
+        setState({ status: 'signed-out' })
+        navigate('/sign-in', { replace: true })
+      },
+      ended() {
+        const current = stateRef.current
+        if (current.status !== 'signed-in') return
+        const draft = draftSource.current?.()
+        if (draft) keepDraft({ ...draft, userId: current.user._id })
+        saveToken(null)
+        const notice = draft ? `${SESSION_ENDED} What you were writing is kept for when you are back.` : SESSION_ENDED
+        setState({ status: 'signed-out', notice, email: current.user.email })
+        navigate('/sign-in', { replace: true })
+      },
+      retry() {
+        void check()
+      },
+      setDraftSource(source) {
+        draftSource.current = source
+      },
+    }),
+    [state, check],
+  )
+
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>
+}
