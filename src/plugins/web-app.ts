@@ -41,13 +41,13 @@ export const APP_CSP = [
 ].join('; ')
 
 /**
- * Swagger UI's policy: the same, except that its components set style attributes in markup
- * ('unsafe-inline' for styles only; scripts stay 'self') and it writes HTML without Trusted Types.
+ * Swagger UI's policy: the same, without Trusted Types (it writes the document's Markdown
+ * descriptions as HTML strings, sanitised by its own bundled DOMPurify).
  */
 export const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
