@@ -6,13 +6,17 @@
 //
 // Every answer of this plugin carries the headers a browser enforces (CSP, nosniff, Referrer-Policy,
 // frame-ancestors 'none'); the API's JSON is left as the contract has it. Files are sent from
-// their brotli or gzip copies made at build time (@fastify/static's preCompressed), hashed assets
+// their brotli or gzip copies made at build time, hashed assets (@fastify/static's preCompressed)
 // with a year of immutable caching, HTML with no-cache (revalidated with its ETag on every load).
-import { existsSync } from 'node:fs'
+// The two HTML pages are read once at start-up and sent from memory: they start every visit, and
+// reading them from disk each time cost tens of milliseconds on a busy machine.
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import negotiate from '@fastify/accept-negotiator'
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /** The app's pages (client-side routes), each answered with the app's HTML. */
 export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account'] as const
@@ -81,6 +85,33 @@ const NOT_BUILT = `<!doctype html>
 The API answers as usual.</p></body></html>
 `
 
+/** An HTML page of the build, with the brotli and gzip copies made beside it. */
+interface HtmlPage {
+  identity: Buffer
+  br: Buffer | undefined
+  gzip: Buffer | undefined
+  /** Weak: the three encodings are the same page (RFC 9110 §8.8.3). */
+  etag: string
+}
+
+function readPage(file: string): HtmlPage {
+  const identity = readFileSync(file)
+  const copy = (suffix: string) => (existsSync(file + suffix) ? readFileSync(file + suffix) : undefined)
+  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22)
+  return { identity, br: copy('.br'), gzip: copy('.gz'), etag: `W/"${hash}"` }
+}
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: HtmlPage): FastifyReply {
+  void reply.header('cache-control', REVALIDATE).header('vary', 'accept-encoding').header('etag', page.etag)
+  const ifNoneMatch = request.headers['if-none-match']
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => ['*', page.etag].includes(tag.trim()))) return reply.code(304).send()
+  void reply.type('text/html; charset=utf-8')
+  const offered = (['br', 'gzip'] as const).filter((encoding) => page[encoding])
+  const encoding = negotiate(request.headers['accept-encoding'] ?? '', offered)
+  if (encoding === 'br' || encoding === 'gzip') return reply.header('content-encoding', encoding).send(page[encoding])
+  return reply.send(page.identity)
+}
+
 function securityHeaders(reply: FastifyReply, csp: string): void {
   void reply.headers({
     'content-security-policy': csp,
@@ -120,6 +151,7 @@ export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot
       wildcard: false,
       globIgnore: ['**/*.html', '**/*.br', '**/*.gz'],
       index: false,
+      decorateReply: false,
       preCompressed: true,
       cacheControl: false,
       setHeaders(res, path) {
@@ -127,9 +159,9 @@ export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot
         res.setHeader('vary', 'accept-encoding')
       },
     })
-    for (const page of APP_PAGES) {
-      web.get(page, { schema: { hide: true } }, async (_request, reply) => reply.sendFile('/index.html'))
-    }
-    web.get(DOCS_PAGE, { schema: { hide: true } }, async (_request, reply) => reply.sendFile('/docs/index.html'))
+    const appHtml = readPage(join(root, 'index.html'))
+    const docsHtml = readPage(join(root, 'docs', 'index.html'))
+    for (const page of APP_PAGES) web.get(page, { schema: { hide: true } }, async (request, reply) => sendPage(request, reply, appHtml))
+    web.get(DOCS_PAGE, { schema: { hide: true } }, async (request, reply) => sendPage(request, reply, docsHtml))
   })
 }

@@ -3,6 +3,7 @@
 // sign-in page with a message, keeping what the editor held (a draft restored after signing in).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react'
 import { ApiError, SessionEndedError, type User, api } from './api'
+import { prefetchNotes } from './notes-state'
 import { navigate } from './router'
 import { type Draft, TOKEN_KEY, keepDraft, loadToken, saveToken } from './storage'
 
@@ -66,6 +67,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       return
     }
     setState({ status: 'checking' })
+    prefetchNotes(token)
     try {
       const { user } = await api.getUser(token)
       setState({ status: 'signed-in', token, user })
