@@ -19,10 +19,29 @@ export function searchPattern(typed: string, regex: boolean): string | undefined
 }
 
 /**
- * A repetition applied to a group that itself repeats, e.g. `(a+)+` or `(x|y*)*`: JavaScript's
- * backtracking engine can take exponential time on such patterns, where the API's RE2 cannot.
+ * Whether this browser's backtracking engine could take far too long on the pattern, where the
+ * API's RE2 never does: a group under an unbounded repetition (`(a+)+`, `(a|aa)+`, `((ab)*)+`),
+ * or more than one unbounded repetition (`a*a*a*b` is polynomial in the text's length).
+ * Deliberately broad: such a pattern is still searched by the API, only not highlighted.
  */
-const NESTED_REPETITION = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,?\d*\})/
+export function backtracksBadly(pattern: string): boolean {
+  let unbounded = 0
+  let afterGroup = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '\\') {
+      i++
+    } else if (c === '[') {
+      // A character class: its characters are literal (an escaped ] does not end it).
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++
+    } else if (c === '*' || c === '+' || (c === '{' && /^\{\d+,\d*\}/.test(pattern.slice(i)))) {
+      if (afterGroup) return true
+      unbounded++
+    }
+    afterGroup = c === ')'
+  }
+  return unbounded > 1
+}
 
 /**
  * The expression that highlights a pattern's matches in this browser, or undefined when it
@@ -31,7 +50,7 @@ const NESTED_REPETITION = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,?\d*\})(?:[^()\\]|\\.
  * where the text matches.
  */
 export function highlighter(pattern: string | undefined): RegExp | undefined {
-  if (!pattern || NESTED_REPETITION.test(pattern)) return undefined
+  if (!pattern || backtracksBadly(pattern)) return undefined
   for (const flags of ['giu', 'gi']) {
     try {
       return new RegExp(pattern, flags)
@@ -47,8 +66,11 @@ export interface Range {
   end: number
 }
 
-/** Highlighting stops after this many characters of one text, so a long note stays cheap. */
-export const HIGHLIGHT_LIMIT = 20_000
+/**
+ * Highlighting stops after this many characters of one text, so a long note stays cheap even
+ * for a pattern that backtracks a little (one unbounded repetition: quadratic at worst).
+ */
+export const HIGHLIGHT_LIMIT = 5_000
 
 /** The non-empty matches of `expression` in `text`, in order, none overlapping. */
 export function matchRanges(text: string, expression: RegExp | undefined, limit = HIGHLIGHT_LIMIT): Range[] {
