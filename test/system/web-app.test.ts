@@ -253,12 +253,12 @@ describe('the web app in a browser', () => {
           })
 
           it('switches between cards and list', async () => {
-            await page.getByRole('button', { name: 'List' }).click()
+            await page.getByRole('button', { name: 'List', exact: true }).click()
             await page.locator('.note-grid.list article.note-row').first().waitFor()
-            assert.equal(await page.getByRole('button', { name: 'List' }).getAttribute('aria-pressed'), 'true')
+            assert.equal(await page.getByRole('button', { name: 'List', exact: true }).getAttribute('aria-pressed'), 'true')
             await page.reload()
             await page.locator('.note-grid.list').waitFor()
-            await page.getByRole('button', { name: 'Cards' }).click()
+            await page.getByRole('button', { name: 'Cards', exact: true }).click()
             await page.locator('.note-grid.cards article.note-card').first().waitFor()
           })
 

@@ -1,6 +1,6 @@
-// Each screen of the web app (signed out, notes, editor, search results, empty state), light and
-// dark, desktop and phone: axe-core finds no serious or critical accessibility violation, and
-// nothing is wider than the screen. With WEB_SCREENSHOTS=DIR (`npm run screenshots` writes
+// Each screen of the web app (signed out, notes as cards and as a list, editor, search results,
+// empty state), light and dark, desktop and phone: axe-core finds no serious or critical
+// accessibility violation, and nothing is wider than the screen. With WEB_SCREENSHOTS=DIR (`npm run screenshots` writes
 // docs/screenshots/) each screen is also saved as a PNG.
 import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
@@ -71,6 +71,15 @@ describe('the screens of the web app', () => {
     { name: 'sign-in', path: '/sign-in', show: (page) => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
     { name: 'sign-up', path: '/sign-up', show: (page) => page.getByRole('heading', { name: 'Create your account' }).waitFor() },
     { name: 'notes', token: () => token, path: '/', show: (page) => page.getByRole('heading', { name: 'Weekly groceries' }).waitFor() },
+    {
+      name: 'list',
+      token: () => token,
+      path: '/',
+      async show(page) {
+        await page.getByRole('button', { name: 'List', exact: true }).click()
+        await page.locator('.note-grid.list').getByRole('heading', { name: 'Weekly groceries' }).waitFor()
+      },
+    },
     {
       name: 'editor',
       token: () => token,

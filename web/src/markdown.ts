@@ -103,7 +103,17 @@ export function highlightIn(root: Node, expression: RegExp | undefined): void {
   }
 }
 
-/** The text a person reads from a note's content (for one-line excerpts). */
+/**
+ * The start of a note's content, as much as a card can show: a card is a few lines high, and a
+ * note may hold 100 000 characters, which would take longer to render than a frame lasts.
+ */
+export function preview(source: string, length = 1200): string {
+  if (source.length <= length) return source
+  const cut = source.lastIndexOf('\n', length)
+  return source.slice(0, cut > length / 2 ? cut : length)
+}
+
+/** The text a person reads from the start of a note's content (for one-line excerpts). */
 export function plainText(source: string): string {
-  return (renderMarkdown(source).textContent ?? '').replace(/\s+/g, ' ').trim()
+  return (renderMarkdown(preview(source, 400)).textContent ?? '').replace(/\s+/g, ' ').trim()
 }

@@ -3,7 +3,7 @@
 // the keyboard, the title is the button that opens it.
 import { type MouseEvent, memo, useId } from 'react'
 import type { Note } from '../api'
-import { plainText } from '../markdown'
+import { plainText, preview } from '../markdown'
 import type { View } from '../storage'
 import { PinIcon, TrashIcon } from './Icons'
 import { HighlightedText, NoteContent } from './NoteContent'
@@ -40,7 +40,7 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
           <HighlightedText text={plainText(note.content)} highlight={highlight} />
         </p>
       ) : (
-        <NoteContent className="note-body markdown" source={note.content} highlight={highlight} />
+        <NoteContent className="note-body markdown" source={preview(note.content)} highlight={highlight} />
       )}
       <div className="note-footer">
         {note.tags.length > 0 && (

@@ -74,6 +74,9 @@ export function NoteGrid({ notes, view, highlight, ...actions }: Props) {
     getItemKey: (i) => rows[i]?.key ?? i,
     overscan: 3,
     scrollMargin: top,
+    // Rows render in React's own time, not synchronously inside each scroll event: fewer and
+    // shorter long tasks while scrolling fast (bench/web-app.ts).
+    useFlushSync: false,
   })
   // Sizes are fixed per kind of row; a change of view or columns changes them all.
   useLayoutEffect(() => virtualizer.measure(), [virtualizer, view, columns])
