@@ -85,7 +85,6 @@ async function call<T>(method: string, path: string, options: CallOptions = {}):
     response = await fetch(path, {
       method,
       headers,
-      cache: 'no-store',
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.keepalive ? { keepalive: true } : {}),
