@@ -32,24 +32,6 @@ export interface SearchState {
 
 export const SEARCH_DEBOUNCE_MS = 250
 
-let prefetched: { token: string; notes: Promise<{ notes: Note[] }> } | undefined
-
-/**
- * Asks for the notes while the app is still checking the token (GET /get-user), so a returning
- * person waits for one round trip instead of two; the notes page takes the answer.
- */
-export function prefetchNotes(token: string): void {
-  const notes = api.allNotes(token)
-  notes.catch(() => undefined) // a 401 here is the token check's to report
-  prefetched = { token, notes }
-}
-
-function takePrefetched(token: string): Promise<{ notes: Note[] }> | undefined {
-  const taken = prefetched?.token === token ? prefetched.notes : undefined
-  prefetched = undefined
-  return taken
-}
-
 export interface NotesState {
   all: Note[] | undefined
   loadError: string | undefined
@@ -82,8 +64,7 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
   useEffect(() => {
     const abort = new AbortController()
     setLoadError(undefined)
-    const request = (loadCount === 0 ? takePrefetched(token) : undefined) ?? api.allNotes(token, abort.signal)
-    request.then(
+    api.allNotes(token, abort.signal).then(
       ({ notes }) => {
         if (!abort.signal.aborted) setAll(notes)
       },

@@ -1,9 +1,11 @@
-// Who is signed in. The token from POST /login or /create-account is kept (storage.ts) and checked
-// with GET /get-user when the app starts; any 401 later ends the session: the app goes back to the
-// sign-in page with a message, keeping what the editor held (a draft restored after signing in).
+// Who is signed in. The token from POST /login or /create-account is kept (storage.ts). When the
+// app starts with a kept token, it shows the notes at once for the user named in the token's
+// payload (decisions.md: `{user: {_id, fullName, email, createdOn}}`, read, not trusted: the API
+// checks the token on every request) while GET /get-user checks it and brings the account's
+// current record. Any 401 ends the session: the app goes back to the sign-in page with a message,
+// keeping what the editor held (a draft restored after signing in).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react'
 import { ApiError, SessionEndedError, type User, api } from './api'
-import { prefetchNotes } from './notes-state'
 import { navigate } from './router'
 import { type Draft, TOKEN_KEY, keepDraft, loadToken, saveToken } from './storage'
 
@@ -42,20 +44,28 @@ export function useSignedIn(): { token: string; user: User } {
 
 export const SESSION_ENDED = 'Your session has ended. Please sign in again.'
 
-/** The email in a token's payload (decisions.md: `{user: {_id, fullName, email, createdOn}}`), read to fill the sign-in form; never trusted. */
-function emailInToken(token: string): string | undefined {
+/** The user a token's payload names, or undefined when it names none (a token of another shape). */
+function userInToken(token: string): User | undefined {
   try {
     const payload = token.split('.')[1] ?? ''
     const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'))
-    const email = (JSON.parse(json) as { user?: { email?: unknown } }).user?.email
-    return typeof email === 'string' ? email : undefined
+    const user = (JSON.parse(json) as { user?: Partial<User> }).user
+    if (typeof user?._id !== 'string' || typeof user.fullName !== 'string' || typeof user.email !== 'string') return undefined
+    return { _id: user._id, fullName: user.fullName, email: user.email, ...(typeof user.createdOn === 'string' ? { createdOn: user.createdOn } : {}) }
   } catch {
     return undefined
   }
 }
 
+function initialState(): SessionState {
+  const token = loadToken()
+  if (!token) return { status: 'signed-out' }
+  const user = userInToken(token)
+  return user ? { status: 'signed-in', token, user } : { status: 'checking' }
+}
+
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<SessionState>(() => (loadToken() ? { status: 'checking' } : { status: 'signed-out' }))
+  const [state, setState] = useState<SessionState>(initialState)
   const draftSource = useRef<(() => Omit<Draft, 'userId'> | undefined) | undefined>(undefined)
   const stateRef = useRef(state)
   stateRef.current = state
@@ -66,20 +76,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setState({ status: 'signed-out' })
       return
     }
-    setState({ status: 'checking' })
-    prefetchNotes(token)
+    // Already showing the account the token names: check it without leaving the screen.
+    const showing = stateRef.current.status === 'signed-in' && stateRef.current.token === token
+    if (!showing) setState({ status: 'checking' })
     try {
       const { user } = await api.getUser(token)
-      setState({ status: 'signed-in', token, user })
+      if (loadToken() === token) setState({ status: 'signed-in', token, user })
     } catch (err) {
+      if (loadToken() !== token) return
       if (err instanceof SessionEndedError) {
         saveToken(null)
-        const email = emailInToken(token)
+        const email = userInToken(token)?.email
         setState({ status: 'signed-out', notice: SESSION_ENDED, ...(email ? { email } : {}) })
         navigate('/sign-in', { replace: true })
-      } else {
+      } else if (!showing) {
         setState({ status: 'unreachable', message: err instanceof ApiError ? err.message : String(err) })
       }
+      // Otherwise the notes screen shows that the server cannot be reached, with its own retry.
     }
   }, [])
 
