@@ -66,6 +66,11 @@ function replaceImages(fragment: DocumentFragment): void {
 const cache = new Map<string, DocumentFragment>()
 const CACHE_ENTRIES = 600
 
+/** Whether renderMarkdown has this content at hand (cached), so showing it costs next to nothing. */
+export function isRendered(source: string): boolean {
+  return cache.has(source)
+}
+
 /** The sanitised DOM of a note's content; a fresh copy each call (callers may change it). */
 export function renderMarkdown(source: string): DocumentFragment {
   let template = cache.get(source)
