@@ -16,6 +16,7 @@ import { authenticateWith, sendUnauthorized, verifyTokenWith } from './plugins/a
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { lazyChildLoggerFactory } from './plugins/request-logger.js'
+import { registerWebApp } from './plugins/web-app.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
@@ -44,6 +45,8 @@ export interface AppOptions {
   limiterFactory?: LimiterFactory
   /** Fastify logger options; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger']
+  /** The web app's build (dist/web by default; see plugins/web-app.ts). */
+  webRoot?: string
 }
 
 /** Client errors raised by Fastify itself, in the contract's words. */
@@ -190,5 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)
   accountRoutes(app, accounts, authenticate)
   noteRoutes(app, new NoteService(store, config.noteQuota), authenticate, verifyTokenWith(tokens, refuse))
+  // The web app for people and the API reference, on this same origin (issue 22).
+  await registerWebApp(app, options.webRoot)
   return app
 }

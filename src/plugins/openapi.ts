@@ -1,14 +1,10 @@
 // The API description, generated from the route schemas by @fastify/swagger so it cannot drift
-// from the code: GET /openapi.json (OpenAPI 3.1) and GET /docs, a reference page rendered from it
-// on the server (see docs-page.ts). Register before the routes: @fastify/swagger collects them
-// as they are added.
+// from the code: GET /openapi.json (OpenAPI 3.1), which the API reference at /docs (Swagger UI,
+// served with the web app by web-app.ts) reads. Register before the routes: @fastify/swagger
+// collects them as they are added.
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import { BEARER } from '../schemas/operations.js'
-import { type OpenApiDocument, renderDocsPage } from './docs-page.js'
-
-/** Nothing may be loaded from anywhere: the page is self-contained HTML with inline CSS. */
-const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -41,10 +37,5 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   })
 
-  let page: string | undefined
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
-    page ??= renderDocsPage(app.swagger() as unknown as OpenApiDocument)
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CSP).send(page)
-  })
 }

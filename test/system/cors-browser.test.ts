@@ -9,7 +9,7 @@ import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium } from '../support/chromium.js'
+import { launchChromium } from '../support/browser.js'
 import { type Harness, type NoteBody, startHarness, uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 

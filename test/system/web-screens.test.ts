@@ -1,0 +1,133 @@
+// Each screen of the web app (signed out, notes as cards and as a list, editor, search results,
+// empty state), light and dark, desktop and phone: axe-core finds no serious or critical
+// accessibility violation, and nothing is wider than the screen. With WEB_SCREENSHOTS=DIR (`npm run screenshots` writes
+// docs/screenshots/) each screen is also saved as a PNG.
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, openPage } from '../support/browser.js'
+import type { PageWindow } from '../support/page-globals.js'
+import { VIEWPORTS, type ViewportName, type WebServer, seriousAxeViolations, startWebServer } from '../support/web.js'
+
+const SCREENSHOTS = process.env.WEB_SCREENSHOTS
+
+/** Notes that look like a person's: Markdown, tags, two pinned. */
+const SAMPLE_NOTES = [
+  { title: 'Weekly groceries', content: '- oat milk\n- eggs\n- **coffee beans**\n- lemons, basil', tags: ['home', 'shopping'], pin: true },
+  { title: 'Trip to Lisbon', content: 'Flight **TP 1351** on Friday 9:40.\n\n1. Print the boarding passes\n2. Book the tram tour', tags: ['travel'], pin: true },
+  { title: 'Standup notes', content: 'Shipped the *search* fix. Next: the import for large accounts.', tags: ['work'] },
+  { title: 'Book list', content: '> The best way to predict the future is to invent it.\n\n- *The Dispossessed*\n- *Middlemarch*', tags: ['reading'] },
+  { title: 'Recipe: shakshuka', content: 'Onion, pepper, garlic, cumin; tomatoes 10 min, then eggs, lid on 6 min.', tags: ['home', 'cooking'] },
+  { title: 'Ideas for the garden', content: 'Raised bed by the fence, `tomatoes` and herbs. Ask about the [allotment](https://example.org).', tags: [] },
+  { title: 'Call the plumber', content: 'Kitchen tap drips. Tuesday after 4pm works.', tags: ['home'] },
+  { title: 'Quarterly review', content: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.', tags: ['work'] },
+]
+
+async function json(base: string, path: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  })
+  return (await res.json()) as Record<string, unknown>
+}
+
+async function account(base: string, fullName: string, email: string): Promise<string> {
+  const created = await json(base, '/create-account', { fullName, email, password: 'correct horse battery staple' })
+  return created.accessToken as string
+}
+
+describe('the screens of the web app', () => {
+  let server: WebServer
+  let browser: Browser
+  let token: string
+  let emptyToken: string
+  before(async () => {
+    server = await startWebServer('sqlite')
+    browser = await launchChromium()
+    token = await account(server.base, 'Ada Lovelace', 'ada@example.com')
+    emptyToken = await account(server.base, 'Grace Hopper', 'grace@example.com')
+    for (const note of [...SAMPLE_NOTES].reverse()) {
+      const { note: saved } = (await json(server.base, '/add-note', { title: note.title, content: note.content, tags: note.tags }, token)) as { note: { _id: string } }
+      if (note.pin) {
+        await fetch(`${server.base}/update-note-pinned/${saved._id}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ isPinned: true }),
+        })
+      }
+    }
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
+  })
+  after(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  /** The screens, each reached from a fresh page; `ready` waits until it shows what it should. */
+  const screens: Array<{ name: string; token?: () => string; path: string; show: (page: Page) => Promise<void> }> = [
+    { name: 'sign-in', path: '/sign-in', show: (page) => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
+    { name: 'sign-up', path: '/sign-up', show: (page) => page.getByRole('heading', { name: 'Create your account' }).waitFor() },
+    { name: 'notes', token: () => token, path: '/', show: (page) => page.getByRole('heading', { name: 'Weekly groceries' }).waitFor() },
+    {
+      name: 'list',
+      token: () => token,
+      path: '/',
+      async show(page) {
+        await page.getByRole('button', { name: 'List', exact: true }).click()
+        await page.locator('.note-grid.list').getByRole('heading', { name: 'Weekly groceries' }).waitFor()
+      },
+    },
+    {
+      name: 'editor',
+      token: () => token,
+      path: '/',
+      async show(page) {
+        await page.getByRole('button', { name: 'Trip to Lisbon', exact: true }).click()
+        await page.getByRole('dialog', { name: 'Edit note' }).waitFor()
+        await page.getByRole('combobox', { name: 'Add a tag' }).fill('ho')
+        await page.getByRole('option', { name: 'home' }).waitFor()
+      },
+    },
+    {
+      name: 'search',
+      token: () => token,
+      path: '/',
+      async show(page) {
+        await page.getByRole('heading', { name: 'Weekly groceries' }).waitFor()
+        await page.getByRole('searchbox', { name: 'Search notes' }).fill('import')
+        await page.getByText(/^2 notes match$/).waitFor()
+      },
+    },
+    { name: 'empty', token: () => emptyToken, path: '/', show: (page) => page.getByText('No notes yet').waitFor() },
+  ]
+
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const screen of screens) {
+        it(`${screen.name}, ${viewport}, ${colorScheme}: no serious or critical axe violation, nothing wider than the screen`, async () => {
+          const { context, page, record } = await openPage(browser, { ...VIEWPORTS[viewport], deviceScaleFactor: 1, colorScheme, reducedMotion: 'reduce' })
+          try {
+            const key = screen.token?.()
+            if (key) await page.addInitScript((t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t), key)
+            await page.goto(server.base + screen.path)
+            await screen.show(page)
+            const violations = await seriousAxeViolations(page)
+            assert.deepEqual(violations, [], JSON.stringify(violations, null, 2))
+            const overflow = await page.evaluate(() => {
+              const w = globalThis as unknown as PageWindow & { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+              return w.document.documentElement.scrollWidth - w.document.documentElement.clientWidth
+            })
+            assert.equal(overflow, 0, 'no horizontal scrolling')
+            assert.deepEqual([...record.outside, ...record.cspViolations, ...record.errors], [])
+            if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${screen.name}-${viewport}-${colorScheme}.png`) })
+          } finally {
+            await context.close()
+          }
+        })
+      }
+    }
+  }
+})

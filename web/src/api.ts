@@ -1,0 +1,125 @@
+// The public API, as every client uses it (../shared/spec/notes-service-interface.md §4): same
+// paths, same bodies. Errors carry the API's own message: any `{error: true, message}` or
+// `{message}` body (the add-note "is required" answers have no `error` key, and
+// create-account's "User already exists" comes with status 200), with the wait of a Retry-After.
+
+export interface Note {
+  _id: string
+  title: string
+  content: string
+  tags: string[]
+  isPinned: boolean
+  userId: string
+  createdOn: string
+  updatedOn: string
+}
+
+export interface User {
+  _id: string
+  fullName: string
+  email: string
+  createdOn?: string
+}
+
+export interface NoteFields {
+  title: string
+  content: string
+  tags: string[]
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+/** A 401: the token is missing, expired, or its account is gone (a bare "Unauthorized" body). */
+export class SessionEndedError extends ApiError {
+  constructor() {
+    super('Your session has ended. Please sign in again.', 401)
+    this.name = 'SessionEndedError'
+  }
+}
+
+export const UNREACHABLE = 'The server cannot be reached. Check your connection and try again.'
+
+/** "90" → "1 min 30 s": the wait of a Retry-After header in seconds (RFC 9110 §10.2.3). */
+export function describeWait(retryAfter: string | null): string | undefined {
+  if (!retryAfter || !/^\d+$/.test(retryAfter.trim())) return undefined
+  const seconds = Number(retryAfter)
+  if (seconds < 60) return `${seconds} s`
+  const minutes = Math.floor(seconds / 60)
+  const rest = seconds % 60
+  return rest ? `${minutes} min ${rest} s` : `${minutes} min`
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The message of a failed answer: the API's own, else the status line. */
+export function failureMessage(status: number, statusText: string, body: unknown, retryAfter: string | null): string {
+  const message = isRecord(body) && typeof body.message === 'string' && body.message ? body.message : `The server answered ${status} ${statusText}`.trim()
+  const wait = describeWait(retryAfter)
+  return wait ? `${message} (wait ${wait})` : message
+}
+
+interface CallOptions {
+  token?: string | undefined
+  body?: unknown
+  signal?: AbortSignal | undefined
+  /** Sent even while the page unloads (a delete committed as the tab closes). */
+  keepalive?: boolean
+}
+
+async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (options.token) headers.authorization = `Bearer ${options.token}`
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.keepalive ? { keepalive: true } : {}),
+    })
+  } catch (err) {
+    if (options.signal?.aborted) throw err
+    throw new ApiError(UNREACHABLE, 0)
+  }
+  if (response.status === 401) throw new SessionEndedError()
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  if (!response.ok || (isRecord(body) && body.error === true)) {
+    throw new ApiError(failureMessage(response.status, response.statusText, body, response.headers.get('retry-after')), response.status)
+  }
+  return body as T
+}
+
+export const api = {
+  createAccount: (fullName: string, email: string, password: string) =>
+    call<{ user: User; accessToken: string }>('POST', '/create-account', { body: { fullName, email, password } }),
+  login: (email: string, password: string) => call<{ email: string; accessToken: string }>('POST', '/login', { body: { email, password } }),
+  getUser: (token: string) => call<{ user: User }>('GET', '/get-user', { token }),
+  allNotes: (token: string, signal?: AbortSignal) => call<{ notes: Note[] }>('GET', '/get-all-notes', { token, signal }),
+  search: (token: string, query: string, signal?: AbortSignal) =>
+    call<{ notes: Note[] }>('GET', `/search-notes?query=${encodeURIComponent(query)}`, { token, signal }),
+  addNote: (token: string, fields: NoteFields) => call<{ note: Note }>('POST', '/add-note', { token, body: fields }),
+  editNote: (token: string, id: string, fields: NoteFields) =>
+    call<{ note: Note }>('PUT', `/edit-note/${encodeURIComponent(id)}`, { token, body: fields }),
+  setPinned: (token: string, id: string, isPinned: boolean) =>
+    call<{ note: Note }>('PUT', `/update-note-pinned/${encodeURIComponent(id)}`, { token, body: { isPinned } }),
+  deleteNote: (token: string, id: string, keepalive = false) =>
+    call<{ note: Note }>('DELETE', `/delete-note/${encodeURIComponent(id)}`, { token, keepalive }),
+}

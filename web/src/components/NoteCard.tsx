@@ -1,0 +1,75 @@
+// One note, as a card (title, rendered Markdown, tags) or as a row of the list (title and a
+// one-line excerpt). A click anywhere outside its links and buttons opens it in the editor; for
+// the keyboard, the title is the button that opens it.
+import { type MouseEvent, memo, useId } from 'react'
+import type { Note } from '../api'
+import { plainText, preview } from '../markdown'
+import type { View } from '../storage'
+import { PinIcon, TrashIcon } from './Icons'
+import { HighlightedText, NoteContent } from './NoteContent'
+
+export interface NoteActions {
+  onOpen: (note: Note) => void
+  onPin: (note: Note, isPinned: boolean) => void
+  onDelete: (note: Note) => void
+  onTag: (tag: string) => void
+}
+
+interface Props extends NoteActions {
+  note: Note
+  view: View
+  highlight: RegExp | undefined
+}
+
+export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, onPin, onDelete, onTag }: Props) {
+  const titleId = useId()
+  const title = note.title || 'Untitled'
+  const openFromCard = (event: MouseEvent) => {
+    if ((event.target as Element).closest('a, button')) return
+    onOpen(note)
+  }
+  return (
+    <article className={`note ${view === 'list' ? 'note-row' : 'note-card'}${note.isPinned ? ' pinned' : ''}`} aria-labelledby={titleId} data-note-id={note._id} onClick={openFromCard}>
+      <h3 className="note-title" id={titleId}>
+        <button type="button" className="note-open" onClick={() => onOpen(note)}>
+          <HighlightedText text={title} highlight={highlight} />
+        </button>
+      </h3>
+      {view === 'list' ? (
+        <p className="note-excerpt">
+          <HighlightedText text={plainText(note.content)} highlight={highlight} />
+        </p>
+      ) : (
+        <NoteContent className="note-body markdown" source={preview(note.content)} highlight={highlight} />
+      )}
+      <div className="note-footer">
+        {note.tags.length > 0 && (
+          <ul className="tags" aria-label="Tags">
+            {note.tags.map((tag) => (
+              <li key={tag}>
+                <button type="button" className="tag" onClick={() => onTag(tag)} title={`Show notes tagged ${tag}`}>
+                  {tag}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="note-actions">
+          <button
+            type="button"
+            className="icon-button pin-button"
+            aria-pressed={note.isPinned}
+            aria-label={`Pin “${title}”`}
+            title={note.isPinned ? 'Unpin' : 'Pin'}
+            onClick={() => onPin(note, !note.isPinned)}
+          >
+            <PinIcon filled={note.isPinned} />
+          </button>
+          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} title="Delete" onClick={() => onDelete(note)}>
+            <TrashIcon />
+          </button>
+        </div>
+      </div>
+    </article>
+  )
+})

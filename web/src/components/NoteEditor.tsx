@@ -1,0 +1,157 @@
+// The editor: a modal <dialog> (the browser keeps focus inside it and gives Esc), with the title,
+// the Markdown content (and its preview) and the tags. Ctrl/Cmd+Enter saves; Esc closes, and asks
+// once more first when there are unsaved changes. A failure stays on screen in the API's words.
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
+import { ApiError, type NoteFields } from '../api'
+import { useSession } from '../session'
+import { CloseIcon } from './Icons'
+import { NoteContent } from './NoteContent'
+import { TagInput } from './TagInput'
+
+export interface EditorTarget extends NoteFields {
+  /** The note being edited; absent for a new note. */
+  noteId?: string | undefined
+  /** Restored after the session ended while it was open. */
+  restored?: boolean
+}
+
+interface Props {
+  target: EditorTarget
+  knownTags: string[]
+  onSave: (fields: NoteFields) => Promise<void>
+  onClose: () => void
+}
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform)
+
+export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const titleField = useRef<HTMLInputElement>(null)
+  const [title, setTitle] = useState(target.title)
+  const [content, setContent] = useState(target.content)
+  const [tags, setTags] = useState(target.tags)
+  const [preview, setPreview] = useState(false)
+  const [error, setError] = useState<string>()
+  const [busy, setBusy] = useState(false)
+  const [confirmingClose, setConfirmingClose] = useState(false)
+  const session = useSession()
+  const ids = useId()
+  const isNew = !target.noteId
+  const dirty = title !== target.title || content !== target.content || tags.join('\u0000') !== target.tags.join('\u0000') || Boolean(target.restored)
+
+  // What a 401 keeps (session.tsx), always the latest.
+  const latest = useRef({ title, content, tags })
+  latest.current = { title, content, tags }
+  useEffect(() => {
+    session.setDraftSource(() => ({ ...latest.current, ...(target.noteId ? { noteId: target.noteId } : {}) }))
+    return () => session.setDraftSource(undefined)
+  }, [session, target.noteId])
+
+  useEffect(() => {
+    const element = dialog.current
+    if (element && !element.open) element.showModal()
+    titleField.current?.focus()
+    return () => element?.close()
+  }, [])
+
+  async function save(event?: FormEvent) {
+    event?.preventDefault()
+    if (busy) return
+    // edit-note leaves a field unchanged when it is sent empty (spec §4): say so instead, in the
+    // words add-note uses.
+    if (!isNew && !title) return setError('Title is required')
+    if (!isNew && !content) return setError('content is required')
+    setBusy(true)
+    setError(undefined)
+    try {
+      await onSave({ title, content, tags })
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err))
+      setBusy(false)
+    }
+  }
+
+  function requestClose() {
+    if (dirty && !confirmingClose) setConfirmingClose(true)
+    else onClose()
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault()
+      void save()
+    }
+  }
+
+  return (
+    <dialog
+      ref={dialog}
+      className="editor"
+      aria-labelledby={`${ids}-heading`}
+      onCancel={(e) => {
+        e.preventDefault()
+        requestClose()
+      }}
+      onKeyDown={onKeyDown}
+    >
+      <form method="post" noValidate onSubmit={(e) => void save(e)}>
+        <header className="editor-header">
+          <h2 id={`${ids}-heading`}>{isNew ? 'New note' : 'Edit note'}</h2>
+          <button type="button" className="icon-button" aria-label="Close" title="Close (Esc)" onClick={requestClose}>
+            <CloseIcon />
+          </button>
+        </header>
+        {target.restored && (
+          <p className="notice" role="status">
+            This is what you were writing when your session ended.
+          </p>
+        )}
+        <label className="field">
+          <span>Title</span>
+          <input ref={titleField} name="title" value={title} onChange={(e) => setTitle(e.target.value)} autoComplete="off" />
+        </label>
+        <div className="field">
+          <div className="field-label-row">
+            <label htmlFor={`${ids}-content`}>Content</label>
+            <div className="segmented small" role="group" aria-label="Content view">
+              <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)}>
+                Write
+              </button>
+              <button type="button" aria-pressed={preview} onClick={() => setPreview(true)}>
+                Preview
+              </button>
+            </div>
+          </div>
+          {preview ? (
+            <NoteContent className="preview markdown" source={content || '*Nothing to preview.*'} />
+          ) : (
+            <textarea id={`${ids}-content`} name="content" value={content} onChange={(e) => setContent(e.target.value)} rows={10} placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)" />
+          )}
+        </div>
+        <div className="field">
+          <span className="label">Tags</span>
+          <TagInput tags={tags} onChange={setTags} known={knownTags} />
+        </div>
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        {confirmingClose && (
+          <p className="notice warn" role="alert">
+            You have unsaved changes. Press Esc again to discard them, or save.
+          </p>
+        )}
+        <footer className="editor-footer">
+          <span className="hint">{isMac ? '⌘' : 'Ctrl'}+Enter saves · Esc closes</span>
+          <button type="button" className="button" onClick={requestClose}>
+            {confirmingClose ? 'Discard' : 'Cancel'}
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save'}
+          </button>
+        </footer>
+      </form>
+    </dialog>
+  )
+}

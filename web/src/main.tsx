@@ -1,0 +1,16 @@
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { App } from './App'
+import { ToastProvider } from './components/Toasts'
+import { SessionProvider } from './session'
+import './styles.css'
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <ToastProvider>
+      <SessionProvider>
+        <App />
+      </SessionProvider>
+    </ToastProvider>
+  </StrictMode>,
+)
