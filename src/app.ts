@@ -16,6 +16,7 @@ import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
+import { SearchPool } from './services/search-pool.js'
 import { createTokenService } from './services/tokens.js'
 import { type Store, StoreUnavailableError } from './store/types.js'
 
@@ -157,6 +158,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const accounts = new AccountService(store, tokens, guard)
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens))
+  // Search patterns run on threads of this app's own (each --workers process has its pool); no
+  // thread starts before the first search, and closing the app ends them.
+  const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
+  app.addHook('onClose', () => searches.close())
+  noteRoutes(app, new NoteService(store, searches), authenticate, verifyTokenWith(tokens))
   return app
 }

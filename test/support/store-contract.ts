@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
-import type { NoteRecord, Store, UserRecord } from '../../src/store/types.js'
+import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
   const id = newId()
@@ -18,10 +18,11 @@ export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): N
   return { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, userId, createdOn: at, updatedOn: at, ...overrides }
 }
 
-/** A matcher like the service's: drivers may hand it strings or UTF-8 Buffers. */
-const contains = (needle: string) => ({
-  test: (text: string | Buffer) => (typeof text === 'string' ? text : text.toString('utf8')).toLowerCase().includes(needle),
+/** A matcher answered in this process (the service's runs RE2 on its threads): the notes whose title or content passes `test`. */
+const matching = (test: (text: string) => boolean): TextMatcher => ({
+  matchPage: async (notes) => notes.flatMap((note, i) => (test(note.title) || test(note.content) ? [i] : [])),
 })
+const contains = (needle: string) => matching((text) => text.toLowerCase().includes(needle))
 
 /** Runs the contract against a store made by `open`; `open` must give an empty store each call. */
 export function storeContract(name: string, open: () => Promise<Store>): void {
@@ -111,7 +112,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       const edited = await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn)
       assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'] })
-      const found = await store.searchNotes(owner._id, { test: (t) => t.includes('\u0000b\uffff0') })
+      const found = await store.searchNotes(owner._id, matching((t) => t.includes('\u0000b\uffff0')))
       assert.deepEqual(found.map((n) => n._id), [note._id])
     })
 

@@ -1,19 +1,12 @@
 // Note queries of the SQLite driver (mirrors postgres/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
-import { type KeptSearch, type SearchableNote, TOO_LARGE, searchableBytes } from '../kept-search.js'
+import { containsFolded } from '../../services/search-prefilter.js'
+import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
-
-/**
- * Notes a search tests in one synchronous step. A search runs page by page in list order and
- * yields to the event loop between pages, so one user's search over many thousands of notes
- * never stalls other requests for long (issue 5: a 500-character pattern over 10 000 notes kept
- * the event loop blocked for over 500 ms when the whole scan ran in one statement).
- */
-export const SEARCH_PAGE_ROWS = 256
 
 /**
  * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
@@ -39,8 +32,12 @@ interface KeyRow {
   id: string
 }
 
-/** A row of searchableNotes: what search keeps of a note, and its key in list order. */
-interface SearchableRow extends KeyRow, SearchableNote {}
+/** A row read for search: the note's key in list order, the texts RE2 tests and the JSON sent for a match. */
+interface SearchRow extends KeyRow {
+  title: string
+  content: string
+  json: string
+}
 
 /** A page as SQLite hands it over: the notes as a JSON array (UTF-8 bytes), their ids as a JSON array, and how many. */
 interface JsonPageRow {
@@ -69,26 +66,11 @@ export class SqliteNotes {
   private readonly listFirstPage: Statement<[string], JsonPageRow>
   private readonly listPage: Statement<[Record<string, unknown>], JsonPageRow>
   private readonly listPageEnd: Statement<[Record<string, unknown>], KeyRow>
-  private readonly searchPageEnd: Statement<[Record<string, unknown>], KeyRow>
-  private readonly matchesInPage: Statement<[Record<string, unknown>], JsonPageRow>
-  private readonly matchesToEnd: Statement<[Record<string, unknown>], JsonPageRow>
-  private readonly searchableFirstPage: Statement<[string], SearchableRow>
-  private readonly searchablePage: Statement<[Record<string, unknown>], SearchableRow>
+  private readonly searchFirstPage: Statement<[string], SearchRow>
+  private readonly searchPage: Statement<[Record<string, unknown>], SearchRow>
   /** Runs a function inside one read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
-  /**
-   * The matcher of the search running now. better-sqlite3 runs a statement synchronously, so
-   * exactly one search is in progress while note_matches() is called; the SQL function reads
-   * it from here. Filtering inside SQLite keeps non-matching rows from ever reaching JS.
-   */
-  private activeMatcher: TextMatcher | undefined
-
   constructor(private readonly db: Database) {
-    db.function('note_matches', { deterministic: false, directOnly: true }, (title, content) => {
-      const m = this.activeMatcher
-      if (!m) throw new Error('note_matches() called outside a search')
-      return m.test(title as string) || m.test(content as string) ? 1 : 0
-    })
     this.insert = db.prepare(
       `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
        VALUES (@_id, @userId, @title, @content, @tags, @isPinned, @createdOn, @updatedOn)`,
@@ -120,22 +102,11 @@ export class SqliteNotes {
        ${LIST_ORDER} LIMIT 1 OFFSET ${pageRows - 1}`,
     )
     this.listPageEnd = lastKey(LIST_PAGE_ROWS)
-    this.searchPageEnd = lastKey(SEARCH_PAGE_ROWS)
-    // A search page tests the notes between its start and end keys inside SQLite and hands over
-    // only the matching ones, as JSON: a note that does not match never reaches JS
-    // (bench/search-in-sql.ts measures the difference).
-    this.matchesInPage = db.prepare(pageOf(
-      `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart}
-         AND (is_pinned, created_on, id) >= (@endPinned, @endCreatedOn, @endId)
-         AND note_matches(title, content)
-       ${LIST_ORDER} LIMIT ${SEARCH_PAGE_ROWS}`,
-    ))
-    this.matchesToEnd = db.prepare(pageOf(
-      `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND note_matches(title, content) ${LIST_ORDER} LIMIT ${SEARCH_PAGE_ROWS}`,
-    ))
-    const searchable = `SELECT is_pinned, created_on, id, title, content, json FROM notes`
-    this.searchableFirstPage = db.prepare(`${searchable} WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
-    this.searchablePage = db.prepare(`${searchable} WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
+    // Search reads the notes in list order and stops where a page is full (searchPageFrom); the
+    // statement has no LIMIT, so how far it reads is decided by the rows' sizes, as they come.
+    const searchColumns = 'SELECT is_pinned, created_on, id, title, content, json FROM notes'
+    this.searchFirstPage = db.prepare(`${searchColumns} WHERE user_id = ? ${LIST_ORDER}`)
+    this.searchPage = db.prepare(`${searchColumns} WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER}`)
     const inTransaction = db.transaction((read: () => unknown) => read())
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
@@ -187,46 +158,9 @@ export class SqliteNotes {
     }
   }
 
-  /** The user's notes that the matcher accepts, as a JSON array in list order. */
-  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    const pages = new JsonPages()
-    let after = FIRST_PAGE
-    for (;;) {
-      const page = this.snapshot(() => this.searchPage(userId, matcher, after))
-      pages.add(page.rows)
-      if (!page.next) return pages.json()
-      after = page.next
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-  }
-
-  /**
-   * The user's notes as search keeps them (kept-search.ts), in list order, read page by page as
-   * listNotesJson reads them (none twice); TOO_LARGE once they take more than `maxBytes`, so a
-   * user with very many notes costs at most one page more than the search itself.
-   */
-  async searchableNotes(userId: string, maxBytes: number): Promise<KeptSearch> {
-    const notes: SearchableNote[] = []
-    const seen = new Set<string>()
-    let bytes = 0
-    let after = FIRST_PAGE
-    for (;;) {
-      const rows = this.snapshot(() =>
-        after === FIRST_PAGE ? this.searchableFirstPage.all(userId) : this.searchablePage.all({ userId, ...after }),
-      )
-      for (const row of rows) {
-        if (seen.has(row.id)) continue
-        seen.add(row.id)
-        const note = { title: row.title, content: row.content, json: row.json }
-        bytes += searchableBytes(note)
-        if (bytes > maxBytes) return TOO_LARGE
-        notes.push(note)
-      }
-      const last = rows[rows.length - 1]
-      if (rows.length < LIST_PAGE_ROWS || !last) return notes
-      after = { pinned: last.is_pinned, createdOn: last.created_on, id: last.id }
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+  /** The user's notes that the matcher accepts, as a JSON array in list order (search-pages.ts). */
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+    return searchInPages<PageKey>((after) => this.searchPageFrom(userId, matcher.runs, after ?? FIRST_PAGE), matcher)
   }
 
   private listPageFrom(userId: string, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
@@ -237,19 +171,27 @@ export class SqliteNotes {
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
   }
 
-  /** Tests one page of notes: the matcher is set only while its statement runs. */
-  private searchPage(userId: string, matcher: TextMatcher, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
-    const start = { userId, ...after }
-    const end = this.searchPageEnd.get(start)
-    this.activeMatcher = matcher
-    try {
-      const rows = (end
-        ? this.matchesInPage.get({ ...start, endPinned: end.is_pinned, endCreatedOn: end.created_on, endId: end.id })
-        : this.matchesToEnd.get(start)) as JsonPageRow
-      return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
-    } finally {
-      this.activeMatcher = undefined
+  /**
+   * One page of search candidates (search-pages.ts): the notes after `after`, up to
+   * SEARCH_PAGE_NOTES or SEARCH_PAGE_CHARS, without those lacking the pattern's runs. One
+   * statement, so one snapshot; it is left (and reset) at the page's last note.
+   */
+  private searchPageFrom(userId: string, runs: readonly string[] | undefined, after: PageKey): SearchPage<PageKey> {
+    const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
+    const candidates: Candidate[] = []
+    let notes = 0
+    let chars = 0
+    for (const row of rows) {
+      if (runs === undefined || containsFolded(row.title, runs) || containsFolded(row.content, runs)) {
+        candidates.push({ id: row.id, title: row.title, content: row.content, json: row.json })
+      }
+      chars += row.title.length + row.content.length + row.json.length
+      if (++notes >= SEARCH_PAGE_NOTES || chars >= SEARCH_PAGE_CHARS) {
+        // Leaving the loop ends the statement (better-sqlite3 resets it).
+        return { candidates, next: { pinned: row.is_pinned, createdOn: row.created_on, id: row.id } }
+      }
     }
+    return { candidates }
   }
 }
 
