@@ -13,10 +13,10 @@ export const SEARCH_PAGE_NOTES = 1000
 
 /**
  * The characters of title, content and stored JSON a driver reads for one page, about: a page
- * ends with the note that reaches it. 256 Ki characters: ~170 of the bench's notes, or one of
- * the largest.
+ * ends with the note that reaches it. 1 Mi characters: SEARCH_PAGE_NOTES of the bench's notes,
+ * or five of the largest.
  */
-export const SEARCH_PAGE_CHARS = 256 * 1024
+export const SEARCH_PAGE_CHARS = 1024 * 1024
 
 /** A note that may match, as a driver reads it for search. */
 export interface Candidate {
@@ -35,8 +35,9 @@ export interface SearchPage<Key> {
 
 /**
  * The matching notes as one JSON array, in list order. `readPage` reads the page after `after`
- * (from the first when undefined). A note moved in list order between two pages (re-pinned) may
- * be read twice; it is answered once, where it was first found.
+ * (from the first when undefined). A page is read while the one before it is being matched, so
+ * the main thread's reading and a search thread's matching overlap. A note moved in list order
+ * between two pages (re-pinned) may be read twice; it is answered once, where it was first found.
  */
 export async function searchInPages<Key>(
   readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
@@ -44,21 +45,40 @@ export async function searchInPages<Key>(
 ): Promise<Buffer> {
   const found: string[] = []
   const seen = new Set<string>()
-  let after: Key | undefined
-  for (;;) {
-    const page = await readPage(after)
-    if (page.candidates.length > 0) {
-      for (const i of await matcher.matchPage(page.candidates)) {
-        const note = page.candidates[i] as Candidate
-        if (seen.has(note.id)) continue
-        seen.add(note.id)
-        found.push(note.json)
-      }
-    } else if (page.next !== undefined) {
-      // No thread was asked: yield here, so that pages without candidates do not run back to back.
-      await new Promise((resolve) => setImmediate(resolve))
+  const collect = (candidates: Candidate[], matched: number[]) => {
+    for (const i of matched) {
+      const note = candidates[i] as Candidate
+      if (seen.has(note.id)) continue
+      seen.add(note.id)
+      found.push(note.json)
     }
-    if (page.next === undefined) return Buffer.from(`[${found.join(',')}]`)
-    after = page.next
   }
+  /** The page being matched, if any. */
+  let matching: { candidates: Candidate[]; matched: Promise<number[]> } | undefined
+  let after: Key | undefined
+  try {
+    for (;;) {
+      const page = await readPage(after)
+      const previous = matching
+      matching = undefined
+      if (page.candidates.length > 0) {
+        const matched = matcher.matchPage(page.candidates)
+        // Awaited below, after the previous page; a rejection meanwhile must not count as unhandled.
+        matched.catch(() => {})
+        matching = { candidates: page.candidates, matched }
+      }
+      if (previous) collect(previous.candidates, await previous.matched)
+      else if (!matching && page.next !== undefined) {
+        // Nothing to wait for: yield here, so that pages without candidates do not run back to back.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      if (page.next === undefined) break
+      after = page.next
+    }
+    if (matching) collect(matching.candidates, await matching.matched)
+  } finally {
+    // A page still being matched when the search fails is not waited for (search-pool.ts ends it).
+    matching = undefined
+  }
+  return Buffer.from(`[${found.join(',')}]`)
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
+import { SEARCH_PAGE_CHARS } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
@@ -180,6 +181,25 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const found = await store.searchNotes(owner._id, contains('budget'))
       assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
       assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
+    })
+
+    it('searches notes as large as the limits allow in pages bounded in characters, complete and in list order', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const count = Math.ceil(SEARCH_PAGE_CHARS / 100_000) + 2
+      const notes = Array.from({ length: count }, (_, i) => makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }))
+      for (const n of notes) await store.insertNote(n)
+      const pages: number[][] = []
+      const found = await store.searchNotes(owner._id, {
+        matchPage: async (page) => {
+          pages.push(page.map((n) => n.title.length + n.content.length))
+          return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
+        },
+      })
+      assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
+      assert.ok(pages.length > 1, `${pages.length} page(s)`)
+      // A page ends with the note that reaches the bound (the stored JSON counts too).
+      for (const page of pages) assert.ok(page.slice(0, -1).reduce((a, b) => a + b, 0) < SEARCH_PAGE_CHARS, JSON.stringify(page))
     })
 
     it('imports users with their own ids, hashes and dates, idempotently, refusing duplicate email keys', async () => {

@@ -3,7 +3,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { containsFolded } from '../../services/search-prefilter.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
-import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
+import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
@@ -32,12 +32,29 @@ interface KeyRow {
   id: string
 }
 
-/** A row read for search: the note's key in list order, the texts RE2 tests and the JSON sent for a match. */
-interface SearchRow extends KeyRow {
-  title: string
-  content: string
+/** A row of a search page: a candidate's id and the JSON sent if it matches. */
+interface SearchRow {
+  id: string
   json: string
 }
+
+/**
+ * The search page being read (searchPageFrom). better-sqlite3 runs one statement at a time, so
+ * exactly one page is being read while search_candidate() is called; the function reads and
+ * updates this.
+ */
+interface PageScan {
+  runs: readonly string[] | undefined
+  notes: number
+  chars: number
+  /** The last note scanned: the next page starts after it. */
+  last?: PageKey
+  /** The candidates so far, in list order: the rows the statement returns, one for one. */
+  candidates: SearchText[]
+}
+
+/** Thrown by search_candidate() to end a page's statement once the page is full. */
+const PAGE_FULL = new Error('search page full')
 
 /** A page as SQLite hands it over: the notes as a JSON array (UTF-8 bytes), their ids as a JSON array, and how many. */
 interface JsonPageRow {
@@ -68,9 +85,26 @@ export class SqliteNotes {
   private readonly listPageEnd: Statement<[Record<string, unknown>], KeyRow>
   private readonly searchFirstPage: Statement<[string], SearchRow>
   private readonly searchPage: Statement<[Record<string, unknown>], SearchRow>
+  private scan: PageScan | undefined
   /** Runs a function inside one read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   constructor(private readonly db: Database) {
+    // Search's prefilter, run by SQLite on each of the user's notes in list order: it keeps the
+    // title and content of a note that may match (TextMatcher.runs) and answers 1 for it, so only
+    // the candidates' JSON is read. The page ends where it is full: the call after that throws
+    // PAGE_FULL, which ends the statement (a page that ends with the last note never throws).
+    db.function('search_candidate', { deterministic: false, directOnly: true }, (pinned, createdOn, id, title, content) => {
+      const scan = this.scan
+      if (!scan) throw new Error('search_candidate() called outside a search page')
+      if (scan.notes >= SEARCH_PAGE_NOTES || scan.chars >= SEARCH_PAGE_CHARS) throw PAGE_FULL
+      const text = { title: title as string, content: content as string }
+      scan.notes++
+      scan.chars += text.title.length + text.content.length
+      scan.last = { pinned: pinned as number, createdOn: createdOn as string, id: id as string }
+      if (scan.runs !== undefined && !containsFolded(text.title, scan.runs) && !containsFolded(text.content, scan.runs)) return 0
+      scan.candidates.push(text)
+      return 1
+    })
     this.insert = db.prepare(
       `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
        VALUES (@_id, @userId, @title, @content, @tags, @isPinned, @createdOn, @updatedOn)`,
@@ -102,11 +136,10 @@ export class SqliteNotes {
        ${LIST_ORDER} LIMIT 1 OFFSET ${pageRows - 1}`,
     )
     this.listPageEnd = lastKey(LIST_PAGE_ROWS)
-    // Search reads the notes in list order and stops where a page is full (searchPageFrom); the
-    // statement has no LIMIT, so how far it reads is decided by the rows' sizes, as they come.
-    const searchColumns = 'SELECT is_pinned, created_on, id, title, content, json FROM notes'
-    this.searchFirstPage = db.prepare(`${searchColumns} WHERE user_id = ? ${LIST_ORDER}`)
-    this.searchPage = db.prepare(`${searchColumns} WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER}`)
+    // No LIMIT: search_candidate() ends the page by the notes' number and sizes, as they come.
+    const candidate = 'search_candidate(is_pinned, created_on, id, title, content)'
+    this.searchFirstPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = ? AND ${candidate} ${LIST_ORDER}`)
+    this.searchPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND ${candidate} ${LIST_ORDER}`)
     const inTransaction = db.transaction((read: () => unknown) => read())
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
@@ -173,25 +206,28 @@ export class SqliteNotes {
 
   /**
    * One page of search candidates (search-pages.ts): the notes after `after`, up to
-   * SEARCH_PAGE_NOTES or SEARCH_PAGE_CHARS, without those lacking the pattern's runs. One
-   * statement, so one snapshot; it is left (and reset) at the page's last note.
+   * SEARCH_PAGE_NOTES or SEARCH_PAGE_CHARS of title and content, without those lacking the
+   * pattern's runs. One statement, so one snapshot.
    */
   private searchPageFrom(userId: string, runs: readonly string[] | undefined, after: PageKey): SearchPage<PageKey> {
-    const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
+    const scan: PageScan = { runs, notes: 0, chars: 0, candidates: [] }
     const candidates: Candidate[] = []
-    let notes = 0
-    let chars = 0
-    for (const row of rows) {
-      if (runs === undefined || containsFolded(row.title, runs) || containsFolded(row.content, runs)) {
-        candidates.push({ id: row.id, title: row.title, content: row.content, json: row.json })
+    let full = false
+    this.scan = scan
+    try {
+      const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
+      for (const row of rows) {
+        const text = scan.candidates[candidates.length]
+        if (text === undefined) throw new Error('search_candidate() and the rows of its page disagree')
+        candidates.push({ id: row.id, title: text.title, content: text.content, json: row.json })
       }
-      chars += row.title.length + row.content.length + row.json.length
-      if (++notes >= SEARCH_PAGE_NOTES || chars >= SEARCH_PAGE_CHARS) {
-        // Leaving the loop ends the statement (better-sqlite3 resets it).
-        return { candidates, next: { pinned: row.is_pinned, createdOn: row.created_on, id: row.id } }
-      }
+    } catch (err) {
+      if (err !== PAGE_FULL) throw err
+      full = true
+    } finally {
+      this.scan = undefined
     }
-    return { candidates }
+    return full && scan.last ? { candidates, next: scan.last } : { candidates }
   }
 }
 
