@@ -135,6 +135,10 @@ export class Search implements TextMatcher {
     const control = new Int32Array(new SharedArrayBuffer(8))
     const sentAt = Date.now()
     const task = this.pool.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
+    // A page sent while the search's previous one is still being matched (search-pages.ts reads
+    // ahead) waits behind it first: its waiting for a thread starts when the previous has settled.
+    let waitFrom: number | undefined
+    void this.settled.then(() => (waitFrom = Math.max(sentAt, Date.now())))
     this.settled = Promise.all([this.settled, task.catch(() => {})])
     return new Promise<number[]>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
@@ -154,7 +158,7 @@ export class Search implements TextMatcher {
         const now = Date.now()
         const started = Atomics.load(control, STARTED)
         if (started === 0) {
-          const waited = this.waitedMs + (now - sentAt)
+          const waited = this.waitedMs + (waitFrom === undefined ? 0 : now - waitFrom)
           if (waited >= this.timeoutMs) return giveUp(this.pool.busy())
           timer = setTimeout(check, this.timeoutMs - waited)
         } else {
@@ -167,7 +171,7 @@ export class Search implements TextMatcher {
       task.then(
         (result) => {
           const startedAt = sentAt + Math.max(1, Atomics.load(control, STARTED)) - 1
-          this.waitedMs += startedAt - sentAt
+          this.waitedMs += Math.max(0, startedAt - (waitFrom ?? startedAt))
           this.matchedMs += Date.now() - startedAt
           if ('invalid' in result) finish(() => reject(badRequest(`query is not a supported regular expression: ${result.invalid}`)))
           else if ('stopped' in result) finish(() => reject(searchTooSlow(this.timeoutMs)))
