@@ -35,9 +35,12 @@ export interface SearchPage<Key> {
 
 /**
  * The matching notes as one JSON array, in list order. `readPage` reads the page after `after`
- * (from the first when undefined). A page is read while the one before it is being matched, so
- * the main thread's reading and a search thread's matching overlap. A note moved in list order
- * between two pages (re-pinned) may be read twice; it is answered once, where it was first found.
+ * (from the first when undefined), with a yield to the event loop between pages. Pages' candidates
+ * are gathered into one batch for a search thread until the batch holds SEARCH_PAGE_NOTES notes
+ * or SEARCH_PAGE_CHARS characters (a selective pattern sends one batch for many pages), and the
+ * next batch is read while the last is matched, so the main thread's reading and a thread's
+ * matching overlap. A note moved in list order between two pages (re-pinned) may be read twice;
+ * it is answered once, where it was first found.
  */
 export async function searchInPages<Key>(
   readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
@@ -53,32 +56,38 @@ export async function searchInPages<Key>(
       found.push(note.json)
     }
   }
-  /** The page being matched, if any. */
+  /** The batch being matched, if any. */
   let matching: { candidates: Candidate[]; matched: Promise<number[]> } | undefined
-  let after: Key | undefined
-  try {
-    for (;;) {
-      const page = await readPage(after)
-      const previous = matching
-      matching = undefined
-      if (page.candidates.length > 0) {
-        const matched = matcher.matchPage(page.candidates)
-        // Awaited below, after the previous page; a rejection meanwhile must not count as unhandled.
-        matched.catch(() => {})
-        matching = { candidates: page.candidates, matched }
-      }
-      if (previous) collect(previous.candidates, await previous.matched)
-      else if (!matching && page.next !== undefined) {
-        // Nothing to wait for: yield here, so that pages without candidates do not run back to back.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (page.next === undefined) break
-      after = page.next
-    }
-    if (matching) collect(matching.candidates, await matching.matched)
-  } finally {
-    // A page still being matched when the search fails is not waited for (search-pool.ts ends it).
-    matching = undefined
+  let batch: Candidate[] = []
+  let batchChars = 0
+  /** Sends the batch to a thread, then waits for the one before it. */
+  const send = async () => {
+    const previous = matching
+    const matched = matcher.matchPage(batch)
+    // Awaited after the previous batch; a rejection meanwhile must not count as unhandled.
+    matched.catch(() => {})
+    matching = { candidates: batch, matched }
+    batch = []
+    batchChars = 0
+    if (previous) collect(previous.candidates, await previous.matched)
   }
+  let after: Key | undefined
+  for (;;) {
+    const page = await readPage(after)
+    let sent = false
+    for (const note of page.candidates) {
+      batch.push(note)
+      batchChars += note.title.length + note.content.length
+      if (batch.length >= SEARCH_PAGE_NOTES || batchChars >= SEARCH_PAGE_CHARS) {
+        await send()
+        sent = true
+      }
+    }
+    if (page.next === undefined) break
+    if (!sent) await new Promise((resolve) => setImmediate(resolve))
+    after = page.next
+  }
+  if (batch.length > 0) await send()
+  if (matching) collect(matching.candidates, await matching.matched)
   return Buffer.from(`[${found.join(',')}]`)
 }
