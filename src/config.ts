@@ -62,7 +62,7 @@ export interface Config {
   workers: number
   /** Worker threads that run search patterns, per process (services/search-pool.ts). */
   searchThreads: number
-  /** Searches that may wait for a search thread beyond those running; one more is answered 503. */
+  /** Searches that may be under way beyond searchThreads, waiting for one; one more is answered 503. */
   searchQueue: number
   /** Longest a search may match (400 past it), and longest it may wait for a thread (503). */
   searchTimeoutMs: number

@@ -29,7 +29,7 @@ export const MAX_QUERY_LENGTH = 500
 export interface SearchLimits {
   /** Worker threads that run RE2 for this process (SEARCH_THREADS). */
   threads: number
-  /** Searches that may wait for a thread beyond the `threads` running (SEARCH_QUEUE). */
+  /** Searches that may be under way beyond `threads`, waiting for one (SEARCH_QUEUE). */
   queue: number
   /** A search's matching time on the threads, and separately its wait for one (SEARCH_TIMEOUT_MS). */
   timeoutMs: number
@@ -43,7 +43,7 @@ export const SEARCH_BUSY = 'Too many searches are running: try again shortly'
 /** The worker module next to this one: .ts under tsx (tests), .js when built (dist/). */
 const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
 
-/** Idle threads end after this long; the next search starts one again (~50 ms). */
+/** Idle threads end after this long; the next search starts one again (tens of milliseconds). */
 const IDLE_THREAD_MS = 60_000
 
 /**

@@ -3,18 +3,20 @@
 // page's notes match (on a search thread, services/search-pool.ts); the matches' stored JSON
 // (migration 2 of each driver) is joined into the answer, so no record is made or stringified.
 //
-// A page is bounded in notes and in characters, so that reading one, and copying its texts to a
-// search thread, stays a short step of the main thread even when notes are as large as the
-// limits allow (title 1 000, content 100 000 characters): the main thread yields between pages.
+// A page, and a batch sent to a thread, is bounded in notes and in characters, so that reading
+// one, and copying its texts to a search thread, stays a short step of the main thread even when
+// notes are as large as the limits allow (title 1 000, content 100 000 characters): the main
+// thread yields between pages.
 import type { TextMatcher } from './types.js'
 
-/** The most notes a driver reads for one page. */
+/** The most notes a driver reads for one page, and a batch holds. */
 export const SEARCH_PAGE_NOTES = 1000
 
 /**
- * The characters of title, content and stored JSON a driver reads for one page, about: a page
- * ends with the note that reaches it. 1 Mi characters: SEARCH_PAGE_NOTES of the bench's notes,
- * or five of the largest.
+ * The characters a page and a batch hold, about: each ends with the note that reaches it. A
+ * batch and SQLite's page count titles and contents (the text read into JS); PostgreSQL's page
+ * counts the stored JSON too (what crosses the connection). 1 Mi characters: more than
+ * SEARCH_PAGE_NOTES of the bench's notes, or ten of the largest.
  */
 export const SEARCH_PAGE_CHARS = 1024 * 1024
 

@@ -50,7 +50,7 @@ interface PageScan {
   /** The last note scanned: the next page starts after it. */
   last?: PageKey
   /** The candidates so far, in list order: the rows the statement returns, one for one. */
-  candidates: SearchText[]
+  candidates: Array<SearchText & { id: string }>
 }
 
 /** Thrown by search_candidate() to end a page's statement once the page is full. */
@@ -97,7 +97,7 @@ export class SqliteNotes {
       const scan = this.scan
       if (!scan) throw new Error('search_candidate() called outside a search page')
       if (scan.notes >= SEARCH_PAGE_NOTES || scan.chars >= SEARCH_PAGE_CHARS) throw PAGE_FULL
-      const text = { title: title as string, content: content as string }
+      const text = { id: id as string, title: title as string, content: content as string }
       scan.notes++
       scan.chars += text.title.length + text.content.length
       scan.last = { pinned: pinned as number, createdOn: createdOn as string, id: id as string }
@@ -218,7 +218,7 @@ export class SqliteNotes {
       const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
       for (const row of rows) {
         const text = scan.candidates[candidates.length]
-        if (text === undefined) throw new Error('search_candidate() and the rows of its page disagree')
+        if (text?.id !== row.id) throw new Error('search_candidate() and the rows of its page disagree')
         candidates.push({ id: row.id, title: text.title, content: text.content, json: row.json })
       }
     } catch (err) {
