@@ -129,8 +129,9 @@ export class PostgresNotes {
 
   /**
    * One page of candidates: at most SEARCH_PAGE_NOTES after `after`, cut after the note that
-   * reaches SEARCH_PAGE_CHARS (summed in the statement, so the notes past the bound are never
-   * sent: octet_length reads a stored value's size without decompressing it).
+   * reaches SEARCH_PAGE_CHARS bytes of title, content and stored JSON (summed in the statement,
+   * so the notes past the bound are never sent: octet_length reads a stored value's size without
+   * decompressing it).
    */
   private async searchPage(userId: string, runs: readonly string[] | undefined, after: PageKey | undefined): Promise<SearchPage<PageKey>> {
     const values: unknown[] = [userId]
@@ -148,14 +149,17 @@ export class PostgresNotes {
       `SELECT is_pinned, created_on, id, title, content, json, found FROM (
          SELECT *, sum(size) OVER (${LIST_ORDER}) - size AS before, count(*) OVER () AS found
          FROM (SELECT is_pinned, created_on, id, title, content, json, ${NOTE_SIZE} AS size
-               FROM notes WHERE ${where} ${LIST_ORDER} LIMIT ${SEARCH_PAGE_NOTES}) AS page
+               FROM notes WHERE ${where} ${LIST_ORDER} LIMIT ${SEARCH_PAGE_NOTES + 1}) AS page
        ) AS sized WHERE before < ${SEARCH_PAGE_CHARS} ${LIST_ORDER}`,
       values,
     )
-    const candidates = rows.map((r): Candidate => ({ id: r.id, title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }))
-    const last = rows[rows.length - 1]
-    const full = last !== undefined && (rows.length < Number(last.found) || rows.length === SEARCH_PAGE_NOTES)
-    return full ? { candidates, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } } : { candidates }
+    // One note more than a page is asked for: when it comes, another page follows (no query
+    // is needed to find that a page of exactly SEARCH_PAGE_NOTES was the last).
+    const page = rows.slice(0, SEARCH_PAGE_NOTES)
+    const more = rows.length > page.length || rows.length < Number(rows[0]?.found ?? 0)
+    const candidates = page.map((r): Candidate => ({ id: r.id, title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }))
+    const last = page[page.length - 1]
+    return more && last ? { candidates, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } } : { candidates }
   }
 
   /**
