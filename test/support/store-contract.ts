@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
-import { SEARCH_PAGE_CHARS } from '../../src/store/search-pages.js'
+import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
@@ -181,6 +181,22 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const found = await store.searchNotes(owner._id, contains('budget'))
       assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
       assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
+    })
+
+    it('searches more notes than a page holds, complete and in list order, with or without runs', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const at = (i: number) => new Date(tick + 2_000_000 + i * 1000).toISOString()
+      const notes = Array.from({ length: 2 * SEARCH_PAGE_NOTES + 3 }, (_, i) =>
+        makeNote(owner._id, { title: `n${i}`, content: i % 3 === 0 ? 'third' : 'other', isPinned: i % 50 === 0, createdOn: at(i) }))
+      await store.importNotes(notes)
+      const listed = (await store.listNotes(owner._id)).map((n) => n._id)
+      const thirds = new Set(notes.filter((n) => n.content === 'third').map((n) => n._id))
+      const expected = listed.filter((id) => thirds.has(id))
+      for (const runs of [undefined, ['third']]) {
+        const found = await store.searchNotes(owner._id, { ...contains('third'), ...(runs ? { runs } : {}) })
+        assert.deepEqual(found.map((n) => n._id), expected)
+      }
     })
 
     it('searches notes as large as the limits allow in pages bounded in characters, complete and in list order', async () => {
