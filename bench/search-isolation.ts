@@ -80,6 +80,11 @@ async function loop(clients: number, seconds: number, work: () => Promise<number
 }
 
 const healthz = (url: string) => async () => (await fetch(`${url}/healthz`)).status
+
+/** A search thread may still be inside its last RE2 call: waits until this search is served. */
+async function untilServed(search: () => Promise<number>): Promise<void> {
+  while ((await search()) !== 200) await sleep(100)
+}
 const searching = (url: string, token: string, query: string) => async () => {
   const res = await fetch(`${url}/search-notes?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } })
   await res.arrayBuffer()
@@ -95,8 +100,7 @@ async function isolation(url: string): Promise<void> {
   const attacked: number[] = []
   const answers: Array<[number, number]> = []
   for (let round = 0; round < Number(values.rounds); round++) {
-    // A search thread may still be inside its last RE2 call: wait until an ordinary search is served.
-    while ((await searching(url, reader.token, 'groceries')()) !== 200) await sleep(100)
+    await untilServed(searching(url, reader.token, 'groceries'))
     idle.push(...(await loop(1, SECONDS, healthz(url))).map(([t]) => t))
     const attack = loop(Number(values.attackers), SECONDS, searching(url, attacker.token, ATTACK))
     attacked.push(...(await loop(1, SECONDS, healthz(url))).map(([t]) => t))
@@ -140,6 +144,7 @@ async function ordinary(url: string, dataDir: string): Promise<void> {
     await store.importNotes([...benchLikeNotes(user.id, count)])
     await store.close()
     for (const query of ['grocery', 'meet(ing)? at [0-9]{1,2}(am|pm)']) {
+      await untilServed(searching(url, user.token, query))
       await loop(1, 1, searching(url, user.token, query))
       const runs = await loop(1, SECONDS, searching(url, user.token, query))
       if (runs.some(([, s]) => s !== 200)) throw new Error(`${query}: statuses ${[...new Set(runs.map(([, s]) => s))].join(', ')}`)
