@@ -46,13 +46,6 @@ const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith(
 /** Idle threads end after this long; the next search starts one again (tens of milliseconds). */
 const IDLE_THREAD_MS = 60_000
 
-/**
- * Search threads run at a lower priority (nice +10, Linux and macOS through piscina's optional
- * @napi-rs/nice), so that under a full CPU the main thread, which answers every other request,
- * is scheduled first.
- */
-const NICE_INCREMENT = 10
-
 export class SearchPool {
   private readonly threads: Piscina<MatchTask, MatchResult>
   /** Searches under way, counted until the last task of each has settled. */
@@ -66,7 +59,9 @@ export class SearchPool {
       minThreads: 0,
       maxThreads: limits.threads,
       idleTimeout: IDLE_THREAD_MS,
-      niceIncrement: NICE_INCREMENT,
+      // The threads keep the main thread's priority: at nice +10, a mixed load at 64 connections
+      // (test/security/load.test.ts) kept the busy main thread ahead of them until searches
+      // waited out the budget (503). Their number is what leaves the main threads CPU.
     })
     this.retryAfter = String(Math.max(1, Math.ceil(limits.timeoutMs / 1000)))
   }
