@@ -2,14 +2,14 @@
 // For users with 1 000 and 10 000 of the bench's seeded notes, in one fresh database
 // (BenchDatabases, dropped at the end), each of the bench's two queries is timed with
 //   longest: the runs handed to the driver cut to the longest one (what PostgreSQL tested before);
-//   all:     the matcher as compileSearchPattern makes it (every run, in order: one LIKE).
-// The matcher's own test, run in this process on what PostgreSQL sends, is the same in both.
+//   all:     the matcher as the search pool makes it (every run, in order: one LIKE).
+// The matcher itself (RE2 on a search thread, over what PostgreSQL sends) is the same in both.
 // Both give the same answer (checked); the rows that pass the prefilter are what cross the
 // network and are turned into records. Alternating rounds, one call at a time (the growth table's
 // setting); the table gives the median wall time per search and the ratio all / longest.
 // Run: PGURL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/postgres-search.ts
 // Figures depend on the machine and its load: compare the two columns within one run only.
-import { compileSearchPattern } from '../src/services/search.js'
+import { SearchPool } from '../src/services/search-pool.js'
 import type { Store, TextMatcher } from '../src/store/types.js'
 import { withBenchStore } from './postgres-seed.js'
 import { LITERAL_QUERY, REGEX_QUERY, makeNotes, makeUser } from './seed.js'
@@ -22,7 +22,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function longestRunOnly(matcher: TextMatcher): TextMatcher {
   const longest = matcher.runs?.reduce((a, b) => (b.length > a.length ? b : a))
-  return longest === undefined ? matcher : { test: (text) => matcher.test(text), runs: [longest] }
+  return longest === undefined ? matcher : { matchPage: (notes) => matcher.matchPage(notes), runs: [longest] }
 }
 
 async function msPerCall(search: () => Promise<Buffer>): Promise<number> {
@@ -32,7 +32,8 @@ async function msPerCall(search: () => Promise<Buffer>): Promise<number> {
 }
 
 async function compareFor(store: Store, size: number, query: string, userId: string): Promise<string> {
-  const all = compileSearchPattern(query)
+  const pool = new SearchPool({ threads: 1, queue: 1, timeoutMs: 60_000 })
+  const all = pool.start(query)
   const longest = longestRunOnly(all)
   const searchAll = () => store.searchNotesJson(userId, all)
   const searchLongest = () => store.searchNotesJson(userId, longest)
@@ -43,6 +44,8 @@ async function compareFor(store: Store, size: number, query: string, userId: str
     times.longest.push(await msPerCall(searchLongest))
     times.all.push(await msPerCall(searchAll))
   }
+  all.end()
+  await pool.close()
   const found = (JSON.parse(answer.toString('utf8')) as unknown[]).length
   const [a, l] = [median(times.all), median(times.longest)]
   return `| ${size} | \`${query}\` | ${JSON.stringify(all.runs)} | ${found} | ${l.toFixed(1)} | ${a.toFixed(1)} | ${(a / l).toFixed(2)} |`

@@ -24,6 +24,7 @@ import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
+import { SearchPool } from './services/search-pool.js'
 import { createTokenService } from './services/tokens.js'
 import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
 import { WELL_FORMED, isWellFormedText } from './unicode.js'
@@ -192,7 +193,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)
   accountRoutes(app, accounts, authenticate)
-  noteRoutes(app, new NoteService(store, config.noteQuota), authenticate, verifyTokenWith(tokens, refuse))
+  // Search patterns run on threads of this app's own (each --workers process has its pool); no
+  // thread starts before the first search, and closing the app ends them.
+  const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
+  app.addHook('onClose', () => searches.close())
+  noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate, verifyTokenWith(tokens, refuse))
   // The web app for people and the API reference, on this same origin (issue 22).
   await registerWebApp(app, options.webRoot)
   return app

@@ -89,6 +89,21 @@ export interface Config {
   redisUrl: string | undefined
   /** Server processes sharing the port (`serve --workers N` overrides it). */
   workers: number
+  /** Worker threads that run search patterns, per process (services/search-pool.ts). */
+  searchThreads: number
+  /** Searches that may be under way beyond searchThreads, waiting for one; one more is answered 503. */
+  searchQueue: number
+  /** Longest a search may match (400 past it), and longest it may wait for a thread (503). */
+  searchTimeoutMs: number
+}
+
+/**
+ * Search threads of one process by default: half the cores available, shared by the `workers`
+ * processes, at least one. Half, so that patterns that run to their budget leave the other half
+ * of the machine to the main threads, which serve every other request.
+ */
+export function defaultSearchThreads(workers: number): number {
+  return Math.max(1, Math.floor(availableParallelism() / (2 * workers)))
 }
 
 export const defaultConfig: Config = {
@@ -124,6 +139,9 @@ export const defaultConfig: Config = {
   databaseConnectTimeoutMs: 5000,
   redisUrl: undefined,
   workers: 1,
+  searchThreads: defaultSearchThreads(1),
+  searchQueue: 64,
+  searchTimeoutMs: 2000,
 }
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
@@ -253,6 +271,7 @@ export function parseConfig(env: Env): Config {
   }
   const host = env.HOST?.trim() || d.host
   const dataDir = env.DATA_DIR?.trim() || d.dataDir
+  const processes = workers(env, 'WORKERS', d.workers)
   return {
     port: integer(env, 'PORT', d.port, 0, 65535),
     host,
@@ -288,6 +307,9 @@ export function parseConfig(env: Env): Config {
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', d.databaseStatementTimeoutMs, 100, 3_600_000),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.databaseConnectTimeoutMs, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis', 'rediss']),
-    workers: workers(env, 'WORKERS', d.workers),
+    workers: processes,
+    searchThreads: integer(env, 'SEARCH_THREADS', defaultSearchThreads(processes), 1, 256),
+    searchQueue: integer(env, 'SEARCH_QUEUE', d.searchQueue, 0, 100_000),
+    searchTimeoutMs: integer(env, 'SEARCH_TIMEOUT_MS', d.searchTimeoutMs, 10, 600_000),
   }
 }

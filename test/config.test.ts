@@ -1,5 +1,6 @@
 // parseConfig: defaults, every variable, and one clear error naming a bad variable.
 import assert from 'node:assert/strict'
+import { availableParallelism } from 'node:os'
 import { describe, it } from 'node:test'
 import { ConfigError, defaultConfig, parseConfig } from '../src/config.js'
 
@@ -60,6 +61,9 @@ describe('parseConfig', () => {
       DATABASE_CONNECT_TIMEOUT_MS: '2500',
       REDIS_URL: 'redis://cache.example:6379/2',
       WORKERS: '3',
+      SEARCH_THREADS: '5',
+      SEARCH_QUEUE: '0',
+      SEARCH_TIMEOUT_MS: '750',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -94,7 +98,20 @@ describe('parseConfig', () => {
       databaseConnectTimeoutMs: 2500,
       redisUrl: 'redis://cache.example:6379/2',
       workers: 3,
+      searchThreads: 5,
+      searchQueue: 0,
+      searchTimeoutMs: 750,
     })
+  })
+
+  it('gives search half the cores by default, shared by the WORKERS processes, at least one thread each', () => {
+    const cores = availableParallelism()
+    assert.equal(defaultConfig.searchThreads, Math.max(1, Math.floor(cores / 2)))
+    assert.equal(defaultConfig.searchQueue, 64)
+    assert.equal(defaultConfig.searchTimeoutMs, 2000)
+    assert.equal(parseConfig({ WORKERS: '2' }).searchThreads, Math.max(1, Math.floor(cores / 4)))
+    assert.equal(parseConfig({ WORKERS: 'auto' }).searchThreads, 1)
+    assert.equal(parseConfig({ WORKERS: '4', SEARCH_THREADS: '3' }).searchThreads, 3)
   })
 
   it('accepts plain byte counts and kb for BODY_LIMIT', () => {
@@ -142,6 +159,11 @@ describe('parseConfig', () => {
     [{ MAX_NOTE_MB_PER_ACCOUNT: '2000000' }, 'MAX_NOTE_MB_PER_ACCOUNT'],
     [{ REGISTRATION: 'invite-only' }, 'REGISTRATION'],
     [{ MIN_FREE_DISK_MB: '100mb' }, 'MIN_FREE_DISK_MB'],
+    [{ SEARCH_THREADS: '0' }, 'SEARCH_THREADS'],
+    [{ SEARCH_THREADS: 'auto' }, 'SEARCH_THREADS'],
+    [{ SEARCH_QUEUE: '-1' }, 'SEARCH_QUEUE'],
+    [{ SEARCH_TIMEOUT_MS: '5' }, 'SEARCH_TIMEOUT_MS'],
+    [{ SEARCH_TIMEOUT_MS: '2s' }, 'SEARCH_TIMEOUT_MS'],
   ]
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import RE2 from 're2'
-import { compileSearchPattern } from '../src/services/search.js'
 import type { Store } from '../src/store/types.js'
+import { searchNotes, testSearchPool } from './support/search.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 
@@ -39,6 +39,8 @@ const PATTERNS = [
 ]
 
 const kinds = storeKinds()
+const pool = testSearchPool()
+after(() => pool.close())
 if (kinds.length > 1) {
   describe(`search parity: ${kinds.join(' vs ')}`, () => {
     const stores: Store[] = []
@@ -57,8 +59,7 @@ if (kinds.length > 1) {
     it('selects the same notes in the same order for every pattern', async () => {
       let nonTrivial = 0
       for (const pattern of PATTERNS) {
-        const matcher = compileSearchPattern(pattern)
-        const [first, ...rest] = await Promise.all(stores.map(async (s) => (await s.searchNotes(owner._id, matcher)).map((n) => n.title)))
+        const [first, ...rest] = await Promise.all(stores.map(async (s) => (await searchNotes(pool, s, owner._id, pattern)).map((n) => n.title)))
         for (const other of rest) assert.deepEqual(other, first, `pattern ${JSON.stringify(pattern)}`)
         if (first!.length > 0 && first!.length < TEXTS.length) nonTrivial++
       }
@@ -85,7 +86,7 @@ for (const kind of kinds) {
       for (const pattern of PATTERNS) {
         const re = new RE2(pattern, 'iu')
         const expected = notes.filter((n) => re.test(n.title) || re.test(n.content)).map((n) => n.title).reverse()
-        const found = (await store.searchNotes(owner._id, compileSearchPattern(pattern))).map((n) => n.title)
+        const found = (await searchNotes(pool, store, owner._id, pattern)).map((n) => n.title)
         assert.deepEqual(found, expected, `pattern ${JSON.stringify(pattern)}`)
       }
     })

@@ -7,6 +7,7 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import { LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
+import { SEARCH_BUSY } from '../services/search-pool.js'
 
 // `pattern`, like `enum`, only documents (and lets the harness check) the words; the quota
 // answers carry the configured limit, so they are described by a pattern.
@@ -72,15 +73,27 @@ export const TooManyRequests = Type.Object(
   },
 )
 
+const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reached'
+
 const internalError = (text: string) =>
   errorBody('An unexpected failure inside the service.', [text])
 export const InternalError = internalError('Internal Server Error')
 /** edit, delete and pin answer 500 with a trailing space (spec §4). */
 export const InternalErrorTrailingSpace = internalError('Internal Server Error ')
 
-export const ServiceUnavailable = errorBody('The database cannot be reached.', [
-  'Service Unavailable: the database cannot be reached',
-])
+export const ServiceUnavailable = errorBody('The database cannot be reached.', [DATABASE_UNREACHABLE])
+
+/** Search's 400 and 503 have causes of their own (services/search-pool.ts). */
+const SearchBadRequest = errorBody(
+  'The query is missing, over 500 characters, not a regular expression RE2 accepts (back-references and ' +
+    'look-around included), or it took longer than SEARCH_TIMEOUT_MS to match: "Search took longer than N ms: ' +
+    'use a simpler pattern".',
+)
+const SearchUnavailable = errorBody(
+  'The database cannot be reached, or every search thread is busy and the queue is full (or the search waited ' +
+    'SEARCH_TIMEOUT_MS for a thread): the latter is sent with Retry-After, in seconds.',
+  [DATABASE_UNREACHABLE, SEARCH_BUSY],
+)
 
 type Responses = Record<number, TSchema | typeof Unauthorized>
 
@@ -98,5 +111,5 @@ export const errorResponses = {
   deleteNote: noteById,
   pinNote: { ...noteById, 507: InsufficientStorage },
   getAllNotes: { 401: Unauthorized, ...common },
-  searchNotes: { 400: BadRequest, 401: Unauthorized, ...common },
+  searchNotes: { 400: SearchBadRequest, 401: Unauthorized, ...common, 503: SearchUnavailable },
 } satisfies Record<string, Responses>

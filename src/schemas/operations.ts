@@ -56,6 +56,7 @@ export const operations = {
     summary: "Search the user's notes",
     description:
       'query is a case-insensitive regular expression (RE2 syntax: no back-references or look-around) ' +
-      'matched against title and content.',
+      'matched against title and content. A search that matches for longer than SEARCH_TIMEOUT_MS (2 s by ' +
+      'default) is refused with 400; when every search thread is busy and the queue is full, 503 with Retry-After.',
   },
 }

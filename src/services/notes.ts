@@ -4,7 +4,7 @@ import type { NoteQuotaConfig } from '../config.js'
 import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
-import { compileSearchPattern } from './search.js'
+import type { SearchPool } from './search-pool.js'
 
 export interface NewNote {
   title: string
@@ -30,6 +30,7 @@ export class NoteService {
    */
   constructor(
     private readonly store: Store,
+    private readonly searches: SearchPool,
     private readonly quotaConfig: NoteQuotaConfig = { notes: 0, megabytes: 0 },
   ) {
     this.quota = noteQuotaOf(quotaConfig)
@@ -90,9 +91,20 @@ export class NoteService {
     return this.store.listNotesJsonOfAccount(userId)
   }
 
-  /** The matching notes as JSON bytes; an unusable pattern is a 400 before the store is asked. */
-  searchJson(userId: string, query: string): Promise<Buffer> {
-    return this.store.searchNotesJson(userId, compileSearchPattern(query))
+  /**
+   * The matching notes as JSON bytes. RE2 runs on the search threads (search-pool.ts): a pattern
+   * RE2 refuses, or one that runs past the budget, is a 400; no thread free in time, a 503.
+   */
+  async searchJson(userId: string, query: string): Promise<Buffer> {
+    const search = this.searches.start(query)
+    try {
+      const json = await this.store.searchNotesJson(userId, search)
+      // A user without candidates sent no page: the pattern is still checked (decisions.md, 400).
+      await search.validate()
+      return json
+    } finally {
+      search.end()
+    }
   }
 
   /** An empty patch saves the note unchanged: the current note is returned, updatedOn kept. */

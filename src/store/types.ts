@@ -52,13 +52,29 @@ export interface NoteUsage {
   bytes: number
 }
 
-/** A compiled search pattern; drivers call it on title and content (see services/search.ts). */
+/** What search tests of a note: its title and its content, each on its own. */
+export interface SearchText {
+  title: string
+  content: string
+}
+
+/**
+ * A search pattern, as the store sees it (services/search-pool.ts): the store reads the user's
+ * notes in list order, a page at a time (search-pages.ts bounds a page), and asks which of each
+ * page's notes match.
+ */
 export interface TextMatcher {
-  test(text: string): boolean
+  /**
+   * The indexes, ascending, of the notes whose title or content matches. Rejects with the error
+   * that answers the request (the budget spent, the pattern refused, no thread free); the store
+   * lets it through and reads no further.
+   */
+  matchPage(notes: readonly SearchText[]): Promise<number[]>
   /**
    * Runs of lower-case ASCII characters that every matching text contains, one after the other
    * in this order, ignoring case as RE2 does (services/search-prefilter.ts), when the pattern has
-   * such runs. A driver may skip texts without them before calling `test`, which checks again.
+   * such runs. A store may leave out of its pages the notes whose title and content each lack
+   * them.
    */
   readonly runs?: readonly string[]
 }

@@ -2,17 +2,21 @@
 // held (see no-hang.test.ts). Paging must not change the answers: lists and searches longer
 // than a page come back complete, without duplicates, in list order.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
-import { compileSearchPattern } from '../../src/services/search.js'
+import { SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
-import { LIST_PAGE_ROWS, SEARCH_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
+import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
 import type { NoteRecord } from '../../src/store/types.js'
+import { searchNotes, searchWith, testSearchPool } from '../support/search.js'
 
 const listOrder = (a: NoteRecord, b: NoteRecord) =>
   Number(b.isPinned) - Number(a.isPinned) || b.createdOn.localeCompare(a.createdOn) || b._id.localeCompare(a._id)
 
 describe('paged reads (sqlite)', () => {
+  const pool = testSearchPool()
+  after(() => pool.close())
+
   it('lists and searches more notes than a page holds, complete and in list order', async () => {
     const store = openSqliteStore({ dataDir: ':memory:' })
     const userId = newId()
@@ -32,8 +36,8 @@ describe('paged reads (sqlite)', () => {
     await store.insertNote({ ...made[0]!, _id: newId(), userId: other })
     const expected = [...made].sort(listOrder)
     assert.deepEqual((await store.listNotes(userId)).map((n) => n._id), expected.map((n) => n._id))
-    const odd = await store.searchNotes(userId, compileSearchPattern('^odd$'))
-    assert.ok(odd.length > SEARCH_PAGE_ROWS * 2)
+    const odd = await searchNotes(pool, store, userId, '^odd$')
+    assert.ok(odd.length > SEARCH_PAGE_NOTES)
     assert.deepEqual(odd.map((n) => n._id), expected.filter((n) => n.content === 'odd').map((n) => n._id))
     await store.close()
   })
@@ -51,7 +55,7 @@ describe('paged reads (sqlite)', () => {
     const pinned = notes[0] as NoteRecord
     for (const read of [
       () => store.listNotesJson(userId),
-      () => store.searchNotesJson(userId, compileSearchPattern('odd')),
+      () => searchWith(pool, 'odd', (matcher) => store.searchNotesJson(userId, matcher)),
     ]) {
       await store.updateNote(userId, pinned._id, { isPinned: true }, pinned.updatedOn)
       // Read first as pinned (page 1); the unpin commits after page 2, and moves the note, the

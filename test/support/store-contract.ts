@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
-import type { NoteRecord, Store, UserRecord } from '../../src/store/types.js'
+import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
+import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
   const id = newId()
@@ -18,10 +19,11 @@ export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): N
   return { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, userId, createdOn: at, updatedOn: at, ...overrides }
 }
 
-/** A matcher like the service's: drivers may hand it strings or UTF-8 Buffers. */
-const contains = (needle: string) => ({
-  test: (text: string | Buffer) => (typeof text === 'string' ? text : text.toString('utf8')).toLowerCase().includes(needle),
+/** A matcher answered in this process (the service's runs RE2 on its threads): the notes whose title or content passes `test`. */
+const matching = (test: (text: string) => boolean): TextMatcher => ({
+  matchPage: async (notes) => notes.flatMap((note, i) => (test(note.title) || test(note.content) ? [i] : [])),
 })
+const contains = (needle: string) => matching((text) => text.toLowerCase().includes(needle))
 
 /** Runs the contract against a store made by `open`; `open` must give an empty store each call. */
 export function storeContract(name: string, open: () => Promise<Store>): void {
@@ -111,7 +113,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       const edited = await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn)
       assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'] })
-      const found = await store.searchNotes(owner._id, { test: (t) => t.includes('\u0000b\uffff0') })
+      const found = await store.searchNotes(owner._id, matching((t) => t.includes('\u0000b\uffff0')))
       assert.deepEqual(found.map((n) => n._id), [note._id])
     })
 
@@ -179,6 +181,41 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const found = await store.searchNotes(owner._id, contains('budget'))
       assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
       assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
+    })
+
+    it('searches more notes than a page holds, complete and in list order, with or without runs', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const at = (i: number) => new Date(tick + 2_000_000 + i * 1000).toISOString()
+      const notes = Array.from({ length: 2 * SEARCH_PAGE_NOTES + 3 }, (_, i) =>
+        makeNote(owner._id, { title: `n${i}`, content: i % 3 === 0 ? 'third' : 'other', isPinned: i % 50 === 0, createdOn: at(i) }))
+      await store.importNotes(notes)
+      const listed = (await store.listNotes(owner._id)).map((n) => n._id)
+      const thirds = new Set(notes.filter((n) => n.content === 'third').map((n) => n._id))
+      const expected = listed.filter((id) => thirds.has(id))
+      for (const runs of [undefined, ['third']]) {
+        const found = await store.searchNotes(owner._id, { ...contains('third'), ...(runs ? { runs } : {}) })
+        assert.deepEqual(found.map((n) => n._id), expected)
+      }
+    })
+
+    it('searches notes as large as the limits allow in pages bounded in characters, complete and in list order', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      const count = Math.ceil(SEARCH_PAGE_CHARS / 100_000) + 2
+      const notes = Array.from({ length: count }, (_, i) => makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }))
+      for (const n of notes) await store.insertNote(n)
+      const pages: number[][] = []
+      const found = await store.searchNotes(owner._id, {
+        matchPage: async (page) => {
+          pages.push(page.map((n) => n.title.length + n.content.length))
+          return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
+        },
+      })
+      assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
+      assert.ok(pages.length > 1, `${pages.length} page(s)`)
+      // A page ends with the note that reaches the bound (the stored JSON counts too).
+      for (const page of pages) assert.ok(page.slice(0, -1).reduce((a, b) => a + b, 0) < SEARCH_PAGE_CHARS, JSON.stringify(page))
     })
 
     it('imports users with their own ids, hashes and dates, idempotently, refusing duplicate email keys', async () => {

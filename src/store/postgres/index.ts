@@ -2,7 +2,6 @@
 // node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
-import { type KeptSearch, keptSearchBytes, largestKept } from '../kept-search.js'
 import { limits, resizes } from '../note-quota.js'
 import { type Store, StoreUnavailableError } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
@@ -24,7 +23,7 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
-  /** Bytes of listings kept in memory, and as many of notes kept for search (versioned-cache.ts); 0 turns both off. */
+  /** Bytes of listings kept in memory (versioned-cache.ts); 0 turns the cache off. */
   listingCacheBytes?: number
   /** Accounts kept in memory by id (account-cache.ts); 0 turns the cache and its listener off. */
   accountCacheSize?: number
@@ -177,8 +176,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     query,
     versionPool && {
       cache: new VersionedCache<Buffer>(listingCacheBytes, (json) => json.length),
-      searches: new VersionedCache<KeptSearch>(listingCacheBytes, keptSearchBytes),
-      searchBytes: largestKept(listingCacheBytes),
       versions: new NoteVersionReader(queryOver(versionPool)),
     },
   )

@@ -1,7 +1,6 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
-import type { QueryResult, QueryResultRow } from 'pg'
-import { type KeptSearch, NOTE_OVERHEAD_BYTES, SEARCHED_ONCE, type SearchableNote, TOO_LARGE, keptSearchBytes, searchKept } from '../kept-search.js'
+import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
 import { NOTE_VERSION, type NoteVersionReader } from './note-versions.js'
@@ -12,37 +11,40 @@ const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
 const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 
-/** The prefilter of searchNotes: the note may hold the runs of the LIKE pattern $2 (see there). */
-const HAS_RUNS = `(lower(title COLLATE "C") LIKE $2 OR lower(content COLLATE "C") LIKE $2
+/** The search prefilter: the note may hold the runs of the LIKE pattern `param` (see searchNotesJson). */
+const hasRuns = (param: string) => `(lower(title COLLATE "C") LIKE ${param} OR lower(content COLLATE "C") LIKE ${param}
   OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
   OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
 
+/** A note's size as a search page counts it: title, content and stored JSON, in bytes. */
+const NOTE_SIZE = 'octet_length(title) + octet_length(content) + octet_length(json)'
+
+/** Where a search page starts: after this note, in list order. */
+interface PageKey {
+  pinned: boolean
+  createdOn: string
+  id: string
+}
+
 interface SearchRow {
+  is_pinned: boolean
+  created_on: string
+  id: string
   title: string
   content: string
   json: string
+  /** How many notes the page's query found before the size bound was applied (a string: bigint). */
+  found: string
 }
 
-/** Where listings and notes for search are kept between requests, and how their versions are checked. */
+/** Where listings are kept between requests, and how their versions are checked. */
 export interface KeptListings {
   cache: VersionedCache<Buffer>
-  searches: VersionedCache<KeptSearch>
-  /** The largest entry `searches` keeps (kept-search.ts largestKept). */
-  searchBytes: number
   versions: NoteVersionReader
 }
 
-/** A row of the searchable-notes read: every row has the version and the size; the note's columns are NULL on the one row of a user not read. */
-interface SearchableRow {
-  version: string | null
-  bytes: string | null
-  title: string | null
-  content: string | null
-  json: string | null
-}
-
 export class PostgresNotes {
-  /** `kept`: the listing and search caches and their version reader (none: every listing and search is read). */
+  /** `kept`: the listing cache and its version reader (none: every listing is read). */
   constructor(
     private readonly query: Query,
     private readonly kept?: KeptListings,
@@ -104,11 +106,15 @@ export class PostgresNotes {
     return rows.map(noteFromRow)
   }
 
+  async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
+    return JSON.parse((await this.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[]
+  }
+
   /**
    * The pattern is never handed to PostgreSQL: its regex dialect (`~*`) differs from RE2's, so
-   * the user's notes come back in list order and the same RE2 matcher as the SQLite store
-   * filters them here. Results and order are therefore identical on both stores; the cost is
-   * bounded by the size of one user's notes (the index serves the scan), as for a listing.
+   * the user's notes are read in list order, a page at a time, and the same RE2 matcher as on
+   * SQLite tests them (search-pages.ts). Results and order are therefore identical on both
+   * stores. Every search reads the database: no search is answered from a cache.
    *
    * When the pattern has required runs of characters (TextMatcher.runs), PostgreSQL first drops
    * the notes whose title and content each lack them, so those never cross the network: one LIKE
@@ -117,18 +123,43 @@ export class PostgresNotes {
    * and ſ (U+017F LONG S), which also fold onto k and s: notes holding either are always kept.
    * The stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
    */
-  async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    const { rows } = await this.candidates<NoteRow>('notes.search', NOTE_COLUMNS, userId, matcher)
-    return rows.map(noteFromRow).filter((n) => matcher.test(n.title) || matcher.test(n.content))
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+    return searchInPages<PageKey>((after) => this.searchPage(userId, matcher.runs, after), matcher)
   }
 
-  /** The columns of the user's notes that may match, in list order: searchNotes says which. */
-  private candidates<Row extends QueryResultRow>(name: string, columns: string, userId: string, matcher: TextMatcher): Promise<QueryResult<Row>> {
-    if (matcher.runs === undefined) return this.query<Row>(`${name}.all`, `SELECT ${columns} FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
-    return this.query<Row>(`${name}.runs`, `SELECT ${columns} FROM notes WHERE user_id = $1 AND ${HAS_RUNS} ${LIST_ORDER}`, [
-      userId,
-      likeInOrder(matcher.runs),
-    ])
+  /**
+   * One page of candidates: at most SEARCH_PAGE_NOTES after `after`, cut after the note that
+   * reaches SEARCH_PAGE_CHARS bytes of title, content and stored JSON (summed in the statement,
+   * so the notes past the bound are never sent: octet_length reads a stored value's size without
+   * decompressing it).
+   */
+  private async searchPage(userId: string, runs: readonly string[] | undefined, after: PageKey | undefined): Promise<SearchPage<PageKey>> {
+    const values: unknown[] = [userId]
+    let where = 'user_id = $1'
+    if (after) {
+      values.push(after.pinned, after.createdOn, after.id)
+      where += ' AND (is_pinned, created_on, id) < ($2, $3, $4)'
+    }
+    if (runs) {
+      values.push(likeInOrder(runs))
+      where += ` AND ${hasRuns(`$${values.length}`)}`
+    }
+    const { rows } = await this.query<SearchRow>(
+      `notes.searchPage${after ? '.after' : ''}${runs ? '.runs' : ''}`,
+      `SELECT is_pinned, created_on, id, title, content, json, found FROM (
+         SELECT *, sum(size) OVER (${LIST_ORDER}) - size AS before, count(*) OVER () AS found
+         FROM (SELECT is_pinned, created_on, id, title, content, json, ${NOTE_SIZE} AS size
+               FROM notes WHERE ${where} ${LIST_ORDER} LIMIT ${SEARCH_PAGE_NOTES + 1}) AS page
+       ) AS sized WHERE before < ${SEARCH_PAGE_CHARS} ${LIST_ORDER}`,
+      values,
+    )
+    // One note more than a page is asked for: when it comes, another page follows (no query
+    // is needed to find that a page of exactly SEARCH_PAGE_NOTES was the last).
+    const page = rows.slice(0, SEARCH_PAGE_NOTES)
+    const more = rows.length > page.length || rows.length < Number(rows[0]?.found ?? 0)
+    const candidates = page.map((r): Candidate => ({ id: r.id, title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }))
+    const last = page[page.length - 1]
+    return more && last ? { candidates, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } } : { candidates }
   }
 
   /**
@@ -175,68 +206,6 @@ export class PostgresNotes {
     const version = rows[0]?.version
     if (version) kept?.cache.set(userId, version, json)
     return json
-  }
-
-  /**
-   * With the caches on, the user's notes kept for search (kept-search.ts) when the database says
-   * they are unchanged; the first search since they changed runs the search's own query and
-   * leaves a mark, the second reads them to keep. A user whose notes are too large to keep, and
-   * every user with the caches off, is searched by the query.
-   */
-  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    const kept = this.kept
-    if (!kept) return this.searchByQuery(userId, matcher)
-    const cached = kept.searches.get(userId)
-    const version = await kept.versions.read(userId)
-    let notes: KeptSearch | undefined
-    if (version !== null && cached?.version === version) {
-      // The second search over unchanged notes reads them to keep (kept-search.ts).
-      notes = cached.kept === SEARCHED_ONCE ? await this.readSearchable(userId, kept) : cached.kept
-    } else if (version !== null) {
-      // The first since they changed is answered by the query. The mark's version was read
-      // before the query, so a write in between only makes the next search query again.
-      kept.searches.set(userId, version, SEARCHED_ONCE)
-    }
-    return typeof notes === 'object' ? searchKept(notes, matcher) : this.searchByQuery(userId, matcher)
-  }
-
-  /**
-   * The user's notes as search keeps them (kept-search.ts), with their version, in one statement
-   * (one snapshot), and kept. The size is summed first, in the same statement, so a user whose
-   * notes are too large to keep sends one row, not all of them: TOO_LARGE, and the search's own
-   * query runs. The LEFT JOIN gives that row (and the one of a user without notes) its version.
-   */
-  private async readSearchable(userId: string, kept: KeptListings): Promise<KeptSearch> {
-    const { rows } = await this.query<SearchableRow>(
-      'notes.searchable',
-      `WITH size AS (SELECT sum(char_length(title) + char_length(content) + char_length(json) + ${NOTE_OVERHEAD_BYTES}) AS bytes FROM notes WHERE user_id = $1)
-       SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version, size.bytes, n.title, n.content, n.json
-       FROM size LEFT JOIN notes n ON n.user_id = $1 AND size.bytes <= $2
-       ORDER BY n.is_pinned DESC, n.created_on DESC, n.id DESC`,
-      [userId, kept.searchBytes],
-    )
-    const first = rows[0]
-    let notes: KeptSearch = TOO_LARGE
-    if (first?.json === null && first.bytes === null) notes = [] // no notes
-    else if (first?.json !== null) {
-      notes = rows.map((r): SearchableNote => ({ title: decodeText(r.title ?? ''), content: decodeText(r.content ?? ''), json: decodeJsonText(r.json ?? '') }))
-      if (keptSearchBytes(notes) > kept.searchBytes) notes = TOO_LARGE
-    }
-    if (first?.version) kept.searches.set(userId, first.version, notes)
-    return notes
-  }
-
-  /**
-   * The search's own query: the candidates' title, content and stored JSON (migration 2); RE2
-   * tests the first two here, and the matches' JSON is joined as it is, so no record is made or
-   * stringified. (Building each candidate's JSON per query, in SQL, was tried when there was no
-   * stored JSON: the service's CPU fell, but the answer came later, because PostgreSQL built JSON
-   * for every candidate while RE2 kept one in nine.)
-   */
-  private async searchByQuery(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    const { rows } = await this.candidates<SearchRow>('notes.searchJson', 'title, content, json', userId, matcher)
-    const found = rows.filter((r) => matcher.test(decodeText(r.title)) || matcher.test(decodeText(r.content)))
-    return Buffer.from(`[${found.map((r) => decodeJsonText(r.json)).join(',')}]`)
   }
 }
 

@@ -1,12 +1,12 @@
 // What the PostgreSQL store keeps in memory per user, each with the version of the user's notes
 // it was read at (migration 4, `note-versions`), read in the same statement, so in one snapshot:
-// users' listings (the JSON bytes GET /get-all-notes sends) and their notes kept for search
-// (kept-search.ts). An entry is used only after the database, asked after the request arrived,
-// has answered the same version (note-versions.ts): a change made through another instance, an
-// import or an operator's SQL is seen at once, with no notice to wait for.
+// users' listings (the JSON bytes GET /get-all-notes sends). An entry is used only after the
+// database, asked after the request arrived, has answered the same version (note-versions.ts): a
+// change made through another instance, an import or an operator's SQL is seen at once, with no
+// notice to wait for.
 // https://www.postgresql.org/docs/current/transaction-iso.html#XACT-READ-COMMITTED
 import { LRUCache } from 'lru-cache'
-import { largestKept } from '../kept-search.js'
+import { largestEntry } from '../cache-limits.js'
 
 export interface Versioned<Kept> {
   version: string
@@ -21,7 +21,7 @@ export class VersionedCache<Kept> {
     this.entries = new LRUCache<string, Versioned<Kept>>({
       maxSize: maxBytes,
       // One very long list must not push out everybody else's.
-      maxEntrySize: largestKept(maxBytes),
+      maxEntrySize: largestEntry(maxBytes),
       sizeCalculation: (entry) => Math.max(1, sizeOf(entry.kept) + entry.version.length),
     })
   }

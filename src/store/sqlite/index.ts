@@ -4,10 +4,9 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { type KeptSearch, SEARCHED_ONCE, keptSearchBytes, largestKept, searchKept } from '../kept-search.js'
 import { sharedCheck } from '../shared-check.js'
 import { limits, resizes } from '../note-quota.js'
-import type { NoteRecord, Store, TextMatcher, UserRecord } from '../types.js'
+import type { NoteRecord, Store, UserRecord } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
 import { clearingOnOutsideCommits } from './data-version.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
@@ -119,16 +118,12 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const roomFor = <T>(write: () => Promise<T>): Promise<T> => (disk ? disk.check().then(write) : write())
   const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
   const cache = cacheBytes > 0 ? new ListingCache<Buffer>(cacheBytes, (json) => json.length) : undefined
-  // Users' notes kept for search (kept-search.ts), bounded by the same setting, dropped and
-  // cleared with the listings.
-  const searches = cacheBytes > 0 ? new ListingCache<KeptSearch>(cacheBytes, keptSearchBytes) : undefined
   const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
   const accounts = accountCacheSize > 0 ? new AccountCache(accountCacheSize) : undefined
   // Before any cached answer: a data_version check for every cache, made after the request
   // arrived and shared by the lookups of one turn of the event loop (data-version.ts).
   const fresh = sharedCheck(clearingOnOutsideCommits(db, () => {
     cache?.clear()
-    searches?.clear()
     accounts?.clear()
   }))
   const findUser = (id: string): Promise<UserRecord | undefined> => {
@@ -141,21 +136,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
     if (!checked) await fresh()
     return cache.get(userId, () => notes.listNotesJson(userId))
   }
-  // The first search since the user's notes changed runs the query and leaves a mark; the
-  // second reads the notes to keep (kept-search.ts).
-  const search = async (userId: string, matcher: TextMatcher): Promise<Buffer> => {
-    if (!searches) return notes.searchNotesJson(userId, matcher)
-    await fresh()
-    let kept = searches.peek(userId)
-    if (kept === undefined) searches.mark(userId, SEARCHED_ONCE)
-    else if (kept === SEARCHED_ONCE) kept = await searches.read(userId, () => notes.searchableNotes(userId, largestKept(cacheBytes)))
-    return typeof kept === 'object' ? searchKept(kept, matcher) : notes.searchNotesJson(userId, matcher)
-  }
-  // A write drops its user's cached listing and searchable notes inside its own transaction, so
-  // nothing read after the write is acknowledged can come from a cache (listing-cache.ts).
+  // A write drops its user's cached listing inside its own transaction, so nothing read after the
+  // write is acknowledged can come from a cache (listing-cache.ts).
   const changing = <T>(userId: string, run: () => T) => writer.write(() => {
     cache?.drop(userId)
-    searches?.drop(userId)
     return run()
   })
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
@@ -179,14 +163,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
     listNotesJson: (userId) => listJson(userId),
     // With the account cache on, findUser has just checked data_version: one check, not two.
     listNotesJsonOfAccount: async (userId) => ((await findUser(userId)) ? listJson(userId, accounts !== undefined) : undefined),
-    searchNotesJson: (userId, matcher) => search(userId, matcher),
+    searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
-    searchNotes: async (userId, matcher) => JSON.parse((await search(userId, matcher)).toString('utf8')) as NoteRecord[],
+    searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
     importNotes: async (batch) => {
       cache?.clear()
-      searches?.clear()
       return transfer.importNotes(batch)
     },
     noteUsage: async (userId) => quota.usage(userId),

@@ -1,8 +1,7 @@
 // A cache of users' listings (the JSON bytes GET /get-all-notes sends) for the embedded store.
 // Most requests of a notes client read the whole list again while nothing changed, and reading
 // and encoding 20 notes costs the service more than everything else in the request together
-// (bench/results/report.md). The answer is kept per user, in memory, bounded in size. The same
-// class keeps users' notes for search (kept-search.ts), with the same rules.
+// (bench/results/report.md). The answer is kept per user, in memory, bounded in size.
 //
 // Never stale: every change to a user's notes made through this connection drops that user's
 // entry inside the write's transaction, before anything is acknowledged; a change made by any
@@ -12,7 +11,7 @@
 // signal between instances; its driver asks for a version of the user's notes on every request
 // instead (postgres/versioned-cache.ts).
 import { LRUCache } from 'lru-cache'
-import { largestKept } from '../kept-search.js'
+import { largestEntry } from '../cache-limits.js'
 
 export class ListingCache<Kept extends NonNullable<unknown>> {
   private readonly entries: LRUCache<string, Kept>
@@ -24,7 +23,7 @@ export class ListingCache<Kept extends NonNullable<unknown>> {
     this.entries = new LRUCache<string, Kept>({
       maxSize: maxBytes,
       // One very long list must not push out everybody else's.
-      maxEntrySize: largestKept(maxBytes),
+      maxEntrySize: largestEntry(maxBytes),
       sizeCalculation: (kept) => Math.max(1, sizeOf(kept)),
     })
   }
@@ -37,11 +36,6 @@ export class ListingCache<Kept extends NonNullable<unknown>> {
     return this.entries.get(userId) ?? this.read(userId, read)
   }
 
-  /** The user's entry, if any (the caller has checked for other connections' commits). */
-  peek(userId: string): Kept | undefined {
-    return this.entries.get(userId)
-  }
-
   /** `read()`'s answer, stored (in place of any entry) when no write overlapped it. */
   async read(userId: string, read: () => Promise<Kept>): Promise<Kept> {
     const generation = this.generation
@@ -49,11 +43,6 @@ export class ListingCache<Kept extends NonNullable<unknown>> {
     // A listing longer than one page yields between pages; a write may have landed meanwhile.
     if (generation === this.generation) this.entries.set(userId, kept)
     return kept
-  }
-
-  /** Stores a marker that needs no read (kept-search.ts SEARCHED_ONCE); any write drops it. */
-  mark(userId: string, kept: Kept): void {
-    this.entries.set(userId, kept)
   }
 
   /** Forgets one user's listing: called inside every transaction that changes their notes. */

@@ -1,19 +1,12 @@
 // Note queries of the SQLite driver (mirrors postgres/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
-import { type KeptSearch, type SearchableNote, TOO_LARGE, searchableBytes } from '../kept-search.js'
-import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
+import { containsFolded } from '../../services/search-prefilter.js'
+import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
+import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
 
 const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
-
-/**
- * Notes a search tests in one synchronous step. A search runs page by page in list order and
- * yields to the event loop between pages, so one user's search over many thousands of notes
- * never stalls other requests for long (issue 5: a 500-character pattern over 10 000 notes kept
- * the event loop blocked for over 500 ms when the whole scan ran in one statement).
- */
-export const SEARCH_PAGE_ROWS = 256
 
 /**
  * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
@@ -39,8 +32,29 @@ interface KeyRow {
   id: string
 }
 
-/** A row of searchableNotes: what search keeps of a note, and its key in list order. */
-interface SearchableRow extends KeyRow, SearchableNote {}
+/** A row of a search page: a candidate's id and the JSON sent if it matches. */
+interface SearchRow {
+  id: string
+  json: string
+}
+
+/**
+ * The search page being read (searchPageFrom). better-sqlite3 runs one statement at a time, so
+ * exactly one page is being read while search_candidate() is called; the function reads and
+ * updates this.
+ */
+interface PageScan {
+  runs: readonly string[] | undefined
+  notes: number
+  chars: number
+  /** The last note scanned: the next page starts after it. */
+  last?: PageKey
+  /** The candidates so far, in list order: the rows the statement returns, one for one. */
+  candidates: Array<SearchText & { id: string }>
+}
+
+/** Thrown by search_candidate() to end a page's statement once the page is full. */
+const PAGE_FULL = new Error('search page full')
 
 /** A page as SQLite hands it over: the notes as a JSON array (UTF-8 bytes), their ids as a JSON array, and how many. */
 interface JsonPageRow {
@@ -69,25 +83,27 @@ export class SqliteNotes {
   private readonly listFirstPage: Statement<[string], JsonPageRow>
   private readonly listPage: Statement<[Record<string, unknown>], JsonPageRow>
   private readonly listPageEnd: Statement<[Record<string, unknown>], KeyRow>
-  private readonly searchPageEnd: Statement<[Record<string, unknown>], KeyRow>
-  private readonly matchesInPage: Statement<[Record<string, unknown>], JsonPageRow>
-  private readonly matchesToEnd: Statement<[Record<string, unknown>], JsonPageRow>
-  private readonly searchableFirstPage: Statement<[string], SearchableRow>
-  private readonly searchablePage: Statement<[Record<string, unknown>], SearchableRow>
+  private readonly searchFirstPage: Statement<[string], SearchRow>
+  private readonly searchPage: Statement<[Record<string, unknown>], SearchRow>
+  private scan: PageScan | undefined
   /** Runs a function inside one read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
-  /**
-   * The matcher of the search running now. better-sqlite3 runs a statement synchronously, so
-   * exactly one search is in progress while note_matches() is called; the SQL function reads
-   * it from here. Filtering inside SQLite keeps non-matching rows from ever reaching JS.
-   */
-  private activeMatcher: TextMatcher | undefined
-
   constructor(private readonly db: Database) {
-    db.function('note_matches', { deterministic: false, directOnly: true }, (title, content) => {
-      const m = this.activeMatcher
-      if (!m) throw new Error('note_matches() called outside a search')
-      return m.test(title as string) || m.test(content as string) ? 1 : 0
+    // Search's prefilter, run by SQLite on each of the user's notes in list order: it keeps the
+    // title and content of a note that may match (TextMatcher.runs) and answers 1 for it, so only
+    // the candidates' JSON is read. The page ends where it is full: the call after that throws
+    // PAGE_FULL, which ends the statement (a page that ends with the last note never throws).
+    db.function('search_candidate', { deterministic: false, directOnly: true }, (pinned, createdOn, id, title, content) => {
+      const scan = this.scan
+      if (!scan) throw new Error('search_candidate() called outside a search page')
+      if (scan.notes >= SEARCH_PAGE_NOTES || scan.chars >= SEARCH_PAGE_CHARS) throw PAGE_FULL
+      const text = { id: id as string, title: title as string, content: content as string }
+      scan.notes++
+      scan.chars += text.title.length + text.content.length
+      scan.last = { pinned: pinned as number, createdOn: createdOn as string, id: id as string }
+      if (scan.runs !== undefined && !containsFolded(text.title, scan.runs) && !containsFolded(text.content, scan.runs)) return 0
+      scan.candidates.push(text)
+      return 1
     })
     this.insert = db.prepare(
       `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
@@ -120,22 +136,10 @@ export class SqliteNotes {
        ${LIST_ORDER} LIMIT 1 OFFSET ${pageRows - 1}`,
     )
     this.listPageEnd = lastKey(LIST_PAGE_ROWS)
-    this.searchPageEnd = lastKey(SEARCH_PAGE_ROWS)
-    // A search page tests the notes between its start and end keys inside SQLite and hands over
-    // only the matching ones, as JSON: a note that does not match never reaches JS
-    // (bench/search-in-sql.ts measures the difference).
-    this.matchesInPage = db.prepare(pageOf(
-      `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart}
-         AND (is_pinned, created_on, id) >= (@endPinned, @endCreatedOn, @endId)
-         AND note_matches(title, content)
-       ${LIST_ORDER} LIMIT ${SEARCH_PAGE_ROWS}`,
-    ))
-    this.matchesToEnd = db.prepare(pageOf(
-      `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND note_matches(title, content) ${LIST_ORDER} LIMIT ${SEARCH_PAGE_ROWS}`,
-    ))
-    const searchable = `SELECT is_pinned, created_on, id, title, content, json FROM notes`
-    this.searchableFirstPage = db.prepare(`${searchable} WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
-    this.searchablePage = db.prepare(`${searchable} WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`)
+    // No LIMIT: search_candidate() ends the page by the notes' number and sizes, as they come.
+    const candidate = 'search_candidate(is_pinned, created_on, id, title, content)'
+    this.searchFirstPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = ? AND ${candidate} ${LIST_ORDER}`)
+    this.searchPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND ${candidate} ${LIST_ORDER}`)
     const inTransaction = db.transaction((read: () => unknown) => read())
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
@@ -187,46 +191,9 @@ export class SqliteNotes {
     }
   }
 
-  /** The user's notes that the matcher accepts, as a JSON array in list order. */
-  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
-    const pages = new JsonPages()
-    let after = FIRST_PAGE
-    for (;;) {
-      const page = this.snapshot(() => this.searchPage(userId, matcher, after))
-      pages.add(page.rows)
-      if (!page.next) return pages.json()
-      after = page.next
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-  }
-
-  /**
-   * The user's notes as search keeps them (kept-search.ts), in list order, read page by page as
-   * listNotesJson reads them (none twice); TOO_LARGE once they take more than `maxBytes`, so a
-   * user with very many notes costs at most one page more than the search itself.
-   */
-  async searchableNotes(userId: string, maxBytes: number): Promise<KeptSearch> {
-    const notes: SearchableNote[] = []
-    const seen = new Set<string>()
-    let bytes = 0
-    let after = FIRST_PAGE
-    for (;;) {
-      const rows = this.snapshot(() =>
-        after === FIRST_PAGE ? this.searchableFirstPage.all(userId) : this.searchablePage.all({ userId, ...after }),
-      )
-      for (const row of rows) {
-        if (seen.has(row.id)) continue
-        seen.add(row.id)
-        const note = { title: row.title, content: row.content, json: row.json }
-        bytes += searchableBytes(note)
-        if (bytes > maxBytes) return TOO_LARGE
-        notes.push(note)
-      }
-      const last = rows[rows.length - 1]
-      if (rows.length < LIST_PAGE_ROWS || !last) return notes
-      after = { pinned: last.is_pinned, createdOn: last.created_on, id: last.id }
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+  /** The user's notes that the matcher accepts, as a JSON array in list order (search-pages.ts). */
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+    return searchInPages<PageKey>((after) => this.searchPageFrom(userId, matcher.runs, after ?? FIRST_PAGE), matcher)
   }
 
   private listPageFrom(userId: string, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
@@ -237,19 +204,30 @@ export class SqliteNotes {
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
   }
 
-  /** Tests one page of notes: the matcher is set only while its statement runs. */
-  private searchPage(userId: string, matcher: TextMatcher, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
-    const start = { userId, ...after }
-    const end = this.searchPageEnd.get(start)
-    this.activeMatcher = matcher
+  /**
+   * One page of search candidates (search-pages.ts): the notes after `after`, up to
+   * SEARCH_PAGE_NOTES or SEARCH_PAGE_CHARS of title and content, without those lacking the
+   * pattern's runs. One statement, so one snapshot.
+   */
+  private searchPageFrom(userId: string, runs: readonly string[] | undefined, after: PageKey): SearchPage<PageKey> {
+    const scan: PageScan = { runs, notes: 0, chars: 0, candidates: [] }
+    const candidates: Candidate[] = []
+    let full = false
+    this.scan = scan
     try {
-      const rows = (end
-        ? this.matchesInPage.get({ ...start, endPinned: end.is_pinned, endCreatedOn: end.created_on, endId: end.id })
-        : this.matchesToEnd.get(start)) as JsonPageRow
-      return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
+      const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
+      for (const row of rows) {
+        const text = scan.candidates[candidates.length]
+        if (text?.id !== row.id) throw new Error('search_candidate() and the rows of its page disagree')
+        candidates.push({ id: row.id, title: text.title, content: text.content, json: row.json })
+      }
+    } catch (err) {
+      if (err !== PAGE_FULL) throw err
+      full = true
     } finally {
-      this.activeMatcher = undefined
+      this.scan = undefined
     }
+    return full && scan.last ? { candidates, next: scan.last } : { candidates }
   }
 }
 

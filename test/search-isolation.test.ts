@@ -1,0 +1,201 @@
+// Issue 20: one search request could freeze the whole server. RE2 is linear in the text, but a
+// pattern such as `(.*a){1000}` costs seconds per call over the largest note the limits allow,
+// and it ran on the event loop. Now it runs on the search threads, within SEARCH_TIMEOUT_MS
+// (services/search-pool.ts). Against a real listening server, on every store: pathological
+// patterns over the largest notes while another client keeps asking /healthz, the budget's 400,
+// the queue's 503, and a server that keeps serving afterwards. The bounds asserted here are
+// generous; bench/search-isolation.ts measures the real figures.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { SEARCH_BUSY } from '../src/services/search-pool.js'
+import { eventually } from './support/eventually.js'
+import { type Account, type Harness, addNote, register, startHarness } from './support/harness.js'
+import { measureLoopDelay } from './support/scenarios/no-hang.js'
+import { storeKinds } from './support/stores.js'
+
+const BUDGET_MS = 300
+const LARGEST_TITLE = 'a'.repeat(999) + '!'
+const LARGEST_CONTENT = 'a'.repeat(99_990) + '!'
+
+/** Patterns and what they cost RE2 over LARGEST_CONTENT: seconds per call (400), or little (200). */
+const PATHOLOGICAL: Array<[string, 'slow' | 'fast' | 'either']> = [
+  ['(.*a){1000}', 'slow'], // a large counted repetition of a group: 3-6 s per call here
+  ['(.*a){20}'.repeat(55).slice(0, 495), 'slow'], // 495 characters, at the limit
+  ['(a|aa|aaa|aaaa){1000}', 'either'], // ~0.1-0.2 s per call: near the budget
+  ['((a+)+)+b', 'fast'], // nested quantifiers: RE2 needs no backtracking
+  ['(x+x+)+y', 'fast'],
+  [`(${alternation(498)})`, 'fast'], // a long alternation, 500 characters
+]
+
+/** `w0|w1|w2|...` of exactly `length` characters (the last alternative padded with z). */
+function alternation(length: number): string {
+  let words = 'w0'
+  for (let i = 1; words.length + `|w${i}`.length + 2 <= length; i++) words += `|w${i}`
+  return `${words}|${'z'.repeat(length - words.length - 1)}`
+}
+
+interface Prober {
+  stop(): Promise<{ latencies: number[]; failures: number }>
+}
+
+/** Another client asking GET /healthz one request after another, timing each. */
+function probeHealth(base: string): Prober {
+  let running = true
+  const latencies: number[] = []
+  let failures = 0
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now()
+      try {
+        const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(30_000) })
+        await res.arrayBuffer()
+        if (res.status !== 200) failures++
+      } catch {
+        failures++
+      }
+      latencies.push(performance.now() - started)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })()
+  return {
+    async stop() {
+      running = false
+      await loop
+      return { latencies, failures }
+    },
+  }
+}
+
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? NaN
+
+interface Answer {
+  status: number
+  ms: number
+  retryAfter: string | null
+  body: { error?: boolean; message?: string; notes?: Array<{ title: string }> }
+}
+
+async function search(base: string, token: string, query: string): Promise<Answer> {
+  const started = performance.now()
+  const res = await fetch(`${base}/search-notes?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } })
+  const body = (await res.json()) as Answer['body']
+  return { status: res.status, ms: performance.now() - started, retryAfter: res.headers.get('retry-after'), body }
+}
+
+for (const storeKind of storeKinds()) {
+  describe(`search isolation (http, ${storeKind})`, () => {
+    let h: Harness
+    let base: string
+    let attacker: Account
+    let reader: Account
+    /** Once the search thread has finished its slow calls, an ordinary search is answered 200. */
+    const usable = () =>
+      eventually('an ordinary search answered 200', async () => (await search(base, reader.token, 'groceries')).status === 200, 60_000)
+
+    before(async () => {
+      h = await startHarness('http', { storeKind, config: { searchThreads: 1, searchQueue: 4, searchTimeoutMs: BUDGET_MS } })
+      base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`
+      attacker = await register(h.client, 'Attacker')
+      reader = await register(h.client, 'Reader')
+      for (let i = 0; i < 2; i++) await addNote(h.client, attacker.token, { title: LARGEST_TITLE, content: LARGEST_CONTENT })
+      await addNote(h.client, reader.token, { title: 'Groceries', content: 'milk and eggs' })
+      await addNote(h.client, reader.token, { title: 'Ideas', content: 'w7 and w42' })
+    })
+    after(async () => h.close())
+
+    it('answers pathological patterns over the largest notes within the budget, and /healthz keeps answering', async () => {
+      const prober = probeHealth(base)
+      const { result: answers, delay } = await measureLoopDelay(async () => {
+        const seen: Answer[] = []
+        for (const [query] of PATHOLOGICAL) {
+          // Each pattern on a free thread (the previous one's last RE2 call may still run).
+          await usable()
+          seen.push(await search(base, attacker.token, query))
+        }
+        return seen
+      })
+      const health = await prober.stop()
+      for (const [i, answer] of answers.entries()) {
+        const [query, cost] = PATHOLOGICAL[i] as [string, string]
+        const what = `${query}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`
+        if (cost === 'slow' || (cost === 'either' && answer.status !== 200)) {
+          assert.equal(answer.status, 400, what)
+          assert.deepEqual(answer.body, { error: true, message: `Search took longer than ${BUDGET_MS} ms: use a simpler pattern` }, what)
+        } else {
+          assert.equal(answer.status, 200, what)
+          assert.deepEqual(answer.body.notes, [], what)
+        }
+        // Matching stops at the budget, though the thread's RE2 call runs on for seconds.
+        assert.ok(answer.ms < BUDGET_MS + 1500, `${what} took ${answer.ms.toFixed(0)} ms`)
+      }
+      assert.equal(health.failures, 0)
+      assert.ok(health.latencies.length > 10, `only ${health.latencies.length} /healthz answers`)
+      assert.ok(p99(health.latencies) < 500, `/healthz p99 ${p99(health.latencies).toFixed(0)} ms`)
+      assert.ok(delay.maxMs < 500, `event-loop delay reached ${delay.maxMs.toFixed(0)} ms`)
+    })
+
+    it('refuses a 10 KB pattern, and runs patterns at the 500-character limit', async () => {
+      const huge = await search(base, attacker.token, '(.*a){1000}'.repeat(931).slice(0, 10_240))
+      assert.equal(huge.status, 400)
+      assert.deepEqual(huge.body, { error: true, message: 'query must be at most 500 characters' })
+      const words = `(${alternation(498)})`
+      assert.equal(words.length, 500)
+      const ordinary = await search(base, reader.token, words)
+      assert.equal(ordinary.status, 200)
+      assert.deepEqual(ordinary.body.notes?.map((n) => n.title), ['Ideas'])
+    })
+
+    it('answers 400 within the budget, and a search waiting for the busy thread 503, not 400', async () => {
+      await usable()
+      const slow = search(base, attacker.token, '(.*a){1000}')
+      // The ordinary search waits for the one thread; its waiting is the server's, not its pattern's.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const waiting = await search(base, reader.token, 'groceries')
+      const refused = await slow
+      assert.equal(refused.status, 400)
+      assert.match(refused.body.message ?? '', /^Search took longer than \d+ ms: use a simpler pattern$/)
+      assert.equal(waiting.status, 503, JSON.stringify(waiting.body))
+      assert.deepEqual(waiting.body, { error: true, message: SEARCH_BUSY })
+      assert.equal(waiting.retryAfter, '1')
+    })
+
+    it('stays usable after a timed-out search: other requests at once, search once the thread is free', async () => {
+      const refused = await search(base, attacker.token, '(.{1,10}){100}!')
+      assert.ok([400, 503].includes(refused.status))
+      const started = performance.now()
+      const listed = await h.client.request('GET', '/get-all-notes', { token: reader.token })
+      assert.equal(listed.status, 200)
+      assert.ok(performance.now() - started < 500)
+      await usable()
+      const found = await search(base, reader.token, 'GROCERIES|eggs')
+      assert.deepEqual(found.body.notes?.map((n) => n.title), ['Groceries'])
+    })
+  })
+}
+
+describe('search queue (http, sqlite)', () => {
+  let h: Harness
+  let base: string
+  let attacker: Account
+  before(async () => {
+    h = await startHarness('http', { config: { searchThreads: 1, searchQueue: 0, searchTimeoutMs: BUDGET_MS } })
+    base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`
+    attacker = await register(h.client, 'Attacker')
+    await addNote(h.client, attacker.token, { title: LARGEST_TITLE, content: LARGEST_CONTENT })
+  })
+  after(async () => h.close())
+
+  it('answers 503 with Retry-After at once when every thread is busy and the queue is full', async () => {
+    // The thread starts with the first search (slower than the budget under tsx on a busy machine).
+    await eventually('a first search answered 200', async () => (await search(base, attacker.token, 'b')).status === 200, 60_000)
+    const running = search(base, attacker.token, '(.*a){1000}')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const started = performance.now()
+    const full = await search(base, attacker.token, 'anything')
+    assert.equal(full.status, 503)
+    assert.deepEqual(full.body, { error: true, message: SEARCH_BUSY })
+    assert.equal(full.retryAfter, '1')
+    assert.ok(performance.now() - started < BUDGET_MS, 'refused without waiting')
+    assert.equal((await running).status, 400)
+  })
+})

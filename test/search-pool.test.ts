@@ -1,0 +1,92 @@
+// The search pool (src/services/search-pool.ts) on its own: which notes match, the 400s of a
+// refused pattern and of the budget, the 503 of a full pool, and that a search's place is given
+// back only once its thread has stopped. HTTP answers: search-isolation.test.ts.
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import { ContractError } from '../src/errors.js'
+import { MAX_QUERY_LENGTH, SEARCH_BUSY, SearchPool } from '../src/services/search-pool.js'
+import { eventually } from './support/eventually.js'
+
+const LARGEST = 'a'.repeat(99_990) + '!'
+
+/** Waits until the pool's thread has started: under tsx on a busy machine that takes longer than the budget. */
+async function warm(pool: SearchPool): Promise<void> {
+  await eventually('a search thread started', async () => {
+    let search
+    try {
+      search = pool.start('a')
+      await search.validate()
+      return true
+    } catch {
+      return false // 503: still starting (or the previous try's place not given back yet)
+    } finally {
+      search?.end()
+    }
+  }, 60_000)
+  await eventually('the place given back', async () => pool.underWay === 0)
+}
+
+describe('search pool', () => {
+  const pool = new SearchPool({ threads: 1, queue: 4, timeoutMs: 300 })
+  /** No queue: one search under way fills it. */
+  const single = new SearchPool({ threads: 1, queue: 0, timeoutMs: 300 })
+  after(() => Promise.all([pool.close(), single.close()]))
+
+  const refusal = (status: number, message: string | RegExp) => (err: unknown) =>
+    err instanceof ContractError && err.statusCode === status && (typeof message === 'string' ? err.message === message : message.test(err.message))
+
+  it('answers which notes match in title or content, case-insensitively, by code point', async () => {
+    await warm(pool)
+    const search = pool.start('straße|^é.$')
+    try {
+      const notes = [
+        { title: 'STRASSE', content: 'no' },
+        { title: 'x', content: 'Die STRAßE' },
+        { title: 'éz', content: '' },
+        { title: 'Straße', content: 'Straße' },
+      ]
+      assert.deepEqual(await search.matchPage(notes), [1, 2, 3])
+      assert.deepEqual(search.runs, undefined) // a top-level alternative: no required run
+    } finally {
+      search.end()
+    }
+    const literal = pool.start('Grocery list')
+    assert.deepEqual(literal.runs, ['grocery list'])
+    literal.end()
+  })
+
+  it('refuses a pattern RE2 does not accept with 400, even when no page was matched', async () => {
+    for (const pattern of ['(?=a)', '(a)\\1', '(']) {
+      const search = pool.start(pattern)
+      await assert.rejects(search.validate(), refusal(400, /^query is not a supported regular expression: /))
+      search.end()
+      await eventually('the place given back', async () => pool.underWay === 0)
+    }
+    assert.throws(() => pool.start('a'.repeat(MAX_QUERY_LENGTH + 1)), refusal(400, `query must be at most ${MAX_QUERY_LENGTH} characters`))
+  })
+
+  it('answers 400 at the budget, and holds the place until the thread has stopped', async () => {
+    const pool = single
+    await warm(pool)
+    const search = pool.start('(.*a){1000}')
+    const started = performance.now()
+    await assert.rejects(search.matchPage([{ title: 'x', content: LARGEST }]), refusal(400, 'Search took longer than 300 ms: use a simpler pattern'))
+    assert.ok(performance.now() - started < 1500, 'answered near the budget, not when RE2 returns')
+    search.end()
+    // The thread is still inside RE2: the queue is 0, so another search is refused meanwhile.
+    assert.equal(pool.underWay, 1)
+    const refused = (() => {
+      try {
+        pool.start('b')
+      } catch (err) {
+        return err
+      }
+    })()
+    assert.ok(refusal(503, SEARCH_BUSY)(refused))
+    assert.deepEqual((refused as ContractError).headers, { 'retry-after': '1' })
+    await eventually('the place given back once RE2 returns', async () => pool.underWay === 0, 60_000)
+    const next = pool.start('b')
+    assert.deepEqual(await next.matchPage([{ title: 'abc', content: '' }]), [0])
+    next.end()
+  })
+})
