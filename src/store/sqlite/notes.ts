@@ -122,8 +122,7 @@ export class SqliteNotes {
     this.listPageEnd = lastKey(LIST_PAGE_ROWS)
     this.searchPageEnd = lastKey(SEARCH_PAGE_ROWS)
     // A search page tests the notes between its start and end keys inside SQLite and hands over
-    // only the matching ones, as JSON: a note that does not match never reaches JS
-    // (bench/search-in-sql.ts measures the difference).
+    // only the matching ones, as JSON: a note that does not match never reaches JS.
     this.matchesInPage = db.prepare(pageOf(
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart}
          AND (is_pinned, created_on, id) >= (@endPinned, @endCreatedOn, @endId)
