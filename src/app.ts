@@ -8,7 +8,6 @@ import { ContractError } from './errors.js'
 import { authenticateWith, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
-import { lazyChildLoggerFactory } from './plugins/request-logger.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
@@ -59,8 +58,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     // One line per request is written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's child logger is made only when the request logs (plugins/request-logger.ts).
-    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
