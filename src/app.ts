@@ -15,6 +15,7 @@ import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
+import { createPasswordHasher } from './services/passwords.js'
 import { createTokenService } from './services/tokens.js'
 import { type Store, StoreUnavailableError } from './store/types.js'
 
@@ -62,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: config.requestTimeoutMs,
     // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
     // default), so a slow-loris client outlived REQUEST_TIMEOUT_MS by up to 30 s (found by
-    // test/security/no-hang.test.ts). Check four times per timeout period, at most once a second.
+    // test/system/no-hang.test.ts). Check four times per timeout period, at most once a second.
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
@@ -151,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = createTokenService(options.secret)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  const accounts = new AccountService(store, tokens, guard)
+  const accounts = new AccountService(store, tokens, guard, createPasswordHasher(config.passwordHashing))
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id))
   accountRoutes(app, accounts, authenticate)
   noteRoutes(app, new NoteService(store), authenticate, verifyTokenWith(tokens))

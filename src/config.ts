@@ -18,6 +18,15 @@ export interface BruteForceConfig {
   registrationIpLimit: number
 }
 
+/** argon2id cost of new password hashes; a stored hash carries its own, which verifying reads. */
+export interface PasswordHashingConfig {
+  /** KiB of memory per hash. */
+  memoryCost: number
+  /** Passes over that memory. */
+  timeCost: number
+  parallelism: number
+}
+
 /** Prometheus metrics (see plugins/metrics.ts). */
 export interface MetricsConfig {
   /** false: nothing is collected and /metrics does not exist. */
@@ -60,6 +69,12 @@ export interface Config {
   redisUrl: string | undefined
   /** Server processes sharing the port (`serve --workers N` overrides it). */
   workers: number
+  /**
+   * Not read from the environment: a deployment always hashes at the OWASP minimum below. Tests
+   * that are not about hashing lower it (test/support/harness.ts), since every registration of
+   * the suites pays it.
+   */
+  passwordHashing: PasswordHashingConfig
 }
 
 export const defaultConfig: Config = {
@@ -89,6 +104,9 @@ export const defaultConfig: Config = {
   databaseConnectTimeoutMs: 5000,
   redisUrl: undefined,
   workers: 1,
+  // OWASP's minimum for argon2id, m = 19 MiB, t = 2, p = 1:
+  // https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id
+  passwordHashing: { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 },
 }
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
@@ -242,5 +260,6 @@ export function parseConfig(env: Env): Config {
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.databaseConnectTimeoutMs, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis', 'rediss']),
     workers: workers(env, 'WORKERS', d.workers),
+    passwordHashing: d.passwordHashing,
   }
 }

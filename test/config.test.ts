@@ -19,6 +19,12 @@ describe('parseConfig', () => {
     assert.equal(defaultConfig.bruteForce.registrationIpLimit, 50)
   })
 
+  it('always hashes passwords at the OWASP minimum for argon2id: no variable lowers it', () => {
+    const owasp = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 }
+    assert.deepEqual(parseConfig({}).passwordHashing, owasp)
+    assert.deepEqual(parseConfig({ ARGON2_MEMORY_COST: '1024', PASSWORD_HASHING: 'cheap', LOG_LEVEL: 'warn' }).passwordHashing, owasp)
+  })
+
   it('reads every variable', () => {
     const secret = 's'.repeat(32)
     const config = parseConfig({
@@ -69,6 +75,7 @@ describe('parseConfig', () => {
       databaseConnectTimeoutMs: 2500,
       redisUrl: 'redis://cache.example:6379/2',
       workers: 3,
+      passwordHashing: defaultConfig.passwordHashing,
     })
   })
 

@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { type Browser, chromium } from 'playwright-core'
-import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
-import { type Harness, startHarness } from './support/harness.js'
+import { CONTRACT_OPERATIONS } from '../support/contract-operations.js'
+import { type Harness, startHarness } from '../support/harness.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [

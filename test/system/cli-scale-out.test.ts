@@ -10,11 +10,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
-import { migrations } from '../src/store/postgres/migrations.js'
-import { TEST_SECRET, uniqueEmail } from './support/harness.js'
-import { type TestDatabase, createTestDatabase } from './support/services.js'
-import { storeKinds } from './support/stores.js'
-import { startTcpProxy } from './support/tcp-proxy.js'
+import { migrations } from '../../src/store/postgres/migrations.js'
+import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
+import { type TestDatabase, createTestDatabase } from '../support/services.js'
+import { storeKinds } from '../support/stores.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 const CLI = ['--import', 'tsx', 'src/cli.ts']
 
