@@ -100,7 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 export interface GracefulCloseOptions {
-  /** Longest wait for the close before the process exits anyway (1). */
+  /** Longest wait for the close before the process exits anyway, with code 1. */
   delayMs?: number
   /** Signals left alone (a cluster worker leaves SIGINT to its primary). */
   skip?: closeWithGrace.AllEvents[]
@@ -108,11 +108,11 @@ export interface GracefulCloseOptions {
 
 /**
  * Closes the server gracefully on SIGTERM and SIGINT (and after an uncaught error), bounded by a
- * timeout. Call it with the server still starting: a signal's default action kills the process
- * at once, so handlers installed only after `listen` left a moment in which a stop killed a
- * server that was already accepting connections (a worker the primary had just replaced, say).
- * A stop asked for while it starts closes it once it has started. Returns the uninstaller, for a
- * start that fails.
+ * timeout. Call it while the server is still starting: a signal's default action kills the
+ * process at once, so without handlers a stop arriving just after `listen` (to a worker the
+ * primary has just replaced, say) would kill a server already accepting connections. A stop asked
+ * for while it starts closes it once it has started. Returns the uninstaller, for a start that
+ * fails.
  */
 export function closeOnSignals(starting: Promise<RunningServer>, options: GracefulCloseOptions = {}): () => void {
   const grace = closeWithGrace(
