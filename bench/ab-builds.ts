@@ -3,8 +3,8 @@
 // service CPU per request and p99, with req/s as a ratio to the first build (the baseline).
 // A build is a directory holding the project with `dist/` built (this checkout, or a git worktree
 // of an earlier commit after `npm run build` there; the worktree may symlink node_modules here).
-// Run: npm run build && node dist/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]
-//      e.g. node dist/bench/ab-builds.js /get-user ../baseline .
+// Run: npm run build:bench && node dist-bench/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]
+//      e.g. node dist-bench/bench/ab-builds.js /get-user ../baseline .
 //      env ROUNDS=4, DURATION=4 (seconds per round), NOTES=20, CONNECTIONS=32 (1: one request
 //      at a time, the latency of an idle service), and the service settings of
 //      cpu-per-request (DATABASE_URL, LISTING_CACHE_MB, METRICS_ENABLED, LOG_LEVEL, ...) for all.
@@ -22,7 +22,7 @@ interface Build {
 async function main(): Promise<void> {
   const [path, ...dirs] = process.argv.slice(2)
   if (!path?.startsWith('/') || dirs.length < 2) {
-    throw new Error('usage: node dist/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]')
+    throw new Error('usage: node dist-bench/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]')
   }
   const rounds = Number(process.env.ROUNDS ?? 4)
   const seconds = Number(process.env.DURATION ?? 4)

@@ -22,31 +22,13 @@ interface Answer {
 const NOT_FOUND: Answer = { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('no route') }
 let answers = new Map<string, Answer>()
 
-/**
- * With --deferred: every answer waits for the end of the event loop's turn (one setImmediate for
- * all the requests read in it), as the SQLite service's requests wait for their shared
- * data_version check (src/store/sqlite/data-version.ts). It shows how much of the service's pace
- * comes from answering in batches rather than from doing less (bench/get-user-floor.ts).
- */
-const deferred = process.argv.includes('--deferred')
-let waiting: Array<() => void> = []
-const answerWaiting = () => {
-  const now = waiting
-  waiting = []
-  for (const send of now) send()
-}
-
 const server = createServer((req, res) => {
   const answer = answers.get(`${req.method} ${req.url}`) ?? NOT_FOUND
   const send = () => {
     res.writeHead(answer.status, answer.headers)
     res.end(answer.body)
   }
-  req.on('end', () => {
-    if (!deferred) return send()
-    if (waiting.length === 0) setImmediate(answerWaiting)
-    waiting.push(send)
-  })
+  req.on('end', send)
   req.resume()
 })
 

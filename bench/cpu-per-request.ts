@@ -1,9 +1,8 @@
-// Server CPU time per request: steadier than req/s on a shared machine, and what the README's
-// "What the profiles showed" figures are. Starts the built service as the bench does
+// Server CPU time per request: steadier than req/s on a shared machine. Starts the built service as the bench does
 // (bin/notes-service, fresh DATA_DIR, LOG_LEVEL=warn), registers one user with NOTES notes
 // through the API, then for each path runs autocannon (32 connections) and divides the service's
 // user + system CPU time (/proc/<pid>/stat) by the requests answered.
-// Run: npm run build && node dist/bench/cpu-per-request.js [path ...]
+// Run: npm run build:bench && node dist-bench/bench/cpu-per-request.js [path ...]
 //      (default paths: /get-user /get-all-notes /healthz; env NOTES=20, DURATION=6, and any
 //      service setting, e.g. LISTING_CACHE_MB=0, METRICS_ENABLED=false, DATABASE_URL or DATABASE_POOL_SIZE, is passed through)
 import { REALISTIC, runLoad } from './load.js'

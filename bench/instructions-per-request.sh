@@ -1,8 +1,8 @@
 #!/bin/bash
 # Instructions the service executes per request, counted by valgrind's callgrind: repeatable
-# where timings are not (on the 2-core machines here, req/s and CPU time per request moved by
-# ±20 % between runs of the same build; two runs of this script agree within about 0.3 %, though
-# about one run in eight comes out ~15 % higher, so run each variant twice).
+# where timings are not (on a shared 2-core machine req/s and CPU time per request move by ±20 %
+# between runs of one build; two runs of this script agree within about 0.3 %, but now and then
+# one comes out ~15 % higher, so run each variant twice).
 #
 # Usage (after npm run build): bench/instructions-per-request.sh [PATH [REQUESTS]] [NAME=VALUE ...]
 #   PATH      default /get-user; /get-all-notes and /search-notes?query=... work the same way

@@ -30,7 +30,7 @@ export interface Comparison {
 const OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
 /** Sends each distinct request once to the service and keeps its answer for the ceiling. */
-export async function captureRoutes(serviceUrl: string, requests: LoadRequest[]): Promise<CeilingRoute[]> {
+async function captureRoutes(serviceUrl: string, requests: LoadRequest[]): Promise<CeilingRoute[]> {
   const routes = new Map<string, CeilingRoute>()
   for (const r of requests) {
     const key = `${r.method} ${r.path}`

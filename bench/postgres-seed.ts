@@ -3,9 +3,9 @@
 // DATABASE_URL only serves as the admin connection that creates and drops the bench's databases;
 // nothing is written into it.
 import pg from 'pg'
-import { migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
+import { migrateDatabase } from '../src/store/postgres/index.js'
 import { encodeText } from '../src/store/postgres/rows.js'
-import type { NoteRecord, Store, UserRecord } from '../src/store/types.js'
+import type { NoteRecord, UserRecord } from '../src/store/types.js'
 import type { Seeder } from './seed.js'
 
 /** Rows per INSERT: 10 000 rows of notes are about 2 MB of parameters, one round trip each. */
@@ -79,21 +79,6 @@ export class BenchDatabases {
       for (const name of this.names.splice(0)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     })
     this.urls.clear()
-  }
-}
-
-/** For the store-level benches: a store on a bench database of its own, closed and dropped after `work`. */
-export async function withBenchStore<T>(adminUrl: string, name: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const databases = new BenchDatabases(adminUrl)
-  try {
-    const store = await openPostgresStore({ url: await databases.create(name) })
-    try {
-      return await work(store)
-    } finally {
-      await store.close()
-    }
-  } finally {
-    await databases.dropAll()
   }
 }
 

@@ -104,16 +104,16 @@ export interface ServiceOptions {
   /** Passed through: the service selects PostgreSQL when it is set. */
   databaseUrl?: string
   /**
-   * Extra node flags, e.g. --cpu-prof (see README, Benchmarks). Node refuses --cpu-prof in
+   * Extra node flags, e.g. --cpu-prof (`npm run bench -- --cpu-prof DIR`). Node refuses --cpu-prof in
    * NODE_OPTIONS, so the launcher finds, first on its PATH, a `node` that runs this Node.js with
    * them (nodeWithFlags); the launcher's own flags and environment are kept.
    */
   nodeArgs?: string[]
-  /** Extra environment variables for experiments (e.g. allocator settings). */
+  /** Extra environment variables (`--service-env`, the A/B scripts' settings). */
   env?: Record<string, string>
   /**
-   * For experiments with node's own flags: the program and arguments that start the CLI, in
-   * place of the launcher (which adds `serve`'s flags and GLIBC_TUNABLES itself); `serve` follows.
+   * The program and arguments that start the CLI in place of this checkout's launcher (ab-builds
+   * starts each build's own); `serve` follows.
    */
   command?: string[]
 }
@@ -259,14 +259,14 @@ export interface CeilingProcess {
 }
 
 /** A forked bench server: it sends `{port}` over IPC once it listens on 127.0.0.1. */
-export interface ForkedServer {
+interface ForkedServer {
   url: string
   child: ChildProcess
   stop: () => Promise<void>
 }
 
 /** Forks `script` (a built bench server) with `args` and waits up to 10 s for its port. */
-export async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
+async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
   const child = tracked(fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start within 10 s`)), 10_000)
@@ -285,11 +285,8 @@ export async function forkListening(script: string, args: string[], what: string
   }
 }
 
-/**
- * The node:http ceiling, with `fastify` the bare-Fastify floor, with `deferred` the ceiling
- * answering at the end of each turn of the event loop (bench/ceiling-server.ts).
- */
-export async function startCeiling(kind: 'node:http' | 'fastify' | 'deferred' = 'node:http'): Promise<CeilingProcess> {
+/** The node:http ceiling, or with `fastify` the bare-Fastify floor (bench/ceiling-server.ts). */
+export async function startCeiling(kind: 'node:http' | 'fastify' = 'node:http'): Promise<CeilingProcess> {
   const server = await forkListening(CEILING, kind === 'node:http' ? [] : [`--${kind}`], 'the ceiling')
   return {
     url: server.url,

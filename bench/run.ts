@@ -30,8 +30,8 @@ const QUICK: Plan = {
   quick: true,
   timing: { warmup: 0.3, duration: 1 },
   growthTiming: { warmup: 0.2, duration: 0.5 },
-  // Two sizes run the growth phase's code; all four took a quarter of the smoke check's time,
-  // which came to 1 m 45 s on the slowest machine so far (plus the build), near its 2 minutes.
+  // Two sizes run the growth phase's code; all four would take a quarter of the smoke check's
+  // 2 minutes on a slow machine.
   growthSizes: [10, 1000],
   otherUsers: 500,
   notesPerOtherUser: 100,
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       'cpu-prof': { type: 'string' },
       // Only this store (sqlite or postgresql); both by default (PostgreSQL needs DATABASE_URL).
       store: { type: 'string' },
-      // KEY=VALUE for the service's environment, e.g. allocator settings (README, Benchmarks)
+      // KEY=VALUE for the service's environment, e.g. allocator settings
       'service-env': { type: 'string', multiple: true },
     },
   })
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
   }
   // The smoke check measures one store, SQLite unless --store says otherwise, so that it stays
-  // under the 2 minutes issue 4 allows: both stores took 2 m 58 s (README, "Benchmarks").
+  // under the 2 minutes issue 4 allows (both stores take about three).
   const only = values.store?.toLowerCase() ?? (values.quick ? 'sqlite' : undefined)
   if (values.quick && values.store === undefined && process.env.DATABASE_URL) {
     process.stderr.write('--quick measures SQLite only; add --store postgresql for a PostgreSQL smoke check\n')

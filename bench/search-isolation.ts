@@ -8,7 +8,7 @@
 // a meeting time), the bench's two queries, one request at a time (p50 / p99, listing cache off as
 // in the bench's growth phase, where the search targets are: p50 under 5 and 40 ms).
 //
-// Run: npm run build && node dist/bench/search-isolation.js [--build DIR] [--only isolation|ordinary]
+// Run: npm run build:bench && node dist-bench/bench/search-isolation.js [--build DIR] [--only isolation|ordinary]
 //      [--seconds S] [--rounds N] [--notes N] [--attackers N]
 // --build: the root of another checkout, built, whose service and store are measured instead
 // (e.g. the code before issue 20, with --only ordinary: its isolation phase does not finish).

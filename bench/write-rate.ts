@@ -2,7 +2,7 @@
 // (every edit waits for the one before it: the note's row lock is held until commit). For A/B
 // comparisons of a change to the write path, e.g. the previous commit's build and this one in
 // alternating runs, each on a fresh database. Starts the built service as the bench does.
-// Run: npm run build && node dist/bench/write-rate.js
+// Run: npm run build:bench && node dist-bench/bench/write-rate.js
 //      (env DURATION=5, and DATABASE_URL, DATABASE_POOL_SIZE or SQLITE_SYNCHRONOUS passed through)
 import { type LoadRequest, REALISTIC, runLoad } from './load.js'
 import { startServiceWithUser } from './processes.js'

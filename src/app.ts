@@ -15,7 +15,6 @@ import { ContractError, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, sendUnauthorized, verifyTokenWith } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
-import { lazyChildLoggerFactory } from './plugins/request-logger.js'
 import { registerWebApp } from './plugins/web-app.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
@@ -24,6 +23,7 @@ import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
+import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { createTokenService } from './services/tokens.js'
 import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
@@ -73,13 +73,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     // One line per request is written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's child logger is made only when the request logs (plugins/request-logger.ts).
-    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
     // default), so a slow-loris client outlived REQUEST_TIMEOUT_MS by up to 30 s (found by
-    // test/security/no-hang.test.ts). Check four times per timeout period, at most once a second.
+    // test/system/no-hang.test.ts). Check four times per timeout period, at most once a second.
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
@@ -188,7 +186,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = createTokenService(options.secret)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  const accounts = new AccountService(store, tokens, guard, config.registration)
+  const accounts = new AccountService(store, tokens, guard, createPasswordHasher(config.passwordHashing), config.registration)
   // The 401 of the token check comes before the body is read (unread-body.ts).
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)

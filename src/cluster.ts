@@ -2,13 +2,12 @@
 // either store. The primary prepares what must happen once (the secret file, the migrations,
 // so an unreachable database is one line before anything is forked), then forks the workers,
 // replaces a worker that dies after it started serving, and on SIGTERM/SIGINT asks every
-// worker to close gracefully and exits when they have.
+// worker to close gracefully and exits when they have (code 1 if one of them did not).
 //
 // Brute-force counters: with REDIS_URL they are shared through Redis; without it the primary
 // holds them in memory for all workers (rate-limiter-flexible's cluster limiter over IPC), so
 // spreading attempts over workers does not multiply the limits.
 import cluster, { type Worker } from 'node:cluster'
-import closeWithGrace from 'close-with-grace'
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
 import { resolveSecret } from './secret.js'
@@ -50,6 +49,12 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
           fork()
         }
       }
+      // A worker that served must close gracefully when asked to: one that was killed or timed
+      // out instead may have cut requests short, and the exit code says so.
+      if (stopping && wasServing && (signal !== null || code !== 0)) {
+        say(`worker ${worker.process.pid} did not close gracefully (${signal ?? `exit ${code}`})`)
+        exitCode = 1
+      }
       if (stopping && started.size === 0) resolve(exitCode)
     })
     const stop = () => {
@@ -76,21 +81,16 @@ export async function serve(config: Config, workers: number): Promise<number> {
   // in flight. So a worker ignores SIGINT, from its first moment (a Ctrl-C while it starts
   // must not kill it either), and closes on the primary's SIGTERM alone.
   if (cluster.isWorker) process.on('SIGINT', () => {})
-  let server
+  const starting = startServer(config, limiterFactory ? { limiterFactory } : {})
+  const uninstall = closeOnSignals(starting, cluster.isWorker ? { skip: ['SIGINT'] } : {})
   try {
-    server = await startServer(config, limiterFactory ? { limiterFactory } : {})
+    await starting
   } catch (err) {
+    uninstall()
     if (!cluster.isWorker) throw err
     // A worker's IPC channel would keep it alive after the error: say it and leave.
     say(err instanceof Error ? err.message : String(err))
     process.exit(1)
   }
-  if (cluster.isWorker) {
-    closeWithGrace({ delay: 10_000, skip: ['SIGINT'] }, async ({ signal, err }) => {
-      if (err) server.app.log.error({ err }, 'closing after an uncaught error')
-      else server.app.log.info({ signal }, 'closing gracefully')
-      await server.close()
-    })
-  } else closeOnSignals(server)
   return -1
 }

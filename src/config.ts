@@ -33,6 +33,15 @@ export interface NoteQuotaConfig {
   megabytes: number
 }
 
+/** argon2id cost of new password hashes; a stored hash carries its own, which verifying reads. */
+export interface PasswordHashingConfig {
+  /** KiB of memory per hash. */
+  memoryCost: number
+  /** Passes over that memory. */
+  timeCost: number
+  parallelism: number
+}
+
 /** Prometheus metrics (see plugins/metrics.ts). */
 export interface MetricsConfig {
   /** false: nothing is collected and /metrics does not exist. */
@@ -95,6 +104,12 @@ export interface Config {
   searchQueue: number
   /** Longest a search may match (400 past it), and longest it may wait for a thread (503). */
   searchTimeoutMs: number
+  /**
+   * Not read from the environment: a deployment always hashes at the OWASP minimum below. Tests
+   * that are not about hashing lower it (test/support/harness.ts), since every registration of
+   * the suites pays it.
+   */
+  passwordHashing: PasswordHashingConfig
 }
 
 /**
@@ -142,6 +157,9 @@ export const defaultConfig: Config = {
   searchThreads: defaultSearchThreads(1),
   searchQueue: 64,
   searchTimeoutMs: 2000,
+  // OWASP's minimum for argon2id, m = 19 MiB, t = 2, p = 1:
+  // https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id
+  passwordHashing: { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 },
 }
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
@@ -311,5 +329,6 @@ export function parseConfig(env: Env): Config {
     searchThreads: integer(env, 'SEARCH_THREADS', defaultSearchThreads(processes), 1, 256),
     searchQueue: integer(env, 'SEARCH_QUEUE', d.searchQueue, 0, 100_000),
     searchTimeoutMs: integer(env, 'SEARCH_TIMEOUT_MS', d.searchTimeoutMs, 10, 600_000),
+    passwordHashing: d.passwordHashing,
   }
 }

@@ -99,11 +99,35 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return { app, store, ...(metrics ? { metrics } : {}), close }
 }
 
-/** Installs SIGTERM/SIGINT handlers that close the server gracefully (bounded by a timeout). */
-export function closeOnSignals(server: RunningServer, delayMs = 10_000): void {
-  closeWithGrace({ delay: delayMs }, async ({ signal, err }) => {
-    if (err) server.app.log.error({ err }, 'closing after an uncaught error')
-    else server.app.log.info({ signal }, 'closing gracefully')
-    await server.close()
-  })
+export interface GracefulCloseOptions {
+  /** Longest wait for the close before the process exits anyway, with code 1. */
+  delayMs?: number
+  /** Signals left alone (a cluster worker leaves SIGINT to its primary). */
+  skip?: closeWithGrace.AllEvents[]
+}
+
+/**
+ * Closes the server gracefully on SIGTERM and SIGINT (and after an uncaught error), bounded by a
+ * timeout. Call it while the server is still starting: a signal's default action kills the
+ * process at once, so without handlers a stop arriving just after `listen` (to a worker the
+ * primary has just replaced, say) would kill a server already accepting connections. A stop asked
+ * for while it starts closes it once it has started. Returns the uninstaller, for a start that
+ * fails.
+ */
+export function closeOnSignals(starting: Promise<RunningServer>, options: GracefulCloseOptions = {}): () => void {
+  const grace = closeWithGrace(
+    {
+      delay: options.delayMs ?? 10_000,
+      skip: options.skip ?? [],
+      // close-with-grace's own lines (timeout, second signal) in the CLI's one-line form.
+      logger: { error: (what: unknown) => process.stderr.write(`notes-service: ${what instanceof Error ? what.message : String(what)}\n`) },
+    },
+    async ({ signal, err }) => {
+      const server = await starting
+      if (err) server.app.log.error({ err }, 'closing after an uncaught error')
+      else server.app.log.info({ signal }, 'closing gracefully')
+      await server.close()
+    },
+  )
+  return grace.uninstall
 }

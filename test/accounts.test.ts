@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
+import { defaultConfig } from '../src/config.js'
 import { type Harness, targets, TEST_SECRET, register, startHarness, uniqueEmail } from './support/harness.js'
 
 for (const { mode, storeKind } of targets()) {
@@ -107,14 +108,19 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(atLimit.status, 200)
       })
 
-      it('stores an argon2id hash with m=19MiB, t=2, p=1, never the password', async () => {
-        const email = uniqueEmail()
-        await post('/create-account', { fullName: 'A', email, password: 'plain-text-password' })
-        const stored = await h.store.findUserByEmailKey(email.toLowerCase())
-        assert.ok(stored)
-        const params = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored.passwordHash)?.[1]?.split(',').sort()
-        assert.deepEqual(params, ['m=19456', 'p=1', 't=2'])
-        assert.ok(!stored.passwordHash.includes('plain-text-password'))
+      it('stores an argon2id hash with m=19MiB, t=2, p=1 (the deployment\'s cost), never the password', async () => {
+        const own = await startHarness(mode, { storeKind, config: { passwordHashing: defaultConfig.passwordHashing } })
+        try {
+          const email = uniqueEmail()
+          await own.client.request('POST', '/create-account', { body: { fullName: 'A', email, password: 'plain-text-password' } })
+          const stored = await own.store.findUserByEmailKey(email.toLowerCase())
+          assert.ok(stored)
+          const params = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored.passwordHash)?.[1]?.split(',').sort()
+          assert.deepEqual(params, ['m=19456', 'p=1', 't=2'])
+          assert.ok(!stored.passwordHash.includes('plain-text-password'))
+        } finally {
+          await own.close()
+        }
       })
 
       it('issues an HS256 token whose payload is {user: {_id, fullName, email, createdOn}, iat, exp}, 36000 minutes long', async () => {

@@ -25,6 +25,12 @@ describe('parseConfig', () => {
     assert.equal(defaultConfig.minFreeDiskMb, 100)
   })
 
+  it('always hashes passwords at the OWASP minimum for argon2id: no variable lowers it', () => {
+    const owasp = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 }
+    assert.deepEqual(parseConfig({}).passwordHashing, owasp)
+    assert.deepEqual(parseConfig({ ARGON2_MEMORY_COST: '1024', PASSWORD_HASHING: 'cheap', LOG_LEVEL: 'warn' }).passwordHashing, owasp)
+  })
+
   it('reads every variable', () => {
     const secret = 's'.repeat(32)
     const config = parseConfig({
@@ -101,6 +107,7 @@ describe('parseConfig', () => {
       searchThreads: 5,
       searchQueue: 0,
       searchTimeoutMs: 750,
+      passwordHashing: defaultConfig.passwordHashing,
     })
   })
 

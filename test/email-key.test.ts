@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { emailKeyOf } from '../src/services/accounts.js'
-import { hashPassword } from '../src/services/passwords.js'
+import { defaultPasswordHasher } from '../src/services/passwords.js'
 import { migratedEmailKey, planKeys, unreachableKey } from '../src/store/email-rekey.js'
 import { migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.js'
@@ -218,7 +218,7 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
   }
 }
 
-const hashed = async () => Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await hashPassword(u.password) })))
+const hashed = async () => Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await defaultPasswordHasher.hash(u.password) })))
 
 describe('SQLite migration 4: email keys recomputed, lone-surrogate text made valid UTF-8', () => {
   const dir = tempDir()

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { type Config, defaultConfig } from '../src/config.js'
 import { REGISTRATION_CLOSED } from '../src/errors.js'
 import { REGISTRATIONS_THROTTLED } from '../src/services/brute-force.js'
-import { hashPassword } from '../src/services/passwords.js'
+import { defaultPasswordHasher } from '../src/services/passwords.js'
 import { type RedisLimiters, createRedisLimiters } from '../src/services/redis-limiters.js'
 import { makeUser } from './support/store-contract.js'
 import { type Client, type Harness, MODES, addNote, startHarness, targets, uniqueEmail } from './support/harness.js'
@@ -82,7 +82,7 @@ for (const { mode, storeKind } of targets()) {
       const missing = await h.client.request('POST', '/create-account', { body: {} })
       assert.deepEqual([missing.status, missing.json], [403, closed])
 
-      const user = makeUser({ passwordHash: await hashPassword('imported password') })
+      const user = makeUser({ passwordHash: await defaultPasswordHasher.hash('imported password') })
       assert.deepEqual(await h.store.importUsers([user]), ['inserted'])
       const login = await h.client.request('POST', '/login', { body: { email: user.email, password: 'imported password' } })
       assert.equal(login.status, 200)

@@ -141,5 +141,43 @@ describe('request logging', () => {
       await store.close()
     }
   })
+
+  it('gives each request line its own request id', async () => {
+    const lines: string[] = []
+    const store = openSqliteStore({ dataDir: ':memory:' })
+    const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
+    try {
+      await app.inject({ method: 'GET', url: '/get-user' })
+      await app.inject({ method: 'GET', url: '/healthz' })
+      const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request')
+      assert.deepEqual(requests.map((l) => [l.path, l.statusCode]), [['/get-user', 401], ['/healthz', 200]])
+      const ids = requests.map((l) => l.reqId)
+      assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), `request ids: ${JSON.stringify(ids)}`)
+      assert.notEqual(ids[0], ids[1])
+    } finally {
+      await app.close()
+      await store.close()
+    }
+  })
+
+  it("redacts passwords and tokens in any line a request's logger writes", async () => {
+    const lines: string[] = []
+    const store = openSqliteStore({ dataDir: ':memory:' })
+    const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
+    app.get('/log-secrets', (request, reply) => {
+      request.log.warn({ password: 'hunter2', accessToken: 'eyJ.x.y', user: { password: 'nested', accessToken: 'eyJ.n.n' } }, 'secrets')
+      void reply.send({ ok: true })
+    })
+    try {
+      await app.inject({ method: 'GET', url: '/log-secrets', headers: { authorization: 'Bearer eyJ.h.h' } })
+      const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'secrets')
+      assert.deepEqual([line?.password, line?.accessToken, line?.user], ['[redacted]', '[redacted]', { password: '[redacted]', accessToken: '[redacted]' }])
+      assert.equal(typeof line?.reqId, 'string')
+      assert.doesNotMatch(lines.join('\n'), /hunter2|eyJ\./)
+    } finally {
+      await app.close()
+      await store.close()
+    }
+  })
 })
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ObjectId } from 'bson'
 import { emailKeyOf } from '../src/services/accounts.js'
-import { verifyPassword } from '../src/services/passwords.js'
+import { defaultPasswordHasher } from '../src/services/passwords.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { StrictStop } from '../src/transfer/import.js'
 import { JSON_MODES, LAYOUTS, notesFile, sampleData, userDocument, usersFile } from './support/mongoexport.js'
@@ -42,7 +42,7 @@ describe('import: every mongoexport shape', () => {
             assert.equal(stored.fullName, u.fullName)
             assert.equal(stored.createdOn, u.createdOn ? u.createdOn.toISOString() : idTime(u._id))
             assert.match(stored.passwordHash, /^\$argon2id\$/)
-            assert.equal(await verifyPassword(stored.passwordHash, u.password), true)
+            assert.equal(await defaultPasswordHasher.verify(stored.passwordHash, u.password), true)
           }
           for (const n of notes) {
             const stored = await store.findNote(n.userId, n._id)

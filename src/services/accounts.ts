@@ -4,7 +4,7 @@ import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
 import { newId } from './ids.js'
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js'
+import type { PasswordHasher } from './passwords.js'
 import type { TokenService, TokenUser } from './tokens.js'
 
 export const USER_EXISTS = 'User already exists'
@@ -45,6 +45,7 @@ export class AccountService {
     private readonly store: Store,
     private readonly tokens: TokenService,
     private readonly guard: BruteForceGuard,
+    private readonly passwords: PasswordHasher,
     /** REGISTRATION: `closed` refuses every registration (403); accounts come from an import. */
     private readonly registration: 'open' | 'closed' = 'open',
   ) {}
@@ -74,7 +75,7 @@ export class AccountService {
         fullName: input.fullName,
         email,
         emailKey,
-        passwordHash: await hashPassword(input.password),
+        passwordHash: await this.passwords.hash(input.password),
         createdOn: new Date().toISOString(),
       }
       created = await this.store.createUser(user)
@@ -96,7 +97,7 @@ export class AccountService {
     const emailKey = emailKeyOf(email)
     await this.guard.assertLoginAllowed(emailKey, client)
     const user = await this.store.findUserByEmailKey(emailKey)
-    const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), password)
+    const ok = await this.passwords.verify(user?.passwordHash ?? (await this.passwords.dummyHash()), password)
     if (!user || !ok) {
       await this.guard.recordLoginFailure(emailKey, client)
       throw new ContractError(400, INVALID_CREDENTIALS)

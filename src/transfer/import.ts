@@ -2,7 +2,7 @@
 // keeps every id, hashes plain-text passwords with argon2id, and writes through the store's
 // idempotent bulk methods. Reading pauses while the bounded window of hashes and the current
 // batch are busy, so memory stays flat however large the files are.
-import { hashPassword, isArgon2idHash } from '../services/passwords.js'
+import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
 import type { NoteRecord, Store, UserRecord } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
 import { type Counts, type Progress, zeroCounts } from './progress.js'
@@ -105,7 +105,7 @@ async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepar
     }
     if (await store.findUserByEmailKey(incoming.emailKey)) return { kind: 'duplicate' }
     const { password, ...rest } = incoming
-    const passwordHash = isArgon2idHash(password) ? password : await hashPassword(password)
+    const passwordHash = isArgon2idHash(password) ? password : await defaultPasswordHasher.hash(password)
     return { kind: 'ready', user: { ...rest, passwordHash } }
   } catch (error) {
     return { kind: 'failed', error }

@@ -6,6 +6,7 @@ import { chmodSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
+import { defaultConfig } from '../../src/config.js'
 import { SECRET_FILE, resolveSecret } from '../../src/secret.js'
 import { loggerOptions } from '../../src/server.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
@@ -26,7 +27,7 @@ describe('secrets at rest, in answers, tokens and logs', () => {
 
   before(async () => {
     const stream = logLinesInto(logLines)
-    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path }), logger: { ...loggerOptions('trace'), stream } })
+    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path }), config: { passwordHashing: defaultConfig.passwordHashing }, logger: { ...loggerOptions('trace'), stream } })
     email = uniqueEmail('secret')
     const send = async (method: string, path: string, opts: Parameters<Harness['client']['request']>[2] = {}) => {
       const res = await h.client.request(method, path, opts)

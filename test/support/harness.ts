@@ -61,8 +61,15 @@ export interface Harness {
   close(): Promise<void>
 }
 
+/**
+ * argon2id at a small fraction of the deployment's cost (config.ts): every registration of the
+ * suites pays it, and only the tests about hashing need the real one, which they ask for with
+ * `passwordHashing: defaultConfig.passwordHashing`.
+ */
+export const TEST_PASSWORD_HASHING: Config['passwordHashing'] = { memoryCost: 1024, timeCost: 1, parallelism: 1 }
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...defaultConfig, dataDir: ':memory:', ...overrides }
+  return { ...defaultConfig, dataDir: ':memory:', passwordHashing: TEST_PASSWORD_HASHING, ...overrides }
 }
 
 export interface HarnessOptions {

@@ -180,8 +180,8 @@ export class PostgresNotes {
   /**
    * The listing as one JSON text value joined by PostgreSQL from each note's stored JSON
    * (migration 2), or undefined when the user has no notes: the driver parses one field, and no
-   * record is made or stringified. bench/postgres-listing.ts compares it with records (README,
-   * "What the profiles showed").
+   * record is made or stringified, which takes about half the service's CPU of building records
+   * (docs/performance.md).
    *
    * With a listing cache, a cached listing is sent when the version of the user's notes
    * (migration 4) is still the one it was read at (note-versions.ts reads it); otherwise the

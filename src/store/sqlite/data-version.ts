@@ -5,9 +5,8 @@
 // --workers process, `notes-service import` or an operator's sqlite3 shell are never hidden.
 //
 // The check is a read transaction (two fcntl lock calls and an fstat), the largest single item
-// in a profile of GET /get-user under load: 1.7-2.3 µs on the Intel machines, and on a machine
-// with slow system calls (2026-11-25, `node dist/bench/get-user-floor.js`) it took get-user from
-// 0.71 to 0.58 of the ceiling. So one check serves every lookup that asked for it since the last
+// in a profile of GET /get-user under load, and costly where system calls are slow
+// (docs/performance.md). So one check serves every lookup that asked for it since the last
 // one (sharedCheck, ../shared-check.ts), and GET /get-all-notes asks for the account and the
 // listing in one store call (Store.listNotesJsonOfAccount), not two.
 import type { Database, Statement } from 'better-sqlite3'

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
-import { freePort, runCli, startCli } from './support/cli.js'
-import { notesFile, sampleData, usersFile } from './support/mongoexport.js'
-import { TempDir } from './support/transfer.js'
+import { freePort, runCli, startCli } from '../support/cli.js'
+import { notesFile, sampleData, usersFile } from '../support/mongoexport.js'
+import { TempDir } from '../support/transfer.js'
 
 let dir: TempDir
 before(() => {

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { after, describe, it } from 'node:test'
-import { migrations } from '../src/store/sqlite/migrations.js'
-import { finished, listening } from './support/child.js'
-import { freePort, runCli, startCli } from './support/cli.js'
-import { tempDir } from './support/temp.js'
+import { migrations } from '../../src/store/sqlite/migrations.js'
+import { finished, listening } from '../support/child.js'
+import { freePort, runCli, startCli } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
 
 describe('notes-service CLI', () => {
   const dir = tempDir()

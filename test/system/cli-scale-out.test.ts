@@ -4,17 +4,17 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
+import { type AddressInfo, type Socket, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
-import { migrations } from '../src/store/postgres/migrations.js'
-import { TEST_SECRET, uniqueEmail } from './support/harness.js'
-import { type TestDatabase, createTestDatabase } from './support/services.js'
-import { storeKinds } from './support/stores.js'
-import { startTcpProxy } from './support/tcp-proxy.js'
+import { migrations } from '../../src/store/postgres/migrations.js'
+import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
+import { type TestDatabase, createTestDatabase } from '../support/services.js'
+import { storeKinds } from '../support/stores.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 const CLI = ['--import', 'tsx', 'src/cli.ts']
 
@@ -129,6 +129,56 @@ if (kinds.includes('postgresql')) {
       assert.equal(await exited, 0)
       // A graceful stop closes the listener on purpose: that is not logged as a loss.
       assert.equal(log.entries.filter((e) => e.msg.startsWith('PostgreSQL account listener lost')).length, 1)
+    })
+  })
+}
+
+if (kinds.includes('postgresql')) {
+  describe('notes-service serve: a stop asked for while it starts', { timeout: 60_000 }, () => {
+    it('closes gracefully once it has started, instead of dying on the signal', async () => {
+      const db = await createTestDatabase()
+      databases.push(db)
+      const target = new URL(db.url)
+      // A proxy that holds every connection until released: the server stays inside start-up.
+      const held: Socket[] = []
+      const sockets = new Set<Socket>()
+      let released = false
+      const forward = (client: Socket) => {
+        const upstream = connect(Number(target.port), target.hostname)
+        sockets.add(upstream)
+        upstream.on('error', () => client.destroy())
+        client.on('error', () => upstream.destroy())
+        client.pipe(upstream).pipe(client)
+      }
+      let connectedOnce!: () => void
+      const connected = new Promise<void>((resolve) => (connectedOnce = resolve))
+      const proxy = createServer((client) => {
+        sockets.add(client)
+        if (released) return forward(client)
+        client.pause()
+        held.push(client)
+        connectedOnce()
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+      const url = new URL(db.url)
+      url.hostname = '127.0.0.1'
+      url.port = String((proxy.address() as AddressInfo).port)
+      try {
+        const child = cli(['serve'], { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url.toString(), ACCESS_TOKEN_SECRET: TEST_SECRET })
+        const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+        const log = logLines(child)
+        // Its first connection comes from opening the store: its signal handlers are in place.
+        await connected
+        child.kill('SIGTERM')
+        released = true
+        for (const client of held.splice(0)) forward(client)
+        assert.equal(await exited, 0)
+        assert.equal(log.entries.filter((e) => LISTENING.test(e.msg)).length, 1)
+        assert.equal(log.entries.filter((e) => e.msg === 'closing gracefully').length, 1)
+      } finally {
+        for (const socket of sockets) socket.destroy()
+        await new Promise<void>((resolve) => proxy.close(() => resolve()))
+      }
     })
   })
 }

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, describe, it } from 'node:test'
-import { freePort } from './support/cli.js'
-import { TEST_SECRET, uniqueEmail } from './support/harness.js'
-import { TEST_REDIS_URL, type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
+import { freePort } from '../support/cli.js'
+import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
+import { TEST_REDIS_URL, type TestDatabase, createTestDatabase, serviceAvailable } from '../support/services.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** Runs `notes-service serve`, lets `use` talk to it, stops it; resolves to the drivers it had loaded. */
 async function serveAndReport(env: Record<string, string>, use: (base: string) => Promise<void>): Promise<string[]> {

@@ -7,10 +7,10 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { startChild } from './support/child-server.js'
-import { tempDir } from './support/temp.js'
+import { startChild } from '../support/child-server.js'
+import { tempDir } from '../support/temp.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const LAUNCHER = `${ROOT}bin/notes-service`
 
 /** Runs the launcher with a stand-in `node` first on PATH that prints what it was given. */

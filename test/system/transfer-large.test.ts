@@ -1,14 +1,14 @@
-// A large import through the real CLI, with its memory bounded. `npm test` imports 20 000 notes;
-// IMPORT_TEST_NOTES=200000 runs the full-size proof of the issue (see README, Migration):
-//   IMPORT_TEST_NOTES=200000 node --import tsx --test test/transfer-large.test.ts
+// A large import through the real CLI, with its memory bounded. `npm run test:system` imports
+// 20 000 notes; IMPORT_TEST_NOTES=200000 runs the full-size proof of the issue (README, Migration):
+//   IMPORT_TEST_NOTES=200000 node --import tsx --test test/system/transfer-large.test.ts
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { ObjectId } from 'bson'
-import { runCli } from './support/cli.js'
-import { usersFile, writeManyNotes } from './support/mongoexport.js'
-import { TempDir } from './support/transfer.js'
+import { runCli } from '../support/cli.js'
+import { usersFile, writeManyNotes } from '../support/mongoexport.js'
+import { TempDir } from '../support/transfer.js'
 
 const NOTES = Number(process.env.IMPORT_TEST_NOTES ?? 20_000)
 const USERS = Math.max(50, Math.round(NOTES / 1000))

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { launchChromium, openPage } from './support/browser.js'
-import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
-import { type WebServer, startWebServer } from './support/web.js'
+import { launchChromium, openPage } from '../support/browser.js'
+import { CONTRACT_OPERATIONS } from '../support/contract-operations.js'
+import { type WebServer, startWebServer } from '../support/web.js'
 
 describe('GET /docs in a browser', () => {
   let server: WebServer
