@@ -2,6 +2,7 @@
 // decisions.md): the status is one the contract uses, a 401 is plain `Unauthorized`, errors are
 // `{error: true, message}` (or add-note's bare `{message}`), and each 200 has its endpoint's
 // exact keys. Returns the problems found; an empty list means the response is in shape.
+import { APP_PAGES, DOCS_PAGE } from '../../src/plugins/web-app.js'
 
 export interface Seen {
   method: string
@@ -50,6 +51,15 @@ function successProblems(route: string, body: Record<string, unknown>): string[]
   }
 }
 
+/**
+ * Whether a path is one of the web app's pages or /docs (src/plugins/web-app.ts), which answer
+ * HTML; dot segments are resolved first, as inject and browsers do (`/edit-note/..` is `/`).
+ */
+function isWebPage(path: string): boolean {
+  const resolved = new URL(path, 'http://service').pathname.replace(/\/+$/, '') || '/'
+  return (APP_PAGES as readonly string[]).includes(resolved) || resolved === DOCS_PAGE
+}
+
 /** The route a path belongs to, or undefined for an unknown path. */
 function routeOf(path: string): string | undefined {
   const p = path.replace(/\/+$/, '')
@@ -67,6 +77,7 @@ export function contractProblems(seen: Seen): string[] {
     return text === 'Unauthorized' && /^text\/plain/.test(seen.contentType ?? '') ? [] : ['401 is not plain "Unauthorized"']
   }
   if (seen.method === 'OPTIONS' && status === 204) return []
+  if (status === 200 && isWebPage(seen.path) && /^text\/html/.test(seen.contentType ?? '')) return []
   let body: unknown
   try {
     body = JSON.parse(text)

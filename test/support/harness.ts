@@ -1,6 +1,7 @@
 // Test harness: builds the app on a fresh store and gives a client that speaks to it either
 // through Fastify's inject or over a real listening socket, so one suite covers both.
 import { Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
@@ -85,7 +86,12 @@ export interface HarnessOptions {
   checkResponses?: boolean
   /** Fastify logger options (e.g. a stream that collects lines); nothing is logged by default. */
   logger?: FastifyServerOptions['logger']
+  /** The web app's build to serve; TEST_WEB_ROOT (a stand-in) by default. */
+  webRoot?: string
 }
+
+/** A stand-in for dist/web: the pages exist, so paths answer as they do in production. */
+export const TEST_WEB_ROOT = fileURLToPath(new URL('../fixtures/web', import.meta.url))
 
 function parseJson(text: string): unknown {
   try {
@@ -113,6 +119,9 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
     config: testConfig(options.config),
     store,
     secret: TEST_SECRET,
+    // The fast suite runs without `npm run build`: a stand-in build serves the pages (test/system/
+    // tests the real one).
+    webRoot: options.webRoot ?? TEST_WEB_ROOT,
     ...(options.limiterFactory ? { limiterFactory: options.limiterFactory } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   })
