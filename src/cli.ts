@@ -9,7 +9,7 @@ import { TRANSFER_USAGE, transferCommands } from './transfer/commands.js'
 const USAGE = `usage: notes-service <command>
 
 commands:
-  serve     run the HTTP server (default); configured by environment variables (see README)
+  serve     run the HTTP server (default); configured by environment variables (docs/configuration.md)
             --workers N   run N processes sharing the port (default: WORKERS, else 1; "auto": one per core)
   migrate   apply database migrations and exit (PostgreSQL when DATABASE_URL is set, else SQLite)
 ${TRANSFER_USAGE}`

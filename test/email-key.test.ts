@@ -1,5 +1,5 @@
-// The email key (README, Compatibility): trimmed, NFKC, then lower-cased; the same on both stores,
-// over HTTP. And the migrations that recompute stored keys (SQLite 4, PostgreSQL 6): collisions,
+// The email key (docs/compatibility.md, "The email key"): trimmed, NFKC, then lower-cased; the
+// same on both stores, over HTTP. And the migrations that recompute stored keys (SQLite 4, PostgreSQL 6): collisions,
 // keys that move onto each other's old ones, and (SQLite) text stored with lone surrogates.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'

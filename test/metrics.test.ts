@@ -2,7 +2,7 @@
 // every answered request is counted under (method, route pattern or "(unmatched)", status), as
 // `request.routeOptions.url` names it, and every Store call under (operation, ok | error).
 // The per-route hooks and the plain-object timed store that record them are built for speed;
-// these tests keep them equal to what the README documents.
+// these tests keep them equal to what docs/operations.md documents.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'

@@ -37,8 +37,8 @@ export type FindAccount = (userId: string) => Promise<TokenUser | undefined>
  * add-note would write a note for nobody and lists would answer 200 for an account that is gone.
  * An account deleted after this check is caught by the foreign key: add-note answers 401 too.
  * A callback hook, not an async one: every authenticated request runs it, and an async hook
- * costs a promise of its own and one more turn of the microtask queue (README, "What the
- * profiles showed").
+ * costs a promise of its own and one more turn of the microtask queue (docs/performance.md,
+ * "What shaped the design").
  */
 export function authenticateWith(tokens: TokenService, findAccount: FindAccount, refuse: Refuse): Authenticate {
   return function authenticate(request, reply, done): void {

@@ -41,7 +41,7 @@ const FOUND = notesBody('Notes matching the search query retrieved successfully'
  * Buffer while a user's notes are unchanged (and never modify it), so a repeated listing sends
  * the body made for it the first time instead of copying its kilobytes again. Held weakly: a body
  * goes when its notes Buffer leaves the cache. 29.1–30.9 against 31.3–33.4 µs of service CPU per
- * cached PostgreSQL listing (README, "What the profiles showed").
+ * cached PostgreSQL listing (docs/performance.md, "What shaped the design").
  */
 const LISTED = (() => {
   const wrap = notesBody('All notes retrieved successfully')

@@ -21,10 +21,11 @@ export type RegistrationResult =
   | { created: false }
 
 /**
- * The email key, unique, for duplicates and login (README, Compatibility): the trimmed email in
- * NFKC, so that compatibility look-alikes (the Kelvin sign K, full-width letters, the ligature
- * ﬁ) are the same account, then lower-cased by Unicode's default mapping, which depends on no
- * locale (toLowerCase, never toLocaleLowerCase). https://unicode.org/reports/tr15/#Norm_Forms
+ * The email key, unique, for duplicates and login (docs/compatibility.md, "The email key"): the
+ * trimmed email in NFKC, so that compatibility look-alikes (the Kelvin sign K, full-width
+ * letters, the ligature ﬁ) are the same account, then lower-cased by Unicode's default mapping,
+ * which depends on no locale (toLowerCase, never toLocaleLowerCase).
+ * https://unicode.org/reports/tr15/#Norm_Forms
  * Stored keys were recomputed with this rule by the stores' migrations (store/email-rekey.ts).
  */
 export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()

@@ -1,6 +1,6 @@
 // Search patterns run on RE2 in a pool of worker threads (piscina), never on the main thread: one
 // RE2 call over a 100 000-character note can take seconds for a pattern such as `(.*a){1000}`
-// (README, "Search"), and on the main thread it held every other request for as long (issue 20).
+// (docs/search.md), and on the main thread it held every other request for as long (issue 20).
 // The store reads the candidate notes page by page on the main thread and hands each page to
 // Search.matchPage, which sends it to a thread and gets back which notes match.
 //

@@ -1,7 +1,7 @@
 // The search threads' half of search-pool.ts: RE2 runs here, on a worker thread, never on the
 // main thread. RE2 is linear in the text, but its cost per character grows with the compiled
 // pattern, and one call over a 100 000-character content can take from milliseconds to over a
-// minute (README, "Search"). A native call cannot be interrupted, so the task checks its budget
+// minute (docs/search.md). A native call cannot be interrupted, so the task checks its budget
 // and the main thread's cancel flag between calls and stops at the first check past either.
 import RE2 from 're2'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'

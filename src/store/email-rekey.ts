@@ -10,8 +10,9 @@
 //  2. every other account of the group gets the key `UNREACHABLE <its id>: same key as <holder
 //     id>`. It holds capital letters, which no key the rule makes can hold (the rule lower-cases
 //     last), so no registration or login can reach it; the account, its email as submitted, its
-//     password and its notes stay as they are. An operator finds them by that prefix (README,
-//     Compatibility) and gives each a free email and the key the rule makes of it.
+//     password and its notes stay as they are. An operator finds them by that prefix
+//     (docs/compatibility.md, "The email key") and gives each a free email and the key the rule
+//     makes of it.
 // A process warning (NOTES_SERVICE_EMAIL_KEY_COLLISION) names each of them.
 
 /** trim, NFKC, then Unicode's default (locale-independent) lower-casing. */
@@ -84,9 +85,10 @@ export function planKeys(changedUsers: readonly Rekeyed[], currentHolders: Reado
 export function warnUnreachable(plan: KeyPlan): void {
   for (const { user, holderId } of plan.unreachable) {
     process.emitWarning(
-      // Ids only: the log is no place for users' addresses; the README's query finds them.
+      // Ids only: the log is no place for users' addresses; docs/compatibility.md's query finds them.
       `account ${user.id} has the same email key as account ${holderId} under the ` +
-        'NFKC email rule; it keeps its data but cannot log in until an operator gives it another email (README, Compatibility)',
+        'NFKC email rule; it keeps its data but cannot log in until an operator gives it another email ' +
+        '(docs/compatibility.md, "The email key")',
       { code: 'NOTES_SERVICE_EMAIL_KEY_COLLISION' },
     )
   }

@@ -13,7 +13,7 @@ import { StrictStop, describeSummary, importData } from './import.js'
 import { Progress } from './progress.js'
 
 export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--strict] [--threads N]
-            load mongoexport files of the original service (see README, Migration)
+            load mongoexport files of the original service (see docs/migration.md)
   export    [--users FILE] [--notes FILE] [--user EMAIL] [--with-password-hashes]
             [--jsonArray] [--jsonFormat relaxed|canonical]
             write users and notes as mongoexport does (notes to standard output by default)

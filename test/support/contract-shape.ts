@@ -14,7 +14,7 @@ export interface Seen {
 }
 
 // 408 and 431 come from the HTTP layer (a request too slow, headers too large), in the error shape;
-// 403 and 507 from the limits on what one client may store (README "Security").
+// 403 and 507 from the limits on what one client may store (docs/security.md).
 const ALLOWED_STATUS = new Set([200, 204, 400, 401, 403, 404, 408, 413, 415, 429, 431, 507])
 const USER_KEYS = ['_id', 'createdOn', 'email', 'fullName']
 const NOTE_KEYS = ['_id', 'content', 'createdOn', 'isPinned', 'tags', 'title', 'updatedOn', 'userId']

@@ -1,6 +1,6 @@
 // bin/notes-service (what `npm start` and the package's bin run) starts the built CLI in its own
 // process with glibc's malloc tuned for argon2id's 19 MiB blocks and V8's heap growth bounded
-// (README, "Memory"), and leaves a GLIBC_TUNABLES the environment already has alone.
+// (docs/performance.md, "Memory"), and leaves a GLIBC_TUNABLES the environment already has alone.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'

@@ -95,7 +95,7 @@ async function noHang() {
     scenario: 'whole-list answers, 10 000 notes (info)',
     cases: 2,
     failures: 0,
-    figures: `loop delay: search matching all ${whole.delay.maxMs.toFixed(0)} ms, get-all-notes ${list.delay.maxMs.toFixed(0)} ms (known limit, README)`,
+    figures: `loop delay: search matching all ${whole.delay.maxMs.toFixed(0)} ms, get-all-notes ${list.delay.maxMs.toFixed(0)} ms (known limit, docs/security.md)`,
   })
   const slow = await measureLoopDelay(() =>
     Promise.all(Array.from({ length: n(50) }, (_, i) => trickle(port, i % 2 ? 'GET /get-user HTTP/1.1\r\nHost: x\r\n'.padEnd(400, 'x') : 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n'.padEnd(900, ' '), 20))),

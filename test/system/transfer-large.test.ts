@@ -1,5 +1,6 @@
 // A large import through the real CLI, with its memory bounded. `npm run test:system` imports
-// 20 000 notes; IMPORT_TEST_NOTES=200000 runs the full-size proof of the issue (README, Migration):
+// 20 000 notes; IMPORT_TEST_NOTES=200000 runs the full-size import (docs/performance.md,
+// "Import"):
 //   IMPORT_TEST_NOTES=200000 node --import tsx --test test/system/transfer-large.test.ts
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'

@@ -1,7 +1,7 @@
 // Accounts kept in memory by id for the PostgreSQL store. Every authenticated request reads its
 // account (a token whose account is gone gets 401, decisions.md); on PostgreSQL that read is a
-// round trip, which held GET /get-user to about a quarter of the node:http ceiling (README,
-// "What the profiles showed").
+// round trip, which held GET /get-user to about a quarter of the node:http ceiling
+// (docs/performance.md, "What shaped the design").
 //
 // The service only ever inserts accounts, so a cached one changes only when an operator edits or
 // deletes it in the database. Migration 3 announces every such change on a channel, and the
@@ -34,8 +34,8 @@ export class ListenedAccountCache {
    * Resolves at the end of the event loop's turn, shared by every lookup of that turn: by then
    * the poll phase that read the lookup's request has also read every notice that had arrived
    * with it, and the listener has forgotten those accounts. A lookup answered at once would miss
-   * a notice read later in the same turn. Measured 2026-11-25 (README, "What the profiles
-   * showed"): answering the turn's requests together is also faster on these machines.
+   * a notice read later in the same turn. Answering the turn's requests together is also
+   * faster (docs/performance.md, "What shaped the design").
    */
   private readonly endOfTurn = sharedCheck(() => {})
 

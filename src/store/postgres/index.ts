@@ -77,8 +77,8 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
  * `user_id = ANY($1::text[])` it always does (a one-element array looks cheaper than the ten
  * elements a generic plan assumes): in pgbench, 35–36 µs of PostgreSQL CPU per version query
  * against 19–20 µs with the generic plan; through the service, 7.4 -> 4.5 µs per cached listing
- * (README, "What the profiles showed"). Only this connection: elsewhere a generic plan can be far
- * worse (an unknown LIMIT is taken as a tenth of the rows).
+ * (docs/performance.md, "What shaped the design"). Only this connection: elsewhere a generic
+ * plan can be far worse (an unknown LIMIT is taken as a tenth of the rows).
  * https://www.postgresql.org/docs/current/runtime-config-query.html#GUC-PLAN-CACHE-MODE
  *
  * Set with SET when the connection opens, not with the startup `options`, which would replace
@@ -102,7 +102,7 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
   })
 }
 
-/** 16 MB of listings by default, as the SQLite store (LISTING_CACHE_MB, README "Configuration"). */
+/** 16 MB of listings by default, as the SQLite store (LISTING_CACHE_MB, docs/configuration.md). */
 export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 /** Any fixed 64-bit number shared by every instance: the key of the migration lock. */

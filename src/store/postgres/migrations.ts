@@ -57,9 +57,10 @@ export const migrations: readonly Migration[] = [
     // computed by PostgreSQL whenever the row is written. A listing then joins stored text
     // instead of escaping every field of every note on every read: pgbench, 8 clients, a 20-note
     // listing, 8 700–10 800 listings/s built per read against 17 000–19 400 from the column
-    // (README, "What the profiles showed"). note_json is IMMUTABLE, as a generated column needs:
-    // to_json of text and array_to_json of text[] depend on no setting. Adding a stored column
-    // rewrites the table once, under an exclusive lock: a large table takes a while to migrate.
+    // (docs/performance.md, "What shaped the design"). note_json is IMMUTABLE, as a generated
+    // column needs: to_json of text and array_to_json of text[] depend on no setting. Adding a
+    // stored column rewrites the table once, under an exclusive lock: a large table takes a
+    // while to migrate.
     // Concatenated rather than json_build_object, which writes "key" : value with spaces.
     sql: `
       CREATE FUNCTION note_json(id text, title text, content text, tags text[], is_pinned boolean,
@@ -121,7 +122,7 @@ export const migrations: readonly Migration[] = [
     //
     // A row trigger, not a statement trigger with transition tables: through the service at 32
     // connections, edit-note lost about a tenth of its rate with it and a third with the
-    // statement trigger (README, "Listings are kept in memory"). A row this transaction has
+    // statement trigger (docs/performance.md, "What shaped the design"). A row this transaction has
     // already set is left alone (its xmin is this transaction's id): every change of the
     // transaction becomes visible at once, with that version, and a bulk insert of a user's
     // notes writes their row once instead of once per note (200 000 notes of 2 000 users in one
@@ -170,8 +171,9 @@ export const migrations: readonly Migration[] = [
     name: 'account-usage',
     // Each account's note count and size, kept by the database itself in the transaction of
     // every change to notes (the service's writes, an import, an operator's SQL), so that the
-    // per-account quota (README "Configuration") is checked by reading a few rows instead of
-    // counting the account's notes on every insert (mirrors SQLite's migration 3). A note's size
+    // per-account quota (docs/security.md, "What one account may keep") is checked by reading a
+    // few rows instead of counting the account's notes on every insert (mirrors SQLite's
+    // migration 3). A note's size
     // is note_bytes: the UTF-8 bytes of title, content and tags as stored (rows.ts escapes
     // U+0000 and U+FFFF); the quota check calls the same function.
     //

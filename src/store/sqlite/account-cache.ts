@@ -1,7 +1,8 @@
 // A cache of accounts by id for the embedded store. Every authenticated request reads its
 // account (a token whose account is gone gets 401, decisions.md), and that read is the largest
-// part of GET /get-user after Fastify itself (README, "What the profiles showed": in A/B runs
-// against the build without this cache, get-user answered 8 to 25 % more requests per second).
+// part of GET /get-user after Fastify itself (docs/performance.md, "What shaped the design": in
+// A/B runs against the build without this cache, get-user answered 8 to 25 % more requests per
+// second).
 //
 // Never stale, as the listing cache (listing-cache.ts): accounts are only ever inserted through
 // this connection (registration, import), which cannot change an account already cached, and

@@ -7,7 +7,7 @@
 // statfs costs a system call on libuv's thread pool: it is asked at most once a second, by the
 // first write after the last reading has aged, which waits for it; every other write uses the
 // reading as it is. Writes of the second after a reading are therefore not counted against it:
-// the margin to keep is what one second of writes can take (README "Configuration").
+// the margin to keep is what one second of writes can take (docs/storage.md, "Free disk space").
 import { statfs } from 'node:fs/promises'
 import { LowDiskSpaceError } from '../types.js'
 

@@ -35,7 +35,7 @@ export interface SqliteOptions {
   freeSpace?: FreeSpaceReader
 }
 
-/** 16 MB of listings by default (LISTING_CACHE_MB, README "Configuration"). */
+/** 16 MB of listings by default (LISTING_CACHE_MB, docs/configuration.md). */
 export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 export const SQLITE_FILE = 'notes.db'

@@ -8,7 +8,7 @@
 //    JSON text, where a lone surrogate was written as the escape "\ud800"; each becomes U+FFFD.
 // 2. Every email_key is recomputed with the NFKC rule (../email-rekey.ts).
 // Only rows that change are written; the notes table is scanned once inside SQLite, so a large
-// database migrates in seconds (README, Compatibility).
+// database migrates in seconds (docs/compatibility.md, "The email key").
 import { isUtf8 } from 'node:buffer'
 import type { Database } from 'better-sqlite3'
 import { changedKeys, type KeyedUser, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'

@@ -51,11 +51,12 @@ export const migrations: readonly Migration[] = [
     // SQLite whenever the row is written, with the expression listings used to build on every
     // read: the bytes sent are the same as before. A listing then joins stored text instead of
     // escaping every field of every note on every read: 20 notes, 22 µs built per read against
-    // 7 µs joined (README, "What the profiles showed"). SQLite cannot add a STORED column to a
-    // table, so the table is rebuilt (https://www.sqlite.org/lang_altertable.html#otheralter):
-    // once, inside the migration's transaction; a large database takes a while to migrate. The
-    // columns are written out again rather than shared with migration 1: a released migration's
-    // text must never change, which a shared constant would allow.
+    // 7 µs joined (docs/performance.md, "What shaped the design"). SQLite cannot add a STORED
+    // column to a table, so the table is rebuilt
+    // (https://www.sqlite.org/lang_altertable.html#otheralter): once, inside the migration's
+    // transaction; a large database takes a while to migrate. The columns are written out again
+    // rather than shared with migration 1: a released migration's text must never change, which
+    // a shared constant would allow.
     sql: `
       CREATE TABLE notes_with_json (
         id         TEXT PRIMARY KEY,
@@ -84,8 +85,9 @@ export const migrations: readonly Migration[] = [
     name: 'account-usage',
     // Each account's note count and size (UTF-8 bytes of title, content and tags), kept by the
     // database itself, in the transaction of every change to notes (the service's writes, an
-    // import, an operator's SQL), so that the per-account quota (README "Configuration") is
-    // checked by reading one row instead of counting the account's notes on every insert.
+    // import, an operator's SQL), so that the per-account quota (docs/security.md, "What one
+    // account may keep") is checked by reading one row instead of counting the account's notes
+    // on every insert.
     // A row per account from its creation on (the quota check locks nothing in SQLite, where a
     // write transaction holds the database's one write lock, but it reads this row). Sizes are
     // octet_length of the stored text, and of each tag (json_each of the stored JSON array),
