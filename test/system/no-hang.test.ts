@@ -11,7 +11,7 @@ import { type Account, type Harness, register, startHarness } from '../support/h
 import { ATTACK_PATTERNS, measureLoopDelay, openIdleConnections, seedNotes, startBystander, trickle } from '../support/scenarios/no-hang.js'
 
 const REQUEST_TIMEOUT_MS = 1000
-/** A stall of the event loop: a pattern run on it (RE2 takes seconds on such notes) far exceeds this. */
+/** A stall of the event loop (a search or a page read holding it), with room for the scheduler. */
 const LOOP_DELAY_BOUND_MS = 300
 // Longer than the request timeout: idle flood sockets are cut by the request timeout (408), and a
 // short idle timeout would race with the test clients' own kept-alive sockets.
