@@ -5,6 +5,9 @@
 // Search.matchPage, which sends it to a thread and gets back which notes match.
 //
 // Limits, each answered in the contract's error shape:
+// - a pattern whose estimated matching cost per character is over MAX_PATTERN_COST is answered
+//   400 "query is too complex: ..." before it runs (search-cost.ts, on the thread once RE2 has
+//   compiled it), so that one RE2 call over the largest note stays well under the budget;
 // - a search may match for SEARCH_TIMEOUT_MS (its own time on a thread, waiting excluded); past
 //   it the search is answered 400 (the pattern's cost is the client's, as for an invalid one);
 // - at most SEARCH_THREADS + SEARCH_QUEUE searches are under way; one more is answered 503 with
@@ -12,11 +15,12 @@
 //   server's capacity, not the pattern).
 //
 // A running task is never aborted. Ending a worker thread does not end a native RE2 call in
-// progress: the thread runs on until the call returns (up to a minute or more for the worst
-// patterns), and piscina would start a replacement beside it, so repeated slow searches could
-// occupy every core. Instead the task stops at its next check between two RE2 calls (the budget,
-// or the cancel flag set here once the search has been answered), and its thread counts as busy
-// until then: search never uses more than SEARCH_THREADS threads.
+// progress: the thread runs on until the call returns, and piscina would start a replacement
+// beside it, so repeated slow searches could occupy every core. Instead the task stops at its next
+// check between two RE2 calls (the budget, or the cancel flag set here once the search has been
+// answered), and its thread counts as busy until then: search never uses more than
+// SEARCH_THREADS threads, and the cost bound keeps "until then" a fraction of a second
+// (docs/search.md).
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
@@ -169,6 +173,7 @@ export class Search implements TextMatcher {
           this.waitedMs += Math.max(0, startedAt - (waitFrom ?? startedAt))
           this.matchedMs += Date.now() - startedAt
           if ('invalid' in result) finish(() => reject(badRequest(`query is not a supported regular expression: ${result.invalid}`)))
+          else if ('tooComplex' in result) finish(() => reject(badRequest(`query is too complex: ${result.tooComplex}`)))
           else if ('stopped' in result) finish(() => reject(searchTooSlow(this.timeoutMs)))
           else finish(() => resolve(result.matched))
         },
