@@ -35,7 +35,9 @@ describe('search pool', () => {
   const pool = new SearchPool({ threads: 1, queue: 4, timeoutMs: 300 })
   /** No queue: one search under way fills it; a budget shorter than one RE2 call of COSTLY_ACCEPTED. */
   const single = new SearchPool({ threads: 1, queue: 0, timeoutMs: 100 })
-  after(() => Promise.all([pool.close(), single.close()]))
+  /** A budget of several RE2 calls of COSTLY_ACCEPTED over LARGEST. */
+  const longer = new SearchPool({ threads: 1, queue: 0, timeoutMs: 1000 })
+  after(() => Promise.all([pool.close(), single.close(), longer.close()]))
 
   const refusal = (status: number, message: string | RegExp) => (err: unknown) =>
     err instanceof ContractError && err.statusCode === status && (typeof message === 'string' ? err.message === message : message.test(err.message))
@@ -96,5 +98,25 @@ describe('search pool', () => {
     const next = pool.start('b')
     assert.deepEqual(await next.matchPage([{ title: 'abc', content: '' }]), [0])
     next.end()
+  })
+
+  it('cancels the pages read ahead once the search is answered: the thread is free after the call in progress', async () => {
+    const pool = longer
+    await warm(pool)
+    const search = pool.start(COSTLY_ACCEPTED)
+    const page = () => Array.from({ length: 6 }, (_, i) => ({ title: `t${i}`, content: LARGEST }))
+    const started = performance.now()
+    // As search-pages.ts does: the next page is sent while the first is being matched.
+    const first = search.matchPage(page())
+    const second = search.matchPage(page())
+    second.catch(() => {})
+    await assert.rejects(first, refusal(400, 'Search took longer than 1000 ms: use a simpler pattern'))
+    search.end()
+    await eventually('the place given back', async () => pool.underWay === 0, 60_000)
+    // The budget, then the RE2 call in progress (0.2-0.4 s here); the second page, queued with a
+    // budget of its own, would have run on for about one more budget.
+    const freeMs = performance.now() - started
+    assert.ok(freeMs < 1000 + 900, `the thread was free after ${freeMs.toFixed(0)} ms`)
+    await assert.rejects(second, refusal(400, /^Search took longer than/))
   })
 })

@@ -119,11 +119,10 @@ class Scanner {
     if (c === '(') return this.group()
     if (c === '[') return this.charClass()
     if (c === '\\') return this.escape(false).weight
-    this.i++
+    const code = this.p.codePointAt(this.i) as number
+    this.i += code > 0xffff ? 2 : 1
     if (c === '.') return WEIGHT.wide
     if (c === '^' || c === '$') return WEIGHT.ascii
-    const code = c.codePointAt(0) as number
-    if (code > 0xffff) this.i++
     return literalWeight(code)
   }
 
@@ -211,7 +210,7 @@ class Scanner {
     else if (c === 'c') this.i += 1
     else if (c >= '0' && c <= '7') for (let digits = 1; digits < 3 && /[0-7]/.test(p[this.i] ?? ''); digits++) this.i++
     if (c === 'x' || c === 'u' || (c >= '0' && c <= '7')) return { weight: inClass ? WEIGHT.wide : 4 }
-    const code = c.codePointAt(0) as number
+    const code = p.codePointAt(this.i - 1) as number
     if (code > 0xffff) this.i++
     return { weight: literalWeight(code) }
   }

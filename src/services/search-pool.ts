@@ -116,6 +116,13 @@ export class Search implements TextMatcher {
   private pages = 0
   /** Settles when every task sent so far has settled. */
   private settled: Promise<unknown> = Promise.resolve()
+  /**
+   * The control arrays of the tasks not settled yet. Once the search has its answer (a 400 or
+   * 503 from one page, or end()), every one of them is cancelled: a page read ahead and queued
+   * behind the one that ran out of budget would otherwise run on a thread for a budget of its
+   * own after the search was answered.
+   */
+  private readonly pending = new Set<Int32Array>()
   private ended = false
 
   constructor(
@@ -134,6 +141,9 @@ export class Search implements TextMatcher {
     const control = new Int32Array(new SharedArrayBuffer(8))
     const sentAt = Date.now()
     const task = this.pool.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
+    this.pending.add(control)
+    if (this.ended) this.cancelAll()
+    void task.finally(() => this.pending.delete(control)).catch(() => {})
     // A page sent while the search's previous one is still being matched (search-pages.ts reads
     // ahead) waits behind it first: its waiting for a thread starts when the previous has settled.
     let waitFrom: number | undefined
@@ -150,7 +160,7 @@ export class Search implements TextMatcher {
       }
       /** Ends the search now: the thread stops at its next check (or skips the task). */
       const giveUp = (error: ContractError) => {
-        Atomics.store(control, CANCELLED, 1)
+        this.cancelAll()
         finish(() => reject(error))
       }
       const check = () => {
@@ -187,10 +197,19 @@ export class Search implements TextMatcher {
     if (this.pages === 0) await this.matchPage([])
   }
 
-  /** The search is over: its place is given back once its last task has settled. */
+  /**
+   * The search is over: tasks still queued or running are cancelled (each stops at its thread's
+   * next check), and its place is given back once its last task has settled.
+   */
   end(): void {
     if (this.ended) return
     this.ended = true
+    this.cancelAll()
     void this.settled.then(() => this.pool.release())
+  }
+
+  /** Sets the cancel flag of every task not settled yet. */
+  private cancelAll(): void {
+    for (const control of this.pending) Atomics.store(control, CANCELLED, 1)
   }
 }
