@@ -8,7 +8,7 @@
 // for every byte. The estimate is an upper bound of that NFA's work per character of text, in
 // units of one case-folded ASCII literal: counted repetitions multiply their operand's cost,
 // concatenations and alternations add, and each atom weighs what RE2's compiled form of it
-// costs the NFA (measured: bench/search-cost-sweep.ts). A pattern over MAX_PATTERN_COST is refused
+// costs the NFA (measured; docs/search.md). A pattern over MAX_PATTERN_COST is refused
 // with a 400 before it runs, so that the worst accepted call over the largest note the limits
 // allow stays a fraction of the default budget.
 //
