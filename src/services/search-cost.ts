@@ -15,9 +15,10 @@
 // The patterns are RE2's syntax, as node-re2 hands them to RE2 (it only rewrites JavaScript's
 // `\uXXXX`, `\u{...}`, `\cX` and long `\p{...}` names): `(?i)`, `(?P<name>...)`, `\pL`, `\Q...\E`,
 // `[[:alpha:]]`, `x{,3}` (a literal) are RE2's and not JavaScript's, so a JavaScript regex parser
-// (regjsparser) would refuse or misread valid patterns. This scanner reads RE2's grammar; it is
-// run only on patterns RE2 has compiled, and it over-counts (never under-counts) what it reads
-// loosely: a character class weighs its widest possible form, every capture and assertion counts.
+// (regjsparser) would refuse or misread valid patterns. This scanner reads RE2's grammar, in one
+// pass, before RE2 compiles the pattern (search-pool.ts): on text RE2 would refuse it still ends
+// with a number, never throws. It over-counts (never under-counts) what it reads loosely: a
+// character class weighs its widest possible form, every capture and assertion counts.
 
 /** The refusal threshold, in cost units per character of text (docs/search.md for the figures). */
 export const MAX_PATTERN_COST = 1000

@@ -6,8 +6,9 @@
 //
 // Limits, each answered in the contract's error shape:
 // - a pattern whose estimated matching cost per character is over MAX_PATTERN_COST is answered
-//   400 "query is too complex: ..." before it runs (search-cost.ts, on the thread once RE2 has
-//   compiled it), so that one RE2 call over the largest note stays well under the budget;
+//   400 "query is too complex: ..." at once (search-cost.ts: microseconds on the main thread), so
+//   that one RE2 call over the largest note stays well under the budget; it takes no thread,
+//   no compile (up to ~0.4 s for the largest patterns) and no place among the searches under way;
 // - a search may match for SEARCH_TIMEOUT_MS (its own time on a thread, waiting excluded); past
 //   it the search is answered 400 (the pattern's cost is the client's, as for an invalid one);
 // - at most SEARCH_THREADS + SEARCH_QUEUE searches are under way; one more is answered 503 with
@@ -25,6 +26,7 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
+import { tooComplex } from './search-cost.js'
 import { requiredRuns } from './search-prefilter.js'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
@@ -73,10 +75,14 @@ export class SearchPool {
   /**
    * A search of `query`, admitted; its matchPage is what the store calls. The caller must call
    * end() when the search is over, answered or failed. Throws 400 for a query over
-   * MAX_QUERY_LENGTH and 503 when SEARCH_THREADS + SEARCH_QUEUE searches are under way.
+   * MAX_QUERY_LENGTH or over the cost bound, and 503 when SEARCH_THREADS + SEARCH_QUEUE searches
+   * are under way.
    */
   start(query: string): Search {
     if (query.length > MAX_QUERY_LENGTH) throw badRequest(`query must be at most ${MAX_QUERY_LENGTH} characters`)
+    // Before RE2 sees it: a pattern both invalid and too costly is answered as too costly.
+    const why = tooComplex(query)
+    if (why !== undefined) throw badRequest(`query is too complex: ${why}`)
     if (this.admitted >= this.limits.threads + this.limits.queue) throw this.busy()
     this.admitted++
     return new Search(query, this.limits.timeoutMs, {
@@ -183,7 +189,6 @@ export class Search implements TextMatcher {
           this.waitedMs += Math.max(0, startedAt - (waitFrom ?? startedAt))
           this.matchedMs += Date.now() - startedAt
           if ('invalid' in result) finish(() => reject(badRequest(`query is not a supported regular expression: ${result.invalid}`)))
-          else if ('tooComplex' in result) finish(() => reject(badRequest(`query is too complex: ${result.tooComplex}`)))
           else if ('stopped' in result) finish(() => reject(searchTooSlow(this.timeoutMs)))
           else finish(() => resolve(result.matched))
         },

@@ -21,9 +21,5 @@ export interface MatchTask {
   budgetMs: number
 }
 
-/**
- * The indexes of the notes whose title or content matches; or why there are none: RE2 refuses
- * the pattern (`invalid`, RE2's message), its cost is over the bound (`tooComplex`, why;
- * search-cost.ts), or the budget ran out.
- */
-export type MatchResult = { matched: number[] } | { invalid: string } | { tooComplex: string } | { stopped: true }
+/** The indexes of the notes whose title or content matches; or why there are none. */
+export type MatchResult = { matched: number[] } | { invalid: string } | { stopped: true }
