@@ -1,17 +1,21 @@
-// Does a search pattern that costs RE2 seconds still slow everybody else down (issue 20)? Starts
+// Does a search pattern that costs RE2 time still slow everybody else down (issue 20)? Starts
 // the built service (SQLite, in a temporary directory), gives one user NOTES notes as large as the
-// limits allow ('a' × 99 990 + '!', title 1 000 characters), and measures GET /healthz, one
-// request after another, first with no search running, then while ATTACKERS clients keep
-// searching `(.*a){1000}` over those notes; idle and attack phases alternate, ROUNDS times, and the
-// report gives p50 / p99 of each and their ratio (attack / idle). Then the ordinary search speed:
+// limits allow (title 1 000 and content 100 000 characters of '漢字', or with --text a of
+// 'a' × 99 990 + '!'), and measures GET /healthz, one request after another, first with no search
+// running, then while ATTACKERS clients keep searching the attack pattern over those notes (by
+// default `\pL{19}!`, the costliest per call of what the cost bound accepts: docs/search.md);
+// idle and attack phases alternate, ROUNDS times, and the report gives p50 / p99 of each and
+// their ratio (attack / idle). Then how long the search thread stays busy after an attack search
+// has been answered (one attack, then an ordinary search repeated until it is served). Then the ordinary search speed:
 // users with 1 000 and 10 000 notes like the bench's (one in ten mentions groceries, one in twenty
 // a meeting time), the bench's two queries, one request at a time (p50 / p99, listing cache off as
 // in the bench's growth phase, where the search targets are: p50 under 5 and 40 ms).
 //
 // Run: npm run build:bench && node dist-bench/bench/search-isolation.js [--build DIR] [--only isolation|ordinary]
-//      [--seconds S] [--rounds N] [--notes N] [--attackers N]
+//      [--seconds S] [--rounds N] [--notes N] [--attackers N] [--attack PATTERN] [--text cjk|a]
 // --build: the root of another checkout, built, whose service and store are measured instead
-// (e.g. the code before issue 20, with --only ordinary: its isolation phase does not finish).
+// (e.g. the code before the cost bound, with --attack '(.*a){1000}' --text a; the code before
+// issue 20, with --only ordinary: its isolation phase does not finish).
 // Service settings (SEARCH_THREADS, SEARCH_TIMEOUT_MS, ...) pass through from the environment.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -28,11 +32,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     notes: { type: 'string', default: '30' },
     attackers: { type: 'string', default: '2' },
+    attack: { type: 'string', default: '\\pL{19}!' },
+    text: { type: 'string', default: 'cjk' },
   },
 })
 const BUILD = resolve(values.build)
 const SECONDS = Number(values.seconds)
-const ATTACK = '(.*a){1000}'
+const ATTACK = values.attack
+const LARGEST = values.text === 'a' ? { title: 'a'.repeat(999) + '!', content: 'a'.repeat(99_990) + '!' } : { title: '漢字'.repeat(500), content: '漢字'.repeat(50_000) }
 const SETTINGS = ['SEARCH_THREADS', 'SEARCH_QUEUE', 'SEARCH_TIMEOUT_MS', 'NODE_OPTIONS']
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -94,7 +101,7 @@ const searching = (url: string, token: string, query: string) => async () => {
 async function isolation(url: string): Promise<void> {
   const attacker = await account(url, 'attacker')
   const reader = await account(url, 'reader')
-  for (let i = 0; i < Number(values.notes); i++) await call(url, '/add-note', attacker.token, { title: 'a'.repeat(999) + '!', content: 'a'.repeat(99_990) + '!' })
+  for (let i = 0; i < Number(values.notes); i++) await call(url, '/add-note', attacker.token, LARGEST)
   await call(url, '/add-note', reader.token, { title: 'Groceries', content: 'milk' })
   const idle: number[] = []
   const attacked: number[] = []
@@ -108,7 +115,7 @@ async function isolation(url: string): Promise<void> {
   }
   const statuses = new Map<number, number>()
   for (const [, s] of answers) statuses.set(s, (statuses.get(s) ?? 0) + 1)
-  console.log(`\n/healthz, one request at a time, ${values.rounds} × ${SECONDS} s per phase; attack: ${values.attackers} clients searching \`${ATTACK}\` over ${values.notes} notes of 100 000 characters\n`)
+  console.log(`\n/healthz, one request at a time, ${values.rounds} × ${SECONDS} s per phase; attack: ${values.attackers} clients searching \`${ATTACK}\` over ${values.notes} notes of 100 000 characters (${values.text})\n`)
   console.log('| phase | /healthz requests | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|')
   for (const [name, xs] of [['no search running', idle], ['under attack', attacked]] as const) {
     console.log(`| ${name} | ${xs.length} | ${ms(pct(xs, 0.5))} | ${ms(pct(xs, 0.99))} | ${ms(Math.max(...xs))} |`)
@@ -116,6 +123,28 @@ async function isolation(url: string): Promise<void> {
   console.log(`| ratio (attack / idle) | | ${(pct(attacked, 0.5) / pct(idle, 0.5)).toFixed(2)} | ${(pct(attacked, 0.99) / pct(idle, 0.99)).toFixed(2)} | |`)
   const times = answers.map(([t]) => t)
   console.log(`\nattack searches: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; answered in p50 ${ms(pct(times, 0.5))} ms, max ${ms(Math.max(...times))} ms`)
+  await heldPastAnswer(url, attacker.token, reader.token)
+}
+
+/**
+ * How long the search threads stay busy once an attack search has been answered: one attack
+ * search, then an ordinary search repeated (every 10 ms) until it is served; with SEARCH_THREADS
+ * threads, SEARCH_THREADS attacks at once. What the cost bound limits to one RE2 call.
+ */
+async function heldPastAnswer(url: string, attackerToken: string, readerToken: string): Promise<void> {
+  const held: number[] = []
+  const answeredIn: number[] = []
+  for (let round = 0; round < 10; round++) {
+    await untilServed(searching(url, readerToken, 'groceries'))
+    const started = performance.now()
+    const status = await searching(url, attackerToken, ATTACK)()
+    const answered = performance.now()
+    answeredIn.push(answered - started)
+    if (status === 200) continue
+    while ((await searching(url, readerToken, 'groceries')()) !== 200) await sleep(10)
+    held.push(performance.now() - answered)
+  }
+  console.log(`\none attack search at a time (10 rounds): answered in p50 ${ms(pct(answeredIn, 0.5))} ms, max ${ms(Math.max(...answeredIn))} ms; an ordinary search served after it in p50 ${ms(pct(held, 0.5))} ms, max ${ms(Math.max(...held))} ms (the thread's last RE2 call)`)
 }
 
 /** Notes shaped like the bench's (bench/seed.ts): ~24 words, one in ten groceries, one in twenty a meeting. */

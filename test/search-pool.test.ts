@@ -7,7 +7,12 @@ import { ContractError } from '../src/errors.js'
 import { MAX_QUERY_LENGTH, SEARCH_BUSY, SearchPool } from '../src/services/search-pool.js'
 import { eventually } from './support/eventually.js'
 
-const LARGEST = 'a'.repeat(99_990) + '!'
+/**
+ * The largest content the limits allow, and an accepted pattern (search-cost.ts) whose one RE2
+ * call over it takes 0.2-0.4 s here: as costly a call as the cost bound lets through.
+ */
+const LARGEST = '漢字'.repeat(50_000)
+const COSTLY_ACCEPTED = '\\pL{19}!'
 
 /** Waits until the pool's thread has started: under tsx on a busy machine that takes longer than the budget. */
 async function warm(pool: SearchPool): Promise<void> {
@@ -28,9 +33,11 @@ async function warm(pool: SearchPool): Promise<void> {
 
 describe('search pool', () => {
   const pool = new SearchPool({ threads: 1, queue: 4, timeoutMs: 300 })
-  /** No queue: one search under way fills it. */
-  const single = new SearchPool({ threads: 1, queue: 0, timeoutMs: 300 })
-  after(() => Promise.all([pool.close(), single.close()]))
+  /** No queue: one search under way fills it; a budget shorter than one RE2 call of COSTLY_ACCEPTED. */
+  const single = new SearchPool({ threads: 1, queue: 0, timeoutMs: 100 })
+  /** A budget of several RE2 calls of COSTLY_ACCEPTED over LARGEST. */
+  const longer = new SearchPool({ threads: 1, queue: 0, timeoutMs: 1000 })
+  after(() => Promise.all([pool.close(), single.close(), longer.close()]))
 
   const refusal = (status: number, message: string | RegExp) => (err: unknown) =>
     err instanceof ContractError && err.statusCode === status && (typeof message === 'string' ? err.message === message : message.test(err.message))
@@ -68,12 +75,13 @@ describe('search pool', () => {
   it('answers 400 at the budget, and holds the place until the thread has stopped', async () => {
     const pool = single
     await warm(pool)
-    const search = pool.start('(.*a){1000}')
+    const search = pool.start(COSTLY_ACCEPTED)
     const started = performance.now()
-    await assert.rejects(search.matchPage([{ title: 'x', content: LARGEST }]), refusal(400, 'Search took longer than 300 ms: use a simpler pattern'))
+    await assert.rejects(search.matchPage([{ title: 'x', content: LARGEST }, { title: 'y', content: LARGEST }]), refusal(400, 'Search took longer than 100 ms: use a simpler pattern'))
     assert.ok(performance.now() - started < 1500, 'answered near the budget, not when RE2 returns')
     search.end()
-    // The thread is still inside RE2: the queue is 0, so another search is refused meanwhile.
+    // The thread is still inside its first RE2 call over a content: the queue is 0, so another
+    // search is refused meanwhile.
     assert.equal(pool.underWay, 1)
     const refused = (() => {
       try {
@@ -85,8 +93,30 @@ describe('search pool', () => {
     assert.ok(refusal(503, SEARCH_BUSY)(refused))
     assert.deepEqual((refused as ContractError).headers, { 'retry-after': '1' })
     await eventually('the place given back once RE2 returns', async () => pool.underWay === 0, 60_000)
+    // It stopped at the check after that call: the second content was never matched.
+    assert.ok(performance.now() - started < 3000, `the thread was free after ${(performance.now() - started).toFixed(0)} ms`)
     const next = pool.start('b')
     assert.deepEqual(await next.matchPage([{ title: 'abc', content: '' }]), [0])
     next.end()
+  })
+
+  it('cancels the pages read ahead once the search is answered: the thread is free after the call in progress', async () => {
+    const pool = longer
+    await warm(pool)
+    const search = pool.start(COSTLY_ACCEPTED)
+    const page = () => Array.from({ length: 6 }, (_, i) => ({ title: `t${i}`, content: LARGEST }))
+    const started = performance.now()
+    // As search-pages.ts does: the next page is sent while the first is being matched.
+    const first = search.matchPage(page())
+    const second = search.matchPage(page())
+    second.catch(() => {})
+    await assert.rejects(first, refusal(400, 'Search took longer than 1000 ms: use a simpler pattern'))
+    search.end()
+    await eventually('the place given back', async () => pool.underWay === 0, 60_000)
+    // The budget, then the RE2 call in progress (0.2-0.4 s here); the second page, queued with a
+    // budget of its own, would have run on for about one more budget.
+    const freeMs = performance.now() - started
+    assert.ok(freeMs < 1000 + 900, `the thread was free after ${freeMs.toFixed(0)} ms`)
+    await assert.rejects(second, refusal(400, /^Search took longer than/))
   })
 })

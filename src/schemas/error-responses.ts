@@ -86,8 +86,9 @@ export const ServiceUnavailable = errorBody('The database cannot be reached.', [
 /** Search's 400 and 503 have causes of their own (services/search-pool.ts). */
 const SearchBadRequest = errorBody(
   'The query is missing, over 500 characters, not a regular expression RE2 accepts (back-references and ' +
-    'look-around included), or it took longer than SEARCH_TIMEOUT_MS to match: "Search took longer than N ms: ' +
-    'use a simpler pattern".',
+    'look-around included), too complex ("query is too complex: ...": its estimated matching cost per character, ' +
+    'which large counted repetitions multiply, is over the bound; docs/search.md), or it took longer than ' +
+    'SEARCH_TIMEOUT_MS to match: "Search took longer than N ms: use a simpler pattern".',
 )
 const SearchUnavailable = errorBody(
   'The database cannot be reached, or every search thread is busy and the queue is full (or the search waited ' +

@@ -5,6 +5,10 @@
 // Search.matchPage, which sends it to a thread and gets back which notes match.
 //
 // Limits, each answered in the contract's error shape:
+// - a pattern whose estimated matching cost per character is over MAX_PATTERN_COST is answered
+//   400 "query is too complex: ..." at once (search-cost.ts: microseconds on the main thread), so
+//   that one RE2 call over the largest note stays well under the budget; it takes no thread,
+//   no compile (up to ~0.4 s for the largest patterns) and no place among the searches under way;
 // - a search may match for SEARCH_TIMEOUT_MS (its own time on a thread, waiting excluded); past
 //   it the search is answered 400 (the pattern's cost is the client's, as for an invalid one);
 // - at most SEARCH_THREADS + SEARCH_QUEUE searches are under way; one more is answered 503 with
@@ -12,15 +16,17 @@
 //   server's capacity, not the pattern).
 //
 // A running task is never aborted. Ending a worker thread does not end a native RE2 call in
-// progress: the thread runs on until the call returns (up to a minute or more for the worst
-// patterns), and piscina would start a replacement beside it, so repeated slow searches could
-// occupy every core. Instead the task stops at its next check between two RE2 calls (the budget,
-// or the cancel flag set here once the search has been answered), and its thread counts as busy
-// until then: search never uses more than SEARCH_THREADS threads.
+// progress: the thread runs on until the call returns, and piscina would start a replacement
+// beside it, so repeated slow searches could occupy every core. Instead the task stops at its next
+// check between two RE2 calls (the budget, or the cancel flag set here once the search has been
+// answered), and its thread counts as busy until then: search never uses more than
+// SEARCH_THREADS threads, and the cost bound keeps "until then" a fraction of a second
+// (docs/search.md).
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
+import { tooComplex } from './search-cost.js'
 import { requiredRuns } from './search-prefilter.js'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
@@ -69,10 +75,14 @@ export class SearchPool {
   /**
    * A search of `query`, admitted; its matchPage is what the store calls. The caller must call
    * end() when the search is over, answered or failed. Throws 400 for a query over
-   * MAX_QUERY_LENGTH and 503 when SEARCH_THREADS + SEARCH_QUEUE searches are under way.
+   * MAX_QUERY_LENGTH or over the cost bound, and 503 when SEARCH_THREADS + SEARCH_QUEUE searches
+   * are under way.
    */
   start(query: string): Search {
     if (query.length > MAX_QUERY_LENGTH) throw badRequest(`query must be at most ${MAX_QUERY_LENGTH} characters`)
+    // Before RE2 sees it: a pattern both invalid and too costly is answered as too costly.
+    const why = tooComplex(query)
+    if (why !== undefined) throw badRequest(`query is too complex: ${why}`)
     if (this.admitted >= this.limits.threads + this.limits.queue) throw this.busy()
     this.admitted++
     return new Search(query, this.limits.timeoutMs, {
@@ -112,6 +122,13 @@ export class Search implements TextMatcher {
   private pages = 0
   /** Settles when every task sent so far has settled. */
   private settled: Promise<unknown> = Promise.resolve()
+  /**
+   * The control arrays of the tasks not settled yet. Once the search has its answer (a 400 or
+   * 503 from one page, or end()), every one of them is cancelled: a page read ahead and queued
+   * behind the one that ran out of budget would otherwise run on a thread for a budget of its
+   * own after the search was answered.
+   */
+  private readonly pending = new Set<Int32Array>()
   private ended = false
 
   constructor(
@@ -130,6 +147,9 @@ export class Search implements TextMatcher {
     const control = new Int32Array(new SharedArrayBuffer(8))
     const sentAt = Date.now()
     const task = this.pool.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
+    this.pending.add(control)
+    if (this.ended) this.cancelAll()
+    void task.finally(() => this.pending.delete(control)).catch(() => {})
     // A page sent while the search's previous one is still being matched (search-pages.ts reads
     // ahead) waits behind it first: its waiting for a thread starts when the previous has settled.
     let waitFrom: number | undefined
@@ -146,7 +166,7 @@ export class Search implements TextMatcher {
       }
       /** Ends the search now: the thread stops at its next check (or skips the task). */
       const giveUp = (error: ContractError) => {
-        Atomics.store(control, CANCELLED, 1)
+        this.cancelAll()
         finish(() => reject(error))
       }
       const check = () => {
@@ -182,10 +202,19 @@ export class Search implements TextMatcher {
     if (this.pages === 0) await this.matchPage([])
   }
 
-  /** The search is over: its place is given back once its last task has settled. */
+  /**
+   * The search is over: tasks still queued or running are cancelled (each stops at its thread's
+   * next check), and its place is given back once its last task has settled.
+   */
   end(): void {
     if (this.ended) return
     this.ended = true
+    this.cancelAll()
     void this.settled.then(() => this.pool.release())
+  }
+
+  /** Sets the cancel flag of every task not settled yet. */
+  private cancelAll(): void {
+    for (const control of this.pending) Atomics.store(control, CANCELLED, 1)
   }
 }

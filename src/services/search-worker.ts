@@ -1,14 +1,16 @@
 // The search threads' half of search-pool.ts: RE2 runs here, on a worker thread, never on the
 // main thread. RE2 is linear in the text, but its cost per character grows with the compiled
 // pattern, and one call over a 100 000-character content can take from milliseconds to over a
-// minute (docs/search.md). A native call cannot be interrupted, so the task checks its budget
-// and the main thread's cancel flag between calls and stops at the first check past either.
+// minute for patterns such as `(.*a){1000}` (docs/search.md). A native call cannot be
+// interrupted: such patterns are refused before they are sent here (search-cost.ts), so that one
+// call of an accepted pattern stays well under the budget, and the task checks its budget and the
+// main thread's cancel flag between calls and stops at the first check past either.
 import RE2 from 're2'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
 /**
  * Compiled patterns, most recently used last: a search sends its pattern with every page, and
- * compiling a large one takes up to ~0.1 s. A pattern RE2 refuses is kept with its message.
+ * compiling a large one takes up to ~0.1 s (~0.4 s for the largest RE2 compiles, which the cost bound refuses). A pattern RE2 refuses is kept with its message.
  */
 const compiled = new Map<string, RE2 | string>()
 const CACHED_PATTERNS = 16
