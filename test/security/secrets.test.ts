@@ -72,9 +72,9 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     }
   })
 
-  it('puts only {user: {_id, fullName, email, createdOn}, iat, exp} in the token', () => {
+  it('puts only {user: {_id, fullName, email, createdOn}, sid, iat, exp} in the token', () => {
     const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-    assert.deepEqual(Object.keys(payload).sort(), ['exp', 'iat', 'user'])
+    assert.deepEqual(Object.keys(payload).sort(), ['exp', 'iat', 'sid', 'user'])
     assert.deepEqual(Object.keys(payload.user as object).sort(), ['_id', 'createdOn', 'email', 'fullName'])
     assert.ok(!token.includes(PASSWORD))
   })
