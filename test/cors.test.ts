@@ -1,10 +1,10 @@
 // CORS as the described system's Express `cors()` with its defaults (decisions.md, issue 20): for
 // every route and method of the contract, the account-management routes and the service's other
-// routes, a browser's preflight gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE and the requested headers
-// reflected; the answer itself (success or error) carries origin `*`. What Express `cors()` does
-// not send is checked too: no credentials, no max-age, no exposed headers, no `Vary: Origin`.
-// Run through inject and against a real listening server (test/system/cors-browser.test.ts runs
-// the same flows in Chromium).
+// routes, a browser's preflight gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE
+// and the requested headers reflected; the answer itself (success or error) carries origin `*`.
+// What Express `cors()` does not send is checked too: no credentials, no max-age, no exposed
+// headers, no `Vary: Origin`. Run through inject and against a real listening server
+// (test/system/cors-browser.test.ts runs the same flows in Chromium).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
