@@ -94,9 +94,14 @@ export class SessionService {
     })
   }
 
-  /** The account's live sessions, most recently used first; `current` marks the caller's. */
+  /** The account's live sessions (their tokens have not expired), most recently used first. */
+  live(userId: string): Promise<SessionRecord[]> {
+    return this.store.listSessions(userId, liveSince())
+  }
+
+  /** live(), as GET /get-sessions lists them: `current` marks the caller's. */
   async list(userId: string, currentId: string | undefined): Promise<ListedSession[]> {
-    const sessions = await this.store.listSessions(userId, liveSince())
+    const sessions = await this.live(userId)
     return sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client, current: s._id === currentId }))
   }
 
