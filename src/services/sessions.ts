@@ -31,6 +31,7 @@ export const CLIENT_MAX_LENGTH = 200
  */
 export function clientOf(userAgent: string | undefined): string {
   if (!userAgent) return ''
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
   const text = userAgent.replace(/[\u0000-\u001f\u007f]/g, ' ').trim()
   return text.length <= CLIENT_MAX_LENGTH ? text.toWellFormed() : text.slice(0, CLIENT_MAX_LENGTH).trimEnd().toWellFormed()
 }
