@@ -112,7 +112,7 @@ for (const { mode, storeKind } of targets()) {
       const other = await login(a)
       const b = await register(h.client)
       const notFound = '{"error":true,"message":"Session not found"}'
-      for (const id of [sidOf(b.token)!, '0123456789abcdef01234567', 'not-an-id', sidOf(other)!.toUpperCase()]) {
+      for (const id of [sidOf(b.token)!, '0123456789abcdef01234567', 'not-an-id', sidOf(other)!.toUpperCase(), '%FF', 'a'.repeat(101)]) {
         const res = await request('DELETE', `/delete-session/${id}`, a.token)
         assert.equal(res.status, 404, id)
         assert.equal(res.text, notFound, id)
