@@ -8,7 +8,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import { TOKEN_LIFETIME_MS, type TokenUser, createTokenService } from '../src/services/tokens.js'
+import { ACCOUNT_MANAGEMENT_TAG } from '../src/schemas/account-management.js'
 import { SESSION_TOUCH_INTERVAL_MS } from '../src/services/sessions.js'
+import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
+import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { eventually } from './support/eventually.js'
 import { type Account, type Harness, TEST_SECRET, addNote, register, startHarness, targets, uniqueEmail } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
@@ -309,3 +312,29 @@ for (const { mode, storeKind } of targets()) {
     })
   })
 }
+
+describe('the account-management endpoints in /openapi.json', () => {
+  let h: Harness
+  before(async () => {
+    h = await startHarness('inject')
+  })
+  after(async () => h.close())
+
+  it('documents each, under a tag of its own apart from the contract operations, with the bearer scheme and the bare 401', async () => {
+    type Operation = { tags?: string[]; security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }
+    const doc = (await h.client.request('GET', '/openapi.json')).json as { tags: Array<{ name: string }>; paths: Record<string, Record<string, Operation>> }
+    assert.ok(doc.tags.some((t) => t.name === ACCOUNT_MANAGEMENT_TAG))
+    for (const [method, path] of ACCOUNT_OPERATIONS) {
+      const op = doc.paths[path]?.[method]
+      assert.ok(op, `${method} ${path} is documented`)
+      assert.deepEqual(op.tags, [ACCOUNT_MANAGEMENT_TAG], `${method} ${path}`)
+      assert.deepEqual(op.security, [{ bearerAuth: [] }])
+      assert.deepEqual(Object.keys(op.responses['401']?.content ?? {}), ['text/plain'])
+      for (const status of ['200', '500', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`)
+    }
+    for (const [method, path] of CONTRACT_OPERATIONS) assert.ok(!doc.paths[path]?.[method]?.tags?.includes(ACCOUNT_MANAGEMENT_TAG), `${method} ${path}`)
+    for (const [method, path] of [['put', '/change-password'], ['delete', '/delete-account']] as const) {
+      assert.ok(doc.paths[path]?.[method]?.responses['429'], `${method} ${path} documents 429`)
+    }
+  })
+})
