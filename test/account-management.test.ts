@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import { TOKEN_LIFETIME_MS, type TokenUser, createTokenService } from '../src/services/tokens.js'
 import { ACCOUNT_MANAGEMENT_TAG } from '../src/schemas/account-management.js'
-import { SESSION_TOUCH_INTERVAL_MS } from '../src/services/sessions.js'
+import { MAX_SESSIONS_PER_ACCOUNT, SESSION_TOUCH_INTERVAL_MS } from '../src/services/sessions.js'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { eventually } from './support/eventually.js'
@@ -252,6 +252,20 @@ for (const { mode, storeKind } of targets()) {
       for (let i = 0; i < 5; i++) assert.equal(await statusOf(a.token, '/get-all-notes'), 200)
       const [listed] = await sessionsOf(a.token)
       assert.equal(listed?.lastUsedOn, touched, 'written once, not again within the interval')
+    })
+
+    it(`keeps ${MAX_SESSIONS_PER_ACCOUNT} sessions per account: a login past them ends the least recently used`, { skip: mode === 'http' && 'the same store code as inject' }, async () => {
+      const a = await register(h.client)
+      const first = await login(a)
+      // The account's first session was used lately; the second (made after it) is now the least recently used.
+      await db.sql('UPDATE sessions SET last_used_on = ? WHERE id = ?', [new Date(Date.now() + 60_000).toISOString(), sidOf(a.token)])
+      for (let i = 2; i < MAX_SESSIONS_PER_ACCOUNT; i++) await login(a)
+      assert.equal((await sessionsOf(a.token)).length, MAX_SESSIONS_PER_ACCOUNT)
+      assert.equal(await statusOf(first), 200)
+      const next = await login(a)
+      assert.equal((await sessionsOf(next)).length, MAX_SESSIONS_PER_ACCOUNT)
+      assert.equal(await statusOf(first), 401, 'the least recently used ended')
+      assert.equal(await statusOf(a.token), 200)
     })
 
     it('lists only sessions whose tokens have not expired', async () => {

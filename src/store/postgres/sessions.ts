@@ -23,7 +23,7 @@ export class PostgresSessions {
         'sessions.insert',
         `WITH pruned AS (
            DELETE FROM sessions WHERE user_id = $2 AND (created_on < $6
-             OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 ${LIST_ORDER} LIMIT $7))
+             OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 AND created_on >= $6 ${LIST_ORDER} LIMIT $7))
          )
          INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
         [session._id, session.userId, session.createdOn, session.lastUsedOn, encodeText(session.client), prune.createdBefore, Math.max(0, prune.keepMost - 1)],

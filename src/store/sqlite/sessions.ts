@@ -32,7 +32,7 @@ export class SqliteSessions {
     // Made room for first: the new session (used now) is then among the most recently used.
     const pruned = db.prepare(
       `DELETE FROM sessions WHERE user_id = @userId AND (created_on < @createdBefore
-         OR id NOT IN (SELECT id FROM sessions WHERE user_id = @userId ${LIST_ORDER} LIMIT @kept))`,
+         OR id NOT IN (SELECT id FROM sessions WHERE user_id = @userId AND created_on >= @createdBefore ${LIST_ORDER} LIMIT @kept))`,
     )
     this.create = db.transaction((session: SessionRecord, prune: SessionPruning) => {
       pruned.run({ userId: session.userId, createdBefore: prune.createdBefore, kept: Math.max(0, prune.keepMost - 1) })
