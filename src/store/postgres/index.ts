@@ -10,6 +10,7 @@ import { type Migration, migrations } from './migrations.js'
 import { NoteVersionReader } from './note-versions.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
+import { SessionReader } from './session-reader.js'
 import { PostgresSessions } from './sessions.js'
 import { PostgresTransfer } from './transfer.js'
 import { isUnavailable, queryOver } from './query.js'
@@ -172,6 +173,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const query = queryOver(pool)
   const users = new PostgresUsers(query, pool)
   const sessions = new PostgresSessions(query)
+  const sessionReader = new SessionReader(query)
   const listingCacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
   const versionPool = listingCacheBytes > 0 ? createVersionPool(options) : undefined
   const notes = new PostgresNotes(
@@ -197,7 +199,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     updateUser: (userId, change, revocation) => forgetting(userId, users.update(userId, change, revocation)),
     deleteUser: (userId) => forgetting(userId, users.delete(userId)),
     createSession: (session, prune) => sessions.create(session, prune),
-    findSession: (sessionId) => sessions.find(sessionId),
+    findSession: (sessionId) => sessionReader.read(sessionId),
     touchSession: (sessionId, lastUsedOn, staleBefore) => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore),
     listSessions: (userId, createdSince) => sessions.list(userId, createdSince),
     deleteSession: (userId, sessionId) => sessions.delete(userId, sessionId),

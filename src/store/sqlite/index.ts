@@ -15,6 +15,7 @@ import { ListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteQuota } from './quota.js'
+import { batchedReads } from './read-batch.js'
 import { SqliteSessions } from './sessions.js'
 import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
@@ -160,6 +161,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
       accounts?.clear()
       return run()
     })
+  // The authenticate hook's lookup, made for all the requests of one turn in one read transaction.
+  const findSession = batchedReads(db, (sessionId: string) => sessions.find(sessionId))
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
@@ -170,7 +173,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     deleteUser: (userId) => changingAccount(userId, () => users.remove(userId)),
     // Sessions are read and written without a cache: every lookup reads the table.
     createSession: (session, prune) => writer.write(() => sessions.create(session, prune)),
-    findSession: async (sessionId) => sessions.find(sessionId),
+    findSession: findSession,
     touchSession: (sessionId, lastUsedOn, staleBefore) => writer.write(() => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore)),
     listSessions: async (userId, createdSince) => sessions.list(userId, createdSince),
     deleteSession: (userId, sessionId) => writer.write(() => sessions.delete(userId, sessionId)),
