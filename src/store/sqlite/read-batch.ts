@@ -1,9 +1,9 @@
 // Reads of one kind, made together: every call made in one turn of the event loop is answered
 // at its end (setImmediate, after the poll phase that read the requests) by one read transaction
 // that runs each read in turn. Outside a transaction SQLite takes and drops its read lock for
-// every statement (fcntl calls and an fstat in WAL mode, data-version.ts), which under load cost
-// the authenticate hook's lookup as much as the lookup itself; one transaction takes it once.
-// Nothing is kept: each call's read is made after its request arrived.
+// every statement (fcntl calls and an fstat in WAL mode, data-version.ts), about as costly as a
+// primary-key lookup itself; one transaction takes it once for the turn (docs/accounts.md, "What
+// it costs"). Nothing is kept: each call's read is made after its request arrived.
 import type { Database } from 'better-sqlite3'
 
 export function batchedReads<K, V>(db: Database, read: (key: K) => V): (key: K) => Promise<V> {
