@@ -12,19 +12,22 @@ import Fastify, {
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError, LOW_DISK_SPACE } from './errors.js'
-import { authenticateWith, sendUnauthorized, verifyTokenWith } from './plugins/auth.js'
+import { authenticateWith, sendUnauthorized } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerWebApp } from './plugins/web-app.js'
+import { accountManagementRoutes } from './routes/account-management.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { contractErrorFromValidation } from './schemas/validation-errors.js'
+import { AccountSettings } from './services/account-settings.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
 import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
+import { SessionService } from './services/sessions.js'
 import { createTokenService } from './services/tokens.js'
 import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
 import { WELL_FORMED, isWellFormedText } from './unicode.js'
@@ -186,16 +189,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = createTokenService(options.secret)
   const bruteForce = createBruteForceGuard(config.bruteForce, options.limiterFactory)
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
-  const accounts = new AccountService(store, tokens, guard, createPasswordHasher(config.passwordHashing), config.registration)
+  const passwords = createPasswordHasher(config.passwordHashing)
+  const sessions = new SessionService(store)
+  const accounts = new AccountService(store, tokens, guard, passwords, sessions, config.registration)
   // The 401 of the token check comes before the body is read (unread-body.ts).
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
-  const authenticate = authenticateWith(tokens, (id) => accounts.currentUser(id), refuse)
+  const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), refuse)
   accountRoutes(app, accounts, authenticate)
   // Search patterns run on threads of this app's own (each --workers process has its pool); no
   // thread starts before the first search, and closing the app ends them.
   const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
   app.addHook('onClose', () => searches.close())
-  noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate, verifyTokenWith(tokens, refuse))
+  noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate)
+  // Beside the contract's: sessions, password, name, the account itself (docs/accounts.md).
+  accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords), authenticate)
   // The web app for people and the API reference, on this same origin (issue 22).
   await registerWebApp(app, options.webRoot)
   return app

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The one entry point: `notes-service serve` (the default) and `notes-service migrate`.
+// The one entry point: `notes-service serve` (the default), `migrate`, the transfer commands and
+// the operator's `users` commands.
 import { parseArgs } from 'node:util'
+import { USERS_USAGE, runUsers } from './accounts-cli/users.js'
 import { serve } from './cluster.js'
 import { ConfigError, parseConfig } from './config.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
@@ -12,12 +14,14 @@ commands:
   serve     run the HTTP server (default); configured by environment variables (docs/configuration.md)
             --workers N   run N processes sharing the port (default: WORKERS, else 1; "auto": one per core)
   migrate   apply database migrations and exit (PostgreSQL when DATABASE_URL is set, else SQLite)
-${TRANSFER_USAGE}`
+${TRANSFER_USAGE}${USERS_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
   // import, export and backup parse their own options (src/transfer/commands.ts).
   const transfer = argv[0] === undefined ? undefined : transferCommands[argv[0]]
   if (transfer) return transfer(argv.slice(1), process.env)
+  // users parses its own options too (src/accounts-cli/users.ts).
+  if (argv[0] === 'users') return runUsers(argv.slice(1), process.env)
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

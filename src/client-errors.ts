@@ -6,15 +6,22 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** The routes whose last path segment is a noteId. */
 const NOTE_ID_ROUTE = /^\/(edit-note|delete-note|update-note-pinned)\//
+/** The route whose last path segment is a sessionId (ACCOUNTS-API.md). */
+const SESSION_ID_ROUTE = /^\/delete-session\//
 
 /**
  * Requests the router cannot even look up: a path with invalid percent-encoding (`%FF`) or a
  * parameter over the router's length limit. A noteId that cannot be decoded or is too long is
- * a malformed id, so 404 "Note not found" (decisions.md); any other such path is an unknown route.
+ * a malformed id, so 404 "Note not found" (decisions.md), and a sessionId likewise "Session not
+ * found"; any other such path is an unknown route.
  */
 export function answerUnroutable(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?')[0] ?? ''
-  const message = NOTE_ID_ROUTE.test(path) ? 'Note not found' : `Route ${request.method} ${path} not found`
+  const message = NOTE_ID_ROUTE.test(path)
+    ? 'Note not found'
+    : SESSION_ID_ROUTE.test(path)
+      ? 'Session not found'
+      : `Route ${request.method} ${path} not found`
   request.log.info({ code: err.code }, 'unroutable request')
   void reply.code(404).header('access-control-allow-origin', '*').send({ error: true, message })
 }

@@ -24,7 +24,7 @@ export function loggerOptions(level: string) {
   return {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.body.password', 'password', 'accessToken', '*.password', '*.accessToken'],
+      paths: ['req.headers.authorization', 'req.body.password', 'password', 'accessToken', '*.password', '*.accessToken', '*.currentPassword', '*.newPassword'],
       censor: '[redacted]',
     },
   }

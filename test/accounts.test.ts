@@ -123,19 +123,23 @@ for (const { mode, storeKind } of targets()) {
         }
       })
 
-      it('issues an HS256 token whose payload is {user: {_id, fullName, email, createdOn}, iat, exp}, 36000 minutes long', async () => {
+      it('issues an HS256 token whose payload is {user: {_id, fullName, email, createdOn}, sid, iat, exp}, 36000 minutes long', async () => {
         const email = uniqueEmail()
         const res = await post('/create-account', { fullName: 'Tok', email, password: 'token-password' })
         const { accessToken, user } = res.json as { accessToken: string; user: Record<string, unknown> }
         const [header, payload] = accessToken.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
         assert.equal(header?.alg, 'HS256')
-        assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'user'])
+        // sid names the token's session (ACCOUNTS-API.md; docs/accounts.md).
+        assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'sid', 'user'])
+        assert.match(payload!.sid as string, /^[0-9a-f]{24}$/)
         assert.deepEqual(payload!.user, user)
         assert.equal((payload!.exp as number) - (payload!.iat as number), 36_000 * 60)
         assert.ok(!accessToken.includes(Buffer.from('token-password').toString('base64url').slice(0, 8)))
         const login = await post('/login', { email, password: 'token-password' })
         const loginPayload = JSON.parse(Buffer.from((login.json as { accessToken: string }).accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
         assert.deepEqual(loginPayload.user, user)
+        assert.match(loginPayload.sid as string, /^[0-9a-f]{24}$/)
+        assert.notEqual(loginPayload.sid, payload!.sid, 'each login opens a session of its own')
       })
 
       it('never returns a password or a hash', async () => {

@@ -8,16 +8,24 @@ import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type Store, StoreUnavailableError } from '../src/store/types.js'
 import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
 
-/** The real store, but findUserById answers as `behaviour` says for the ids in it. */
+/**
+ * The real store, but the hook's lookups (findSession for tokens that name a session,
+ * findUserById for those that do not) answer as `behaviour` says for the account ids in it.
+ */
 function storeWithFailingLookups(real: Store, behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>): Store {
+  const as = async <T>(id: string | undefined, read: () => Promise<T | undefined>): Promise<T | undefined> => {
+    const how = id === undefined ? undefined : behaviour.get(id)
+    if (how === 'unavailable') throw new StoreUnavailableError('connection refused')
+    if (how === 'broken') throw new Error('disk on fire')
+    if (how === 'gone') return undefined
+    return read()
+  }
   return {
     ...real,
-    findUserById: async (id) => {
-      const how = behaviour.get(id)
-      if (how === 'unavailable') throw new StoreUnavailableError('connection refused')
-      if (how === 'broken') throw new Error('disk on fire')
-      if (how === 'gone') return undefined
-      return real.findUserById(id)
+    findUserById: (id) => as(id, () => real.findUserById(id)),
+    findSession: async (sessionId) => {
+      const found = await real.findSession(sessionId)
+      return as(found?.user._id, async () => found)
     },
   }
 }

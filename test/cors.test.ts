@@ -1,12 +1,13 @@
 // CORS as the described system's Express `cors()` with its defaults (decisions.md, issue 20): for
-// every route and method of the contract, and the service's other routes, a browser's preflight
-// gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE and the requested headers
-// reflected; the answer itself (success or error) carries origin `*`. What Express `cors()` does
-// not send is checked too: no credentials, no max-age, no exposed headers, no `Vary: Origin`.
-// Run through inject and against a real listening server (test/system/cors-browser.test.ts runs
-// the same flows in Chromium).
+// every route and method of the contract, the account-management routes and the service's other
+// routes, a browser's preflight gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE
+// and the requested headers reflected; the answer itself (success or error) carries origin `*`.
+// What Express `cors()` does not send is checked too: no credentials, no max-age, no exposed
+// headers, no `Vary: Origin`. Run through inject and against a real listening server
+// (test/system/cors-browser.test.ts runs the same flows in Chromium).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { type Account, type Harness, MODES, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
 
@@ -24,8 +25,23 @@ const OTHER_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['get', '/docs'],
 ]
 
-/** A request of this operation that succeeds for `account`: the concrete path and its body. */
-async function successfulRequest(h: Harness, account: Account, method: string, template: string): Promise<{ url: string; body?: unknown }> {
+/**
+ * A request of this operation that succeeds for `account`: the concrete path, its body, and the
+ * token to send (an account of its own for the operations that end a session or the account).
+ */
+async function successfulRequest(h: Harness, account: Account, method: string, template: string): Promise<{ url: string; body?: unknown; token: string }> {
+  if (ACCOUNT_OPERATIONS.some(([m, t]) => m === method && t === template)) {
+    const own = await register(h.client)
+    const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as { sessions: Array<{ _id: string }> }
+    const url = template.replace('{sessionId}', sessions.sessions[0]?._id ?? '')
+    const accountBodies: Record<string, unknown> = {
+      'put /change-password': { currentPassword: own.password, newPassword: 'another horse battery staple' },
+      'put /edit-user': { fullName: 'Renamed Across Origins' },
+      'delete /delete-account': { password: own.password },
+    }
+    const body = accountBodies[`${method} ${template}`]
+    return body === undefined ? { url, token: own.token } : { url, body, token: own.token }
+  }
   const needsNote = template.includes('{noteId}')
   const noteId = needsNote ? (await addNote(h.client, account.token, { title: 'cors', content: 'body' }))._id : ''
   const url = template.replace('{noteId}', noteId) + (template === '/search-notes' ? '?query=cors' : '')
@@ -37,7 +53,7 @@ async function successfulRequest(h: Harness, account: Account, method: string, t
     'put /update-note-pinned/{noteId}': { isPinned: true },
   }
   const body = bodies[`${method} ${template}`]
-  return body === undefined ? { url } : { url, body }
+  return body === undefined ? { url, token: account.token } : { url, body, token: account.token }
 }
 
 function header(reply: Reply, name: string): string | undefined {
@@ -80,16 +96,16 @@ for (const mode of MODES) {
 
     it('the contract list and the other routes cover every documented operation', () => {
       const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> }
-      const listed = new Set([...CONTRACT_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
+      const listed = new Set([...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
       for (const [path, operations] of Object.entries(doc.paths)) {
         for (const method of Object.keys(operations)) assert.ok(listed.has(`${method} ${path}`), `${method} ${path} has a row here`)
       }
     })
 
-    for (const [method, template] of [...CONTRACT_OPERATIONS, ...OTHER_OPERATIONS]) {
+    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...OTHER_OPERATIONS]) {
       const verb = method.toUpperCase()
       it(`${verb} ${template}: preflight 204 allowing ${verb}, then the answer carries origin *`, async () => {
-        const { url, body } = await successfulRequest(h, a, method, template)
+        const { url, body, token } = await successfulRequest(h, a, method, template)
         const where = `OPTIONS ${url} for ${verb}`
         const preflight = await h.client.request('OPTIONS', url, {
           headers: { origin: ORIGIN, 'access-control-request-method': verb, 'access-control-request-headers': REQUESTED_HEADERS },
@@ -97,7 +113,7 @@ for (const mode of MODES) {
         assertPreflight(preflight, where, REQUESTED_HEADERS)
         assert.ok(EXPRESS_METHODS.split(',').includes(verb), `${where}: ${verb} is allowed`)
 
-        const actual = await h.client.request(verb, url, { token: a.token, headers: { origin: ORIGIN }, ...(body === undefined ? {} : { body }) })
+        const actual = await h.client.request(verb, url, { token, headers: { origin: ORIGIN }, ...(body === undefined ? {} : { body }) })
         assert.equal(actual.status, 200, `${verb} ${url}: ${actual.text.slice(0, 200)}`)
         assert.equal(header(actual, 'access-control-allow-origin'), '*', `${verb} ${url}`)
         assert.equal(header(actual, 'access-control-allow-methods'), undefined, `${verb} ${url}: methods only on preflight`)

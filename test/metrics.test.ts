@@ -125,7 +125,8 @@ describe('store metrics', () => {
     const real = openSqliteStore({ dataDir: ':memory:' })
     const failing: Store = {
       ...real,
-      findUserById: async () => {
+      // The authenticate hook's one lookup for a token that names a session.
+      findSession: async () => {
         throw new StoreUnavailableError('connection refused')
       },
     }
@@ -137,8 +138,8 @@ describe('store metrics', () => {
       assert.equal(res.statusCode, 503)
       assert.deepEqual(res.json(), { error: true, message: 'Service Unavailable: the database cannot be reached' })
       const text = (await app.inject({ method: 'GET', url: '/metrics' })).body
-      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findUserById",outcome="error"}'), 1)
-      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findUserById",outcome="ok"}'), 0)
+      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findSession",outcome="error"}'), 1)
+      assert.equal(sample(text, 'store_query_duration_seconds_count{operation="findSession",outcome="ok"}'), 0)
       assert.equal(sample(text, 'store_query_duration_seconds_count{operation="createUser",outcome="ok"}'), 1)
       assert.equal(sample(text, 'http_requests_total{method="GET",route="/get-user",status_code="503"}'), 1)
     } finally {

@@ -29,12 +29,12 @@ describe('verified-token cache', () => {
     const tokens = createTokenService(TEST_SECRET)
     const token = tokenFor({ expiresIn: 60_000 })
     const exp = START + 60_000
-    assert.deepEqual(tokens.verify(token), user)
+    assert.deepEqual(tokens.verify(token)?.user, user)
     assert.equal(tokens.cachedTokens, 1)
     now = exp
-    assert.deepEqual(tokens.verify(token), user)
+    assert.deepEqual(tokens.verify(token)?.user, user)
     // An uncached verification agrees at the boundary.
-    assert.deepEqual(createTokenService(TEST_SECRET).verify(token), user)
+    assert.deepEqual(createTokenService(TEST_SECRET).verify(token)?.user, user)
     now = exp + 1
     assert.equal(tokens.verify(token), undefined)
     assert.equal(createTokenService(TEST_SECRET).verify(token), undefined)
@@ -49,7 +49,7 @@ describe('verified-token cache', () => {
     assert.equal(tokens.verify(token), undefined)
     assert.equal(tokens.cachedTokens, 0)
     now = START + 10_000
-    assert.deepEqual(tokens.verify(token), user)
+    assert.deepEqual(tokens.verify(token)?.user, user)
     assert.equal(tokens.cachedTokens, 1)
     now = START + 9_999
     assert.equal(tokens.verify(token), undefined)
@@ -67,7 +67,7 @@ describe('verified-token cache', () => {
     assert.equal(tokens.verify(issuedAhead(86_400_000)), undefined, 'a day ahead')
     assert.equal(tokens.cachedTokens, 0)
     const atTheBound = issuedAhead(MAX_CLOCK_SKEW_MS)
-    assert.deepEqual(tokens.verify(atTheBound), user)
+    assert.deepEqual(tokens.verify(atTheBound)?.user, user)
     assert.equal(tokens.cachedTokens, 1)
     // The clock is set back a second: a full verification now refuses the token, and so does a hit.
     now = START - 1000
@@ -92,7 +92,7 @@ describe('verified-token cache', () => {
     now = START
     for (const token of rejected) assert.equal(tokens.verify(token), undefined, token.slice(0, 40))
     assert.equal(tokens.cachedTokens, 0)
-    assert.deepEqual(tokens.verify(good), user)
+    assert.deepEqual(tokens.verify(good)?.user, user)
     // A hit needs the whole string: the cached token with a changed signature is refused.
     for (const token of rejected.slice(1, 3)) assert.equal(tokens.verify(token), undefined)
     assert.equal(tokens.cachedTokens, 1)
@@ -101,9 +101,9 @@ describe('verified-token cache', () => {
   it('stays within its size, and evicted tokens still verify', () => {
     const tokens = createTokenService(TEST_SECRET, { cacheSize: 3 })
     const issued = Array.from({ length: 5 }, (_, i) => tokenFor({ expiresIn: 60_000, name: `User ${i}` }))
-    for (const [i, token] of issued.entries()) assert.equal(tokens.verify(token)?.fullName, `User ${i}`)
+    for (const [i, token] of issued.entries()) assert.equal(tokens.verify(token)?.user.fullName, `User ${i}`)
     assert.equal(tokens.cachedTokens, 3)
-    for (const [i, token] of issued.entries()) assert.equal(tokens.verify(token)?.fullName, `User ${i}`)
+    for (const [i, token] of issued.entries()) assert.equal(tokens.verify(token)?.user.fullName, `User ${i}`)
     assert.equal(tokens.cachedTokens, 3)
   })
 })

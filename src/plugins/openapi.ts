@@ -4,6 +4,7 @@
 // collects them as they are added.
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
+import { ACCOUNT_MANAGEMENT_TAG } from '../schemas/account-management.js'
 import { BEARER } from '../schemas/operations.js'
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -20,6 +21,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'accounts', description: 'Registration, login and the current user.' },
         { name: 'notes', description: "The user's notes." },
+        {
+          name: ACCOUNT_MANAGEMENT_TAG,
+          description:
+            'Beyond the original interface, in its style: sign out, sessions, password change, renaming and deleting ' +
+            'the account. Tokens name a session (claim sid) that these can end on every instance at once.',
+        },
         { name: 'operations', description: 'Health, readiness and metrics, for operators.' },
       ],
       components: {

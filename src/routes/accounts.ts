@@ -21,7 +21,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
     preValidation: dropFalsyFields,
     schema: { ...about.createAccount, body: CreateAccountBody, response: { 200: CreateAccountOk, ...errors.createAccount } },
     handler: async (request) => {
-      const result = await accounts.register(request.body, request.ip)
+      const result = await accounts.register(request.body, { ip: request.ip, userAgent: request.headers['user-agent'] })
       if (!result.created) return { error: true, message: USER_EXISTS }
       return { error: false, user: result.user, accessToken: result.accessToken, message: 'Registration Successful' }
     },
@@ -31,7 +31,8 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
     preValidation: dropFalsyFields,
     schema: { ...about.login, body: LoginBody, response: { 200: LoginOk, ...errors.login } },
     handler: async (request) => {
-      const { email, accessToken } = await accounts.login(request.body.email, request.body.password, request.ip)
+      const origin = { ip: request.ip, userAgent: request.headers['user-agent'] }
+      const { email, accessToken } = await accounts.login(request.body.email, request.body.password, origin)
       return { error: false, message: 'Login Successful', email, accessToken }
     },
   })
@@ -39,7 +40,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
   app.get('/get-user', {
     onRequest: authenticate,
     schema: { ...about.getUser, response: { 200: GetUserOk, ...errors.getUser } },
-    // The authenticate hook has read the account (401 when it no longer exists, decisions.md).
+    // The authenticate hook has read the session and its account (401 when either is gone).
     // Synchronous: an async handler adds a promise and a turn of the microtask queue per request.
     handler: (request, reply) => reply.send({ user: request.user, message: '' }),
   })

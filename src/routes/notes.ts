@@ -1,7 +1,7 @@
 // The note endpoints (notes-service-interface.md §4). Handlers only parse, call NoteService and
 // shape the reply; the rules live in services/notes.ts.
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import { content, isPinned, noteIdParams, query, tags, title } from '../schemas/fields.js'
@@ -57,12 +57,7 @@ function sendJson(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body)
 }
 
-export function noteRoutes(
-  app: FastifyInstance,
-  notes: NoteService,
-  authenticate: Authenticate,
-  verifyToken: onRequestHookHandler,
-): void {
+export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
   app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
     onRequest: authenticate,
     preValidation: dropFalsyFields,
@@ -108,11 +103,11 @@ export function noteRoutes(
   })
 
   app.get('/get-all-notes', {
-    // The account check is in the store call (verifyTokenWith, Store.listNotesJsonOfAccount).
-    onRequest: verifyToken,
+    onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
     handler: async (request, reply) => {
-      const notesJson = await notes.listJsonOfAccount(request.tokenUserId)
+      // An account deleted since the hook found it answers 401, as the hook would.
+      const notesJson = await notes.listJsonOfAccount(request.user._id)
       return notesJson ? sendJson(reply, LISTED(notesJson)) : sendUnauthorized(reply)
     },
   })

@@ -15,7 +15,7 @@ const message = (options: { enum?: string[]; pattern?: string; description?: str
   Type.Unsafe<string>({ type: 'string', ...options })
 
 /** `{error: true, message}`, the contract's usual error body. */
-const errorBody = (description: string, messages?: string[] | { pattern: string }) =>
+export const errorBody = (description: string, messages?: string[] | { pattern: string }) =>
   Type.Object(
     { error: Type.Literal(true), message: message(Array.isArray(messages) ? { enum: messages } : (messages ?? {})) },
     { description, additionalProperties: false },

@@ -26,6 +26,8 @@ export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
   fullName: 'Full Name is required',
   email: 'Email is required',
   password: 'Password is required',
+  currentPassword: 'Current password is required',
+  newPassword: 'New password is required',
   title: 'Title is required',
   content: 'content is required',
   query: 'Search query is required',
@@ -47,4 +49,5 @@ export const query = text(LIMITS.query)
 export const isPinned = Type.Boolean()
 
 export const noteIdParams = Type.Object({ noteId: Type.String() })
+export const sessionIdParams = Type.Object({ sessionId: Type.String() })
 

@@ -1,10 +1,12 @@
-// The account rules: registration, login and the current user (notes-service-interface.md §4,
-// decisions.md). Emails are compared by their key (emailKeyOf); passwords are argon2id.
+// The account rules: registration and login (notes-service-interface.md §4, decisions.md), each
+// of which opens a session that its token names (services/sessions.ts). Emails are compared by
+// their key (emailKeyOf); passwords are argon2id.
 import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
 import { newId } from './ids.js'
 import type { PasswordHasher } from './passwords.js'
+import type { SessionService } from './sessions.js'
 import type { TokenService, TokenUser } from './tokens.js'
 
 export const USER_EXISTS = 'User already exists'
@@ -14,6 +16,12 @@ export interface Registration {
   fullName: string
   email: string
   password: string
+}
+
+/** Where a request comes from: the address the brute-force limits count, the session's client. */
+export interface Origin {
+  ip: string
+  userAgent: string | undefined
 }
 
 export type RegistrationResult =
@@ -47,6 +55,7 @@ export class AccountService {
     private readonly tokens: TokenService,
     private readonly guard: BruteForceGuard,
     private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionService,
     /** REGISTRATION: `closed` refuses every registration (403); accounts come from an import. */
     private readonly registration: 'open' | 'closed' = 'open',
   ) {}
@@ -56,7 +65,9 @@ export class AccountService {
     if (this.registration === 'closed') throw new ContractError(403, REGISTRATION_CLOSED)
   }
 
-  async register(input: Registration, client: string): Promise<RegistrationResult> {
+  /** The account and its first session are stored together; the token names the session. */
+  async register(input: Registration, origin: Origin): Promise<RegistrationResult> {
+    const client = origin.ip
     this.assertRegistrationOpen()
     const email = requireEmail(input.email)
     const emailKey = emailKeyOf(email)
@@ -79,10 +90,11 @@ export class AccountService {
         passwordHash: await this.passwords.hash(input.password),
         createdOn: new Date().toISOString(),
       }
-      created = await this.store.createUser(user)
+      const session = this.sessions.newSession(user._id, origin.userAgent)
+      created = await this.store.createUser(user, session)
       if (created) {
         const pub = publicUser(user)
-        return { created: true, user: pub, accessToken: this.tokens.issue(pub) }
+        return { created: true, user: pub, accessToken: this.tokens.issue(pub, session._id) }
       }
     } finally {
       // A failed release leaves the registration counted: the error that matters is the store's.
@@ -92,23 +104,22 @@ export class AccountService {
     return { created: false }
   }
 
-  /** Unknown email and wrong password answer alike, after the same argon2 work. */
-  async login(emailInput: string, password: string, client: string): Promise<{ email: string; accessToken: string }> {
+  /**
+   * Unknown email and wrong password answer alike, after the same argon2 work. Success opens a
+   * session that the token names.
+   */
+  async login(emailInput: string, password: string, origin: Origin): Promise<{ email: string; accessToken: string }> {
     const email = requireEmail(emailInput)
     const emailKey = emailKeyOf(email)
-    await this.guard.assertLoginAllowed(emailKey, client)
+    await this.guard.assertLoginAllowed(emailKey, origin.ip)
     const user = await this.store.findUserByEmailKey(emailKey)
     const ok = await this.passwords.verify(user?.passwordHash ?? (await this.passwords.dummyHash()), password)
-    if (!user || !ok) {
-      await this.guard.recordLoginFailure(emailKey, client)
+    // An account deleted while its password was checked has no session to open: as if unknown.
+    const session = user && ok ? await this.sessions.open(user._id, origin.userAgent) : undefined
+    if (!user || !session) {
+      await this.guard.recordLoginFailure(emailKey, origin.ip)
       throw new ContractError(400, INVALID_CREDENTIALS)
     }
-    return { email: user.email, accessToken: this.tokens.issue(publicUser(user)) }
-  }
-
-  /** undefined when the token's user no longer exists (answered with 401). */
-  async currentUser(userId: string): Promise<TokenUser | undefined> {
-    const user = await this.store.findUserById(userId)
-    return user && publicUser(user)
+    return { email: user.email, accessToken: this.tokens.issue(publicUser(user), session._id) }
   }
 }

@@ -13,6 +13,59 @@ export interface UserRecord {
   passwordHash: string
   /** ISO 8601, UTC. */
   createdOn: string
+  /**
+   * ISO 8601, UTC: a token without a session (issued before sessions existed) whose `iat` is
+   * earlier than this is refused (docs/accounts.md, "Tokens without a session"). Absent until
+   * logout-everywhere, change-password or an operator first moves it; it only ever moves later.
+   */
+  tokensNotBefore?: string
+}
+
+/**
+ * One signed-in session: what each token from /login or /create-account names (claim `sid`).
+ * Ending it (deleting the row) ends that token on every instance at its next request.
+ */
+export interface SessionRecord {
+  _id: string
+  userId: string
+  /** ISO 8601, UTC. */
+  createdOn: string
+  /** When a request last used it, to within SESSION_TOUCH_INTERVAL_MS (services/sessions.ts). */
+  lastUsedOn: string
+  /** The client's User-Agent, trimmed to at most 200 characters; '' when it sent none. */
+  client: string
+}
+
+/** A session and its account, as one lookup finds them (Store.findSession). */
+export interface SessionOfAccount {
+  session: SessionRecord
+  user: UserRecord
+}
+
+/** What may change in an account (Store.updateUser); absent fields are left alone. */
+export interface AccountChange {
+  fullName?: string
+  passwordHash?: string
+}
+
+/**
+ * Tokens to end together with an account change (Store.updateUser): the account's "not before"
+ * time moves to `notBefore` (never back), and its sessions end, all of them or all but `keep`.
+ */
+export interface Revocation {
+  notBefore: string
+  /** false: no session ends (a logout with a token that names none). */
+  endSessions: boolean
+  /** With endSessions, the one session that stays (change-password keeps the caller's). */
+  keep?: string
+}
+
+/** Which sessions of an account a new one pushes out (Store.createSession). */
+export interface SessionPruning {
+  /** Sessions created before this (ISO 8601) have outlived their tokens and are deleted. */
+  createdBefore: string
+  /** Of the rest, only this many are kept, the new one included: the most recently used. */
+  keepMost: number
 }
 
 /** A note as stored and as returned on the wire (decisions.md "Records"). */
@@ -88,10 +141,38 @@ export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
 export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { differs: NoteField[] }
 
 export interface Store {
-  /** Inserts the user; resolves to false (and stores nothing) when the email key is taken. */
-  createUser(user: UserRecord): Promise<boolean>
+  /**
+   * Inserts the user, and its first session when given, in one transaction; resolves to false
+   * (and stores nothing) when the email key is taken.
+   */
+  createUser(user: UserRecord, session?: SessionRecord): Promise<boolean>
   findUserByEmailKey(emailKey: string): Promise<UserRecord | undefined>
   findUserById(id: string): Promise<UserRecord | undefined>
+  /**
+   * Applies the change and the revocation in one transaction; resolves to the account as
+   * stored afterwards, or undefined (and changes nothing) when no account has this id.
+   */
+  updateUser(userId: string, change: AccountChange, revocation?: Revocation): Promise<UserRecord | undefined>
+  /** Deletes the account, its notes and its sessions in one transaction; false when absent. */
+  deleteUser(userId: string): Promise<boolean>
+
+  // Sessions (docs/accounts.md). Every session query but findSession takes the owner's id.
+  /**
+   * Inserts the session after deleting those of its account that `prune` pushes out, in one
+   * transaction; false (and nothing changes) when its account does not exist.
+   */
+  createSession(session: SessionRecord, prune: SessionPruning): Promise<boolean>
+  /**
+   * The session with this id and its account, by primary key, in one lookup: what the
+   * authenticate hook asks on every request with a token that names a session.
+   */
+  findSession(sessionId: string): Promise<SessionOfAccount | undefined>
+  /** Sets lastUsedOn when the stored value is earlier than `staleBefore` (else nothing). */
+  touchSession(sessionId: string, lastUsedOn: string, staleBefore: string): Promise<void>
+  /** The account's sessions created at or after `createdSince`: newest lastUsedOn first, then createdOn, then _id descending. */
+  listSessions(userId: string, createdSince: string): Promise<SessionRecord[]>
+  /** Deletes the account's session; false when it has no session with this id. */
+  deleteSession(userId: string, sessionId: string): Promise<boolean>
 
   /**
    * Inserts the note; resolves to false (and stores nothing) when its account does not exist:

@@ -46,6 +46,11 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     await send('POST', '/add-note', { token, body: { title: 'n', content: 'c' } })
     await send('GET', '/get-all-notes', { token })
     await send('GET', `/search-notes?query=${encodeURIComponent(PASSWORD)}`, { token })
+    // The account-management endpoints that take a password (docs/accounts.md).
+    await send('PUT', '/change-password', { token, body: { currentPassword: `${PASSWORD}x`, newPassword: PASSWORD } })
+    await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: PASSWORD } })
+    await send('DELETE', '/delete-account', { token, body: { password: `${PASSWORD}x` } })
+    await send('GET', '/get-sessions', { token })
     const db = new Database(join(tmp.path, SQLITE_FILE), { readonly: true })
     hash = (db.prepare('SELECT password_hash FROM users WHERE email = ?').pluck().get(email) as string) ?? ''
     db.close()
@@ -72,9 +77,9 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     }
   })
 
-  it('puts only {user: {_id, fullName, email, createdOn}, iat, exp} in the token', () => {
+  it('puts only {user: {_id, fullName, email, createdOn}, sid, iat, exp} in the token', () => {
     const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-    assert.deepEqual(Object.keys(payload).sort(), ['exp', 'iat', 'user'])
+    assert.deepEqual(Object.keys(payload).sort(), ['exp', 'iat', 'sid', 'user'])
     assert.deepEqual(Object.keys(payload.user as object).sort(), ['_id', 'createdOn', 'email', 'fullName'])
     assert.ok(!token.includes(PASSWORD))
   })

@@ -10,6 +10,8 @@ import { type Migration, migrations } from './migrations.js'
 import { NoteVersionReader } from './note-versions.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
+import { SessionReader } from './session-reader.js'
+import { PostgresSessions } from './sessions.js'
 import { PostgresTransfer } from './transfer.js'
 import { isUnavailable, queryOver } from './query.js'
 import { PostgresUsers } from './users.js'
@@ -169,7 +171,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   await migrateDatabase(options)
   const pool = createPostgresPool(options)
   const query = queryOver(pool)
-  const users = new PostgresUsers(query)
+  const users = new PostgresUsers(query, pool)
+  const sessions = new PostgresSessions(query)
+  const sessionReader = new SessionReader(query)
   const listingCacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
   const versionPool = listingCacheBytes > 0 ? createVersionPool(options) : undefined
   const notes = new PostgresNotes(
@@ -182,11 +186,23 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const transfer = new PostgresTransfer(pool, query)
   const quota = new PostgresQuota(query)
   const accounts = await listenedAccounts(options)
+  /** Forgets the cached account once `write` has settled, whatever its outcome. */
+  const forgetting = <T>(userId: string, write: Promise<T>): Promise<T> =>
+    write.finally(() => accounts?.cache.forget(userId))
   let closed: Promise<void> | undefined
   return {
-    createUser: (user) => users.create(user),
+    createUser: (user, session) => users.create(user, session),
     findUserByEmailKey: (key) => users.findByEmailKey(key),
     findUserById: (id) => (accounts ? accounts.cache.get(id, () => users.findById(id)) : users.findById(id)),
+    // Migration 3's notice tells every instance's account cache, this one's too, a few
+    // milliseconds after the commit; this instance forgets the account at once as well.
+    updateUser: (userId, change, revocation) => forgetting(userId, users.update(userId, change, revocation)),
+    deleteUser: (userId) => forgetting(userId, users.delete(userId)),
+    createSession: (session, prune) => sessions.create(session, prune),
+    findSession: (sessionId) => sessionReader.read(sessionId),
+    touchSession: (sessionId, lastUsedOn, staleBefore) => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore),
+    listSessions: (userId, createdSince) => sessions.list(userId, createdSince),
+    deleteSession: (userId, sessionId) => sessions.delete(userId, sessionId),
     insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn, q) =>

@@ -51,3 +51,29 @@ export function queryOver(pool: pg.Pool): Query {
     }
   }
 }
+
+/**
+ * Runs `work` in one transaction on one pooled connection; rolls back when it throws. A lost
+ * database rejects with StoreUnavailableError, as queryOver's queries do.
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient
+  try {
+    client = await pool.connect()
+  } catch (err) {
+    if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
+    throw err
+  }
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {})
+    if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
+    throw err
+  } finally {
+    client.release()
+  }
+}

@@ -5,7 +5,7 @@
 // becomes U+FFFF '0', and U+FFFF itself (a noncharacter, never meant for interchange) becomes
 // U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
 // mapping is one-to-one, so the unique email key keeps its meaning.
-import type { NoteRecord, UserRecord } from '../types.js'
+import type { NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
 const ESCAPE = '\uffff'
 
@@ -37,7 +37,19 @@ export interface UserRow {
   email_key: string
   password_hash: string
   created_on: string
+  /** NULL until first moved (migration 9). */
+  tokens_not_before: string | null
 }
+
+export interface SessionRow {
+  id: string
+  user_id: string
+  created_on: string
+  last_used_on: string
+  client: string
+}
+
+export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
 /** A NoteRow's columns: the stored JSON text (migration 2) is read only where it is the answer. */
 export const NOTE_COLUMNS = 'id, user_id, title, content, tags, is_pinned, created_on, updated_on'
@@ -61,7 +73,12 @@ export function userFromRow(row: UserRow): UserRecord {
     emailKey: decodeText(row.email_key),
     passwordHash: row.password_hash,
     createdOn: row.created_on,
+    ...(row.tokens_not_before ? { tokensNotBefore: row.tokens_not_before } : {}),
   }
+}
+
+export function sessionFromRow(row: SessionRow): SessionRecord {
+  return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: decodeText(row.client) }
 }
 
 export function noteFromRow(row: NoteRow): NoteRecord {

@@ -2,31 +2,10 @@
 // batch is one transaction on one pooled connection; the inserts use ON CONFLICT DO NOTHING, so
 // a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
-import { type NoteImportOutcome, type NoteRecord, StoreUnavailableError, type UserImportOutcome, type UserRecord } from '../types.js'
+import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
 import { noteDifferences } from '../note-differences.js'
-import { isUnavailable, type Query } from './query.js'
+import { type Query, inTransaction } from './query.js'
 import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient
-  try {
-    client = await pool.connect()
-  } catch (err) {
-    if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
-    throw err
-  }
-  try {
-    await client.query('BEGIN')
-    const result = await work(client)
-    await client.query('COMMIT')
-    return result
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  } finally {
-    client.release()
-  }
-}
 
 export class PostgresTransfer {
   constructor(

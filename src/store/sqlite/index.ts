@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { sharedCheck } from '../shared-check.js'
 import { limits, resizes } from '../note-quota.js'
-import type { NoteRecord, Store, UserRecord } from '../types.js'
+import type { NoteRecord, SessionRecord, Store, UserRecord } from '../types.js'
 import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
 import { clearingOnOutsideCommits } from './data-version.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
@@ -15,6 +15,8 @@ import { ListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteQuota } from './quota.js'
+import { batchedReads } from './read-batch.js'
+import { SqliteSessions } from './sessions.js'
 import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
 
@@ -109,6 +111,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
   const users = new SqliteUsers(db)
+  const sessions = new SqliteSessions(db)
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
   const quota = new SqliteQuota(db, notes)
@@ -142,12 +145,38 @@ export function openSqliteStore(options: SqliteOptions): Store {
     cache?.drop(userId)
     return run()
   })
+  // An account and its first session, together (a savepoint inside the writer's transaction).
+  const createUser = db.transaction((user: UserRecord, session?: SessionRecord) => {
+    if (!users.create(user)) return false
+    if (session) sessions.add(session)
+    return true
+  })
+  /**
+   * A write that changes or deletes an account: the account cache assumes accounts change only
+   * by other connections' commits (account-cache.ts), so this connection's own changes empty it
+   * inside the write's transaction, as listings are dropped (rare writes: all of it goes).
+   */
+  const changingAccount = <T>(userId: string, run: () => T) =>
+    changing(userId, () => {
+      accounts?.clear()
+      return run()
+    })
+  // The authenticate hook's lookup, made for all the requests of one turn in one read transaction.
+  const findSession = batchedReads(db, (sessionId: string) => sessions.find(sessionId))
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
-    createUser: (user) => roomFor(() => writer.write(() => users.create(user))),
+    createUser: (user, session) => roomFor(() => writer.write(() => createUser(user, session))),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
     findUserById: (id) => findUser(id),
+    updateUser: (userId, change, revocation) => changingAccount(userId, () => users.update(userId, change, revocation)),
+    deleteUser: (userId) => changingAccount(userId, () => users.remove(userId)),
+    // Sessions are read and written without a cache: every lookup reads the table.
+    createSession: (session, prune) => writer.write(() => sessions.create(session, prune)),
+    findSession: findSession,
+    touchSession: (sessionId, lastUsedOn, staleBefore) => writer.write(() => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore)),
+    listSessions: async (userId, createdSince) => sessions.list(userId, createdSince),
+    deleteSession: (userId, sessionId) => writer.write(() => sessions.delete(userId, sessionId)),
     insertNote: (note, q) =>
       roomFor(() => changing(note.userId, () => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)))),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),

@@ -1,5 +1,5 @@
 // Row shapes of the SQLite tables and their mapping to records.
-import type { NoteRecord, UserRecord } from '../types.js'
+import type { NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
 export interface UserRow {
   id: string
@@ -8,7 +8,19 @@ export interface UserRow {
   email_key: string
   password_hash: string
   created_on: string
+  /** NULL until first moved (migration 7). */
+  tokens_not_before: string | null
 }
+
+export interface SessionRow {
+  id: string
+  user_id: string
+  created_on: string
+  last_used_on: string
+  client: string
+}
+
+export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
 export interface NoteRow {
   id: string
@@ -32,7 +44,12 @@ export function userFromRow(row: UserRow): UserRecord {
     emailKey: row.email_key,
     passwordHash: row.password_hash,
     createdOn: row.created_on,
+    ...(row.tokens_not_before ? { tokensNotBefore: row.tokens_not_before } : {}),
   }
+}
+
+export function sessionFromRow(row: SessionRow): SessionRecord {
+  return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: row.client }
 }
 
 export function noteFromRow(row: NoteRow): NoteRecord {

@@ -1,12 +1,15 @@
 // User queries of the SQLite driver (mirrors postgres/users.ts).
-import type { Database, Statement } from 'better-sqlite3'
-import type { UserRecord } from '../types.js'
+import type { Database, Statement, Transaction } from 'better-sqlite3'
+import type { AccountChange, Revocation, UserRecord } from '../types.js'
 import { type UserRow, userFromRow } from './rows.js'
 
 export class SqliteUsers {
   private readonly insert: Statement
   private readonly byEmailKey: Statement<[string], UserRow>
   private readonly byId: Statement<[string], UserRow>
+  /** Both run inside the caller's write transaction; better-sqlite3 nests them as savepoints. */
+  readonly update: Transaction<(userId: string, change: AccountChange, revocation?: Revocation) => UserRecord | undefined>
+  readonly remove: Transaction<(userId: string) => boolean>
 
   constructor(db: Database) {
     // ON CONFLICT DO NOTHING: the unique index decides between concurrent registrations.
@@ -17,6 +20,37 @@ export class SqliteUsers {
     )
     this.byEmailKey = db.prepare('SELECT * FROM users WHERE email_key = ?')
     this.byId = db.prepare('SELECT * FROM users WHERE id = ?')
+    // coalesce keeps a column whose parameter is NULL; SQLite's max() of two texts is the later
+    // ISO time, but NULL if either is NULL, hence the coalesce around the stored one.
+    const change = db.prepare<[Record<string, unknown>], UserRow>(
+      `UPDATE users SET
+         full_name = coalesce(@fullName, full_name),
+         password_hash = coalesce(@passwordHash, password_hash),
+         tokens_not_before = CASE WHEN @notBefore IS NULL THEN tokens_not_before
+                                  ELSE max(coalesce(tokens_not_before, ''), @notBefore) END
+       WHERE id = @userId
+       RETURNING *`,
+    )
+    // `id IS NOT NULL` is true of every row: with no session to keep, all end.
+    const endSessions = db.prepare('DELETE FROM sessions WHERE user_id = ? AND id IS NOT ?')
+    this.update = db.transaction((userId: string, fields: AccountChange, revocation?: Revocation) => {
+      const row = change.get({
+        userId,
+        fullName: fields.fullName ?? null,
+        passwordHash: fields.passwordHash ?? null,
+        notBefore: revocation?.notBefore ?? null,
+      })
+      if (row && revocation?.endSessions) endSessions.run(userId, revocation.keep ?? null)
+      return row && userFromRow(row)
+    })
+    // notes.user_id has no ON DELETE CASCADE (a note must never lose its owner by accident), so
+    // the notes go first; sessions and account_usage follow the account by cascade.
+    const deleteNotes = db.prepare('DELETE FROM notes WHERE user_id = ?')
+    const deleteUser = db.prepare('DELETE FROM users WHERE id = ?')
+    this.remove = db.transaction((userId: string) => {
+      deleteNotes.run(userId)
+      return deleteUser.run(userId).changes === 1
+    })
   }
 
   create(user: UserRecord): boolean {

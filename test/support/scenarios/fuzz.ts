@@ -35,13 +35,13 @@ const ENDPOINTS: Array<[string, string]> = [
 ]
 const FIELDS = ['fullName', 'email', 'password', 'title', 'content', 'tags', 'isPinned', 'query', 'userId', '_id']
 
-const weirdString = fc.oneof(
+export const weirdString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 64 }),
   fc.string({ unit: 'grapheme', maxLength: 64 }),
   fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\uD800', '\uDFFF\uD800', '\u202E', '\uFEFF', '𝕏'.repeat(300), '../../etc/passwd', '$where', '{"$gt":""}'),
   fc.nat({ max: 2_000_000 }).map((n) => 'x'.repeat(n)), // huge, up to twice the body limit
 )
-const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 4 }), weirdString, fc.double(), fc.constantFrom(true, false, null, 0, -0, 1e308))
+export const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 4 }), weirdString, fc.double(), fc.constantFrom(true, false, null, 0, -0, 1e308))
 /** An object with the contract's field names holding values of every type. */
 const fieldsObject = fc.dictionary(fc.constantFrom(...FIELDS), anyJson, { maxKeys: 6 }).map((o) => JSON.stringify(o))
 
@@ -61,7 +61,8 @@ const deepNesting = fc
 const invalidUtf8 = fc.uint8Array({ maxLength: 64 }).map((bytes) =>
   Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from(bytes), Buffer.from('","content":"c"}')]),
 )
-const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
+/** Request bodies of every kind: none, objects of the contract's fields, any JSON, adversarial bytes. */
+export const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   fc.constant(undefined),
   fieldsObject.map((s) => Buffer.from(s)),
   anyJson.map((v) => Buffer.from(JSON.stringify(v) ?? 'null')),
@@ -71,7 +72,7 @@ const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b)),
   fc.constantFrom('', ' ', '{', '{"title":', 'null', '[]', '"x"', '1e999', '{"a":1,"a":2}').map((s) => Buffer.from(s)),
 )
-const contentType = fc.option(
+export const contentType = fc.option(
   fc.constantFrom(
     'application/json', 'application/json; charset=utf-8', 'application/JSON', 'application/json; charset=latin1',
     'application/json; charset=utf-16', 'application/json-patch+json', 'text/plain', 'text/json',

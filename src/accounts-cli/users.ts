@@ -1,0 +1,198 @@
+// `notes-service users …`: the operator's account commands (docs/accounts.md). Argument parsing,
+// the password from standard input, the confirmation, and the output; the rules are in
+// services/account-admin.ts. Results go to standard output, errors to standard error as one
+// line; nothing is logged, and a generated password is written once, to standard output.
+// Exit codes: 0 done, 1 refused (unknown or taken email, declined confirmation), 2 usage or input.
+import type { Readable, Writable } from 'node:stream'
+import { createInterface } from 'node:readline/promises'
+import { parseArgs } from 'node:util'
+import { type Env, parseConfig } from '../config.js'
+import { type AccountDetails, AccountAdmin, AdminError, generatePassword } from '../services/account-admin.js'
+import { emailKeyOf, publicUser } from '../services/accounts.js'
+import { defaultPasswordHasher } from '../services/passwords.js'
+import { SessionService } from '../services/sessions.js'
+import { openStore } from '../store/open.js'
+import type { UserRecord } from '../store/types.js'
+
+export const USERS_USAGE = `  users     list [--json]              every account
+            show EMAIL [--json]        one account, its notes and its sessions
+            create EMAIL --name NAME   a new account, also while REGISTRATION=closed
+            reset-password EMAIL       a new password; every session of the account ends
+            revoke-sessions EMAIL      every session and token of the account ends
+            delete EMAIL [--yes]       the account, its notes and its sessions (asks first)
+            create and reset-password read the password from standard input; on a terminal
+            or with an empty input they generate one and print it once (docs/accounts.md)
+`
+
+/** Where a command reads and writes; the process's own streams, or a test's. */
+export interface CliIo {
+  stdin: Readable & { isTTY?: boolean }
+  stdout: Writable
+  stderr: Writable
+}
+
+export const processIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+
+class UsageError extends Error {}
+
+const line = (out: Writable, text: string) => void out.write(`${text}\n`)
+
+/**
+ * The password for create and reset-password: standard input to its end, less one final line
+ * break, when it is not a terminal and holds something; otherwise (a terminal, /dev/null, an
+ * empty pipe) a generated one, which the caller prints.
+ */
+async function passwordFrom(io: CliIo): Promise<{ password: string; generated: boolean }> {
+  if (!io.stdin.isTTY) {
+    const chunks: Buffer[] = []
+    for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)))
+    const given = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+    if (given !== '') return { password: given, generated: false }
+  }
+  return { password: generatePassword(), generated: true }
+}
+
+/** Asks on the terminal for the account's email again; true when it matches. */
+async function confirmed(io: CliIo, user: UserRecord, details: AccountDetails): Promise<boolean> {
+  const prompt =
+    `Delete the account ${user.email} (${user.fullName}), its ${details.usage.notes} note(s) and ${details.sessions.length} session(s)? ` +
+    'This cannot be undone.\nType the email to confirm: '
+  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false })
+  try {
+    const answer = await Promise.race([rl.question(prompt), new Promise<string>((resolve) => rl.once('close', () => resolve('')))])
+    return emailKeyOf(answer) === user.emailKey
+  } finally {
+    rl.close()
+  }
+}
+
+function describe(details: AccountDetails): string {
+  const { user, usage, sessions } = details
+  const rows = [
+    `id:       ${user._id}`,
+    `email:    ${user.email}`,
+    `name:     ${user.fullName}`,
+    `created:  ${user.createdOn}`,
+    `notes:    ${usage.notes} (${usage.bytes} bytes)`,
+    `sessions: ${sessions.length}`,
+    ...sessions.map((s) => `  ${s._id}  created ${s.createdOn}  last used ${s.lastUsedOn}  ${s.client || '(no client given)'}`),
+  ]
+  return rows.join('\n')
+}
+
+const showJson = (details: AccountDetails) =>
+  JSON.stringify({
+    user: publicUser(details.user),
+    notes: details.usage.notes,
+    noteBytes: details.usage.bytes,
+    sessions: details.sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client })),
+  })
+
+/** The one EMAIL of a command; a usage error otherwise. */
+function emailOf(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
+  return positionals[0] as string
+}
+
+async function run(admin: AccountAdmin, command: string, positionals: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+  switch (command) {
+    case 'list': {
+      if (positionals.length > 0) throw new UsageError('users list takes no EMAIL')
+      // Written as it is read: a large list is never held whole.
+      if (values.json) io.stdout.write('[')
+      let n = 0
+      for await (const user of admin.list()) {
+        if (values.json) io.stdout.write(`${n > 0 ? ',' : ''}\n${JSON.stringify(publicUser(user))}`)
+        else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
+        n++
+      }
+      if (values.json) line(io.stdout, n > 0 ? '\n]' : ']')
+      else line(io.stderr, `${n} account(s)`)
+      return 0
+    }
+    case 'show': {
+      const details = await admin.details(emailOf(positionals, 'show'))
+      line(io.stdout, values.json ? showJson(details) : describe(details))
+      return 0
+    }
+    case 'create': {
+      const email = emailOf(positionals, 'create')
+      if (values.name === undefined) throw new UsageError('users create needs --name NAME')
+      const { password, generated } = await passwordFrom(io)
+      const user = await admin.create(email, values.name, password)
+      line(io.stdout, `created ${user.email} (id ${user._id})`)
+      if (generated) line(io.stdout, `password: ${password}`)
+      return 0
+    }
+    case 'reset-password': {
+      const email = emailOf(positionals, 'reset-password')
+      await admin.find(email) // an unknown email is said before any password is read
+      const { password, generated } = await passwordFrom(io)
+      const user = await admin.resetPassword(email, password)
+      line(io.stdout, `password of ${user.email} changed; every session of the account has ended`)
+      if (generated) line(io.stdout, `password: ${password}`)
+      return 0
+    }
+    case 'revoke-sessions': {
+      const user = await admin.revokeSessions(emailOf(positionals, 'revoke-sessions'))
+      line(io.stdout, `every session of ${user.email} has ended`)
+      return 0
+    }
+    case 'delete': {
+      const details = await admin.details(emailOf(positionals, 'delete'))
+      if (!values.yes) {
+        // Without a terminal nobody can answer: a script says --yes instead.
+        if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
+        if (!(await confirmed(io, details.user, details))) {
+          line(io.stderr, 'notes-service: not deleted (the email typed did not match)')
+          return 1
+        }
+      }
+      await admin.delete(details.user)
+      line(io.stdout, `deleted ${details.user.email}: the account, ${details.usage.notes} note(s) and ${details.sessions.length} session(s)`)
+      return 0
+    }
+    default:
+      throw new UsageError(`unknown users command "${command}"`)
+  }
+}
+
+const COMMANDS = ['list', 'show', 'create', 'reset-password', 'revoke-sessions', 'delete']
+
+/** `notes-service users …` on the store the environment selects; resolves to the exit code. */
+export async function runUsers(args: string[], env: Env, io: CliIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parseUsersArgs>
+  try {
+    parsed = parseUsersArgs(args)
+  } catch (err) {
+    const isUsage = err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')
+    if (!isUsage) throw err
+    return usage(io, err.message)
+  }
+  const [command = '', ...positionals] = parsed.positionals
+  if (!COMMANDS.includes(command)) return usage(io, command ? `unknown users command "${command}"` : 'users needs a command')
+  const store = await openStore(parseConfig(env))
+  try {
+    return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, positionals, parsed.values, io)
+  } catch (err) {
+    if (err instanceof UsageError) return usage(io, err.message)
+    if (!(err instanceof AdminError)) throw err
+    line(io.stderr, `notes-service: ${err.message}`)
+    return err.kind === 'input' ? 2 : 1
+  } finally {
+    await store.close()
+  }
+}
+
+function parseUsersArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, name: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
+  })
+}
+
+function usage(io: CliIo, message: string): number {
+  io.stderr.write(`notes-service: ${message}\nusage:\n${USERS_USAGE}`)
+  return 2
+}

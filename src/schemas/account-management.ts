@@ -1,0 +1,94 @@
+// Response schemas and OpenAPI descriptions of the account-management endpoints (ACCOUNTS-API.md,
+// docs/accounts.md), which sit beside the contract's in its style: `{error, message}` bodies and
+// the bare 401. Their own tag keeps them apart from the contract's in /openapi.json and /docs.
+import { Type } from '@sinclair/typebox'
+import { LOGIN_THROTTLED } from '../services/brute-force.js'
+import { BEARER } from './operations.js'
+import {
+  BadRequest,
+  InternalError,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  Unauthorized,
+  UnsupportedMediaType,
+  errorBody,
+} from './error-responses.js'
+import { User } from './responses.js'
+
+export const SESSION_NOT_FOUND = 'Session not found'
+
+/** The tag of these operations (plugins/openapi.ts lists it apart from the contract's). */
+export const ACCOUNT_MANAGEMENT_TAG = 'account management'
+
+const ok = Type.Literal(false)
+const done = (description: string) => Type.Object({ error: ok, message: Type.String() }, { description })
+
+const Session = Type.Object({
+  _id: Type.String(),
+  createdOn: Type.String(),
+  lastUsedOn: Type.String({ description: 'Updated at most every 5 minutes.' }),
+  client: Type.String({ description: "The session's User-Agent, trimmed to 200 characters; empty when none was sent." }),
+  current: Type.Boolean({ description: 'True for the session of the token that asks.' }),
+})
+
+export const LoggedOut = done('This token gets 401 everywhere from now on.')
+export const SessionsOk = Type.Object(
+  { error: ok, sessions: Type.Array(Session), message: Type.String() },
+  { description: "The caller's live sessions, most recently used first." },
+)
+export const SessionEnded = done('That session ended: its token gets 401 everywhere from now on.')
+export const LoggedOutEverywhere = done("Every session of the account ended, the caller's too.")
+export const PasswordChanged = done("The new password is stored; every other session ended, the caller's stays.")
+export const UserUpdated = Type.Object({ error: ok, user: User, message: Type.String() }, { description: 'The user as stored now.' })
+export const AccountDeleted = done('The account, its notes and its sessions are deleted; its tokens get 401.')
+
+const SessionNotFound = errorBody('No session with this id belongs to the user (a malformed id included).', [SESSION_NOT_FOUND])
+/** The password checks count with failed logins (services/account-settings.ts). */
+const PasswordThrottled = Type.Object(
+  { error: Type.Literal(true), message: Type.Unsafe<string>({ type: 'string', enum: [LOGIN_THROTTLED] }) },
+  {
+    description: 'Too many wrong passwords (counted with failed logins) for this account or address; retry after Retry-After seconds.',
+    additionalProperties: false,
+    headers: { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
+  },
+)
+const WrongPassword = errorBody(
+  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long or holds an unpaired ' +
+    'surrogate, the body is not valid JSON or not an object, or the password is wrong ("Invalid Credentials", counted like a failed login).',
+)
+
+const withBody = { 400: BadRequest, 401: Unauthorized, 413: PayloadTooLarge, 415: UnsupportedMediaType, 500: InternalError, 503: ServiceUnavailable }
+
+/** The error statuses each route can answer. */
+export const accountErrorResponses = {
+  logout: withBody,
+  getSessions: { 401: Unauthorized, 500: InternalError, 503: ServiceUnavailable },
+  deleteSession: { ...withBody, 404: SessionNotFound },
+  logoutEverywhere: withBody,
+  changePassword: { ...withBody, 400: WrongPassword, 429: PasswordThrottled },
+  editUser: withBody,
+  deleteAccount: { ...withBody, 400: WrongPassword, 429: PasswordThrottled },
+}
+
+const about = (operationId: string, summary: string, description: string) => ({
+  tags: [ACCOUNT_MANAGEMENT_TAG],
+  security: [{ [BEARER]: [] }],
+  operationId,
+  summary,
+  description,
+})
+
+export const accountOperations = {
+  logout: about('logout', 'Log out', 'Ends the session of this token. A token issued before sessions existed ends with every other such token of the account.'),
+  getSessions: about('getSessions', 'The sessions of the account', 'Every live session: when it was made and last used, its client, and which one is asking.'),
+  deleteSession: about('deleteSession', 'End one session', "Ends one of the caller's sessions (its own included). Another user's session id answers 404."),
+  logoutEverywhere: about('logoutEverywhere', 'Log out everywhere', "Ends every session of the account, the caller's included, and every token issued before sessions existed."),
+  changePassword: about(
+    'changePassword',
+    'Change the password',
+    "Checks currentPassword (counted like a login), stores newPassword and ends every other session. The caller's session stays; " +
+      'a token issued before sessions existed ends too.',
+  ),
+  editUser: about('editUser', 'Rename', 'Sets fullName (at most 200 characters).'),
+  deleteAccount: about('deleteAccount', 'Delete the account', 'Checks the password (counted like a login), then deletes the account, its notes and its sessions.'),
+}

@@ -1,0 +1,34 @@
+// The request schemas (fields.ts) applied outside HTTP, to what an operator types (the `users`
+// commands): the same limits and the same refusal of unpaired surrogates, answered in the words
+// an HTTP client gets (validation-errors.ts). TypeBox checks its own schemas
+// (https://github.com/sinclairzx81/typebox#values), once the WELL_FORMED format is known to it.
+import type { TObject } from '@sinclair/typebox'
+import { FormatRegistry } from '@sinclair/typebox'
+import { Value, ValueErrorType } from '@sinclair/typebox/value'
+import { WELL_FORMED, isWellFormedText, notWellFormedMessage } from '../unicode.js'
+import { REQUIRED_MESSAGES } from './fields.js'
+
+if (!FormatRegistry.Has(WELL_FORMED)) FormatRegistry.Set(WELL_FORMED, isWellFormedText)
+
+/**
+ * The first problem of `value` against `schema`, in the API's words ("Email is required", "fullName
+ * must be at most 200 characters", ...), or undefined when it passes. An empty string counts as
+ * missing, as a falsy field does over HTTP.
+ */
+export function firstProblem(schema: TObject, value: Record<string, string | undefined>): string | undefined {
+  const given = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== ''))
+  for (const field of schema.required ?? []) {
+    if (!(field in given)) return REQUIRED_MESSAGES[field] ?? `${field} is required`
+  }
+  const error = Value.Errors(schema, given).First()
+  if (!error) return undefined
+  const field = error.path.split('/')[1] ?? 'value'
+  switch (error.type) {
+    case ValueErrorType.StringMaxLength:
+      return `${field} must be at most ${String(error.schema.maxLength)} characters`
+    case ValueErrorType.StringFormat:
+      return notWellFormedMessage(field)
+    default:
+      return `${field} is invalid`
+  }
+}

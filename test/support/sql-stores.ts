@@ -1,0 +1,64 @@
+// A store of either kind on a database a test can also read and write with SQL, as an operator
+// would: SQLite on a file in a temporary directory (a second connection), PostgreSQL on a
+// database of its own (a second pool). Used where a test must check the rows themselves
+// (nothing left behind by a deleted account) or move them (a session last used long ago).
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { openPostgresStore } from '../../src/store/postgres/index.js'
+import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
+import type { Store } from '../../src/store/types.js'
+import { TEST_SECRET } from './harness.js'
+import { createTestDatabase, operatorPool } from './services.js'
+import type { StoreKind } from './stores.js'
+import { tempDir } from './temp.js'
+
+export interface StoreWithSql {
+  kind: StoreKind
+  store: Store
+  /** Runs one statement with `?` placeholders; the rows it returns. */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
+  /** The environment that makes the CLI use the same database. */
+  env: Record<string, string>
+  /** Closes the store and the SQL connection and removes the database. */
+  close(): Promise<void>
+}
+
+export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
+  if (kind === 'sqlite') {
+    const dir = tempDir('notes-sql-')
+    const store = openSqliteStore({ dataDir: dir.path })
+    const db = new Database(join(dir.path, SQLITE_FILE))
+    db.pragma('busy_timeout = 5000')
+    return {
+      kind,
+      store,
+      env: { DATA_DIR: dir.path },
+      async sql<T>(text: string, params: unknown[] = []) {
+        const statement = db.prepare(text)
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[]
+      },
+      async close() {
+        await store.close()
+        db.close()
+        dir.remove()
+      },
+    }
+  }
+  const database = await createTestDatabase()
+  const store = await openPostgresStore({ url: database.url, poolSize: 4 })
+  const pool = operatorPool(database.url)
+  return {
+    kind,
+    store,
+    env: { DATABASE_URL: database.url, ACCESS_TOKEN_SECRET: TEST_SECRET },
+    async sql<T>(text: string, params: unknown[] = []) {
+      let n = 0
+      return (await pool.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+    },
+    async close() {
+      await store.close()
+      await pool.end()
+      await database.drop()
+    },
+  }
+}
