@@ -25,6 +25,7 @@ function layerOf(file: string): string | undefined {
     'src/store/open.ts': 'open',
   }
   if (single[file]) return single[file]
+  if (file.startsWith('src/accounts-cli/')) return 'accountscli'
   const folder = /^src\/(?:store\/(sqlite|postgres)\/|(routes|plugins|schemas|services|transfer|store)\/)/.exec(file)
   return folder ? (folder[1] ?? folder[2]) : undefined
 }

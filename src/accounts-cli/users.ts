@@ -6,13 +6,24 @@
 import type { Readable, Writable } from 'node:stream'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
+import { Type } from '@sinclair/typebox'
 import { type Env, parseConfig } from '../config.js'
+import { firstProblem } from '../schemas/check.js'
+import { email as emailField, fullName, password as passwordField } from '../schemas/fields.js'
 import { type AccountDetails, AccountAdmin, AdminError, generatePassword } from '../services/account-admin.js'
 import { emailKeyOf, publicUser } from '../services/accounts.js'
 import { defaultPasswordHasher } from '../services/passwords.js'
 import { SessionService } from '../services/sessions.js'
 import { openStore } from '../store/open.js'
 import type { UserRecord } from '../store/types.js'
+
+// The operator's input is held to the API's own rules (the same field schemas as the routes).
+const NewAccount = Type.Object({ fullName, email: emailField, password: passwordField }, { required: ['fullName', 'email', 'password'] })
+const NewPassword = Type.Object({ password: passwordField }, { required: ['password'] })
+
+function refuseInput(problem: string | undefined): void {
+  if (problem) throw new AdminError(problem, 'input')
+}
 
 export const USERS_USAGE = `  users     list [--json]              every account
             show EMAIL [--json]        one account, its notes and its sessions
@@ -119,6 +130,7 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       const email = emailOf(positionals, 'create')
       if (values.name === undefined) throw new UsageError('users create needs --name NAME')
       const { password, generated } = await passwordFrom(io)
+      refuseInput(firstProblem(NewAccount, { fullName: values.name, email, password }))
       const user = await admin.create(email, values.name, password)
       line(io.stdout, `created ${user.email} (id ${user._id})`)
       if (generated) line(io.stdout, `password: ${password}`)
@@ -128,6 +140,7 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       const email = emailOf(positionals, 'reset-password')
       await admin.find(email) // an unknown email is said before any password is read
       const { password, generated } = await passwordFrom(io)
+      refuseInput(firstProblem(NewPassword, { password }))
       const user = await admin.resetPassword(email, password)
       line(io.stdout, `password of ${user.email} changed; every session of the account has ended`)
       if (generated) line(io.stdout, `password: ${password}`)

@@ -1,19 +1,14 @@
 // What an operator does to accounts from the command line (`notes-service users`, docs/accounts.md):
 // list, show, create (also while REGISTRATION=closed: the operator is not a public client),
 // reset a password, end every session, delete. Accounts are named by email, compared by their
-// key as at login (emailKeyOf). The inputs are held to the API's rules (schemas/fields.ts).
+// key as at login (emailKeyOf). The command line holds the inputs to the API's rules first
+// (accounts-cli/users.ts, schemas/fields.ts).
 import { randomBytes } from 'node:crypto'
-import { Type } from '@sinclair/typebox'
-import { firstProblem } from '../schemas/check.js'
-import { email as emailField, fullName, password } from '../schemas/fields.js'
 import type { NoteUsage, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { emailKeyOf } from './accounts.js'
 import { newId } from './ids.js'
 import type { PasswordHasher } from './passwords.js'
 import { type SessionService, revokeNow } from './sessions.js'
-
-const NewAccount = Type.Object({ fullName, email: emailField, password }, { required: ['fullName', 'email', 'password'] })
-const NewPassword = Type.Object({ password }, { required: ['password'] })
 
 /** Bytes of randomness in a generated password: 144 bits, 24 base64url characters. */
 const GENERATED_PASSWORD_BYTES = 18
@@ -73,8 +68,6 @@ export class AccountAdmin {
 
   /** A new account; REGISTRATION does not apply. */
   async create(emailInput: string, name: string, plainPassword: string): Promise<UserRecord> {
-    const problem = firstProblem(NewAccount, { fullName: name, email: emailInput, password: plainPassword })
-    if (problem) throw new AdminError(problem, 'input')
     const email = emailInput.trim()
     if (email === '') throw new AdminError('Email is required', 'input')
     const user: UserRecord = {
@@ -91,8 +84,6 @@ export class AccountAdmin {
 
   /** Sets the password and ends every session and every token without one, in one transaction. */
   async resetPassword(email: string, plainPassword: string): Promise<UserRecord> {
-    const problem = firstProblem(NewPassword, { password: plainPassword })
-    if (problem) throw new AdminError(problem, 'input')
     const user = await this.find(email)
     const passwordHash = await this.passwords.hash(plainPassword)
     const changed = await this.store.updateUser(user._id, { passwordHash }, revokeNow({ endSessions: true }))

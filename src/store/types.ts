@@ -15,7 +15,7 @@ export interface UserRecord {
   createdOn: string
   /**
    * ISO 8601, UTC: a token without a session (issued before sessions existed) whose `iat` is
-   * earlier than this is refused (docs/accounts.md, "Tokens without a session"). Absent until
+   * earlier than this is refused (docs/accounts.md, "Tokens issued before sessions existed"). Absent until
    * logout-everywhere, change-password or an operator first moves it; it only ever moves later.
    */
   tokensNotBefore?: string
