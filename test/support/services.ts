@@ -12,8 +12,11 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15'
 const IN_CI = process.env.CI === 'true'
 
+// The probes wait up to 15 s: with test files run four at a time on a busy 2-core machine, a
+// connection to a running server took over 2 s, and a missed probe skips (or, in CI, fails)
+// every test of the file although the service is up.
 async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 })
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 15_000 })
   client.on('error', () => {})
   try {
     await client.connect()
@@ -27,7 +30,7 @@ async function probePostgres(): Promise<string | undefined> {
 }
 
 async function probeRedis(): Promise<string | undefined> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 15_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
   redis.on('error', () => {})
   try {
     await redis.connect()
