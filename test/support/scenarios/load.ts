@@ -4,6 +4,7 @@
 import { Agent, request } from 'node:http'
 import { startChild, fdCountOf, rssOf } from '../child-server.js'
 import type { StoreUnderTest } from '../stores.js'
+import { ensureBuilt } from '../web.js'
 import { tempDir } from '../temp.js'
 
 export interface LoadOptions {
@@ -78,9 +79,16 @@ export function troughGrowth(samples: number[]): number {
   return Math.min(...samples.slice(-third)) - Math.min(...samples.slice(0, third))
 }
 
+/**
+ * Runs the load against the service as `npm start` runs it: bin/notes-service on the build, with
+ * the launcher's heap and malloc settings. Memory is judged on that process only: under tsx each
+ * search thread loads the TypeScript loader again, and the same load peaked near 300 MB instead
+ * of 140-160 MB (docs/testing.md).
+ */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  ensureBuilt()
   const tmp = tempDir(`notes-load-${options.store.name}-`)
-  const server = await startChild({ dataDir: tmp.path, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' } })
+  const server = await startChild({ dataDir: tmp.path, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' }, launcher: true })
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections })
   try {
     const tokens: string[] = []
