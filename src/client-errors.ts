@@ -6,7 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** The routes whose last path segment is a noteId. */
 const NOTE_ID_ROUTE = /^\/(edit-note|delete-note|update-note-pinned)\//
-/** The route whose last path segment is a sessionId (ACCOUNTS-API.md). */
+/** The route whose last path segment is a sessionId (docs/accounts.md). */
 const SESSION_ID_ROUTE = /^\/delete-session\//
 
 /**

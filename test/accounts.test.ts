@@ -129,7 +129,7 @@ for (const { mode, storeKind } of targets()) {
         const { accessToken, user } = res.json as { accessToken: string; user: Record<string, unknown> }
         const [header, payload] = accessToken.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
         assert.equal(header?.alg, 'HS256')
-        // sid names the token's session (ACCOUNTS-API.md; docs/accounts.md).
+        // sid names the token's session (docs/accounts.md).
         assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'sid', 'user'])
         assert.match(payload!.sid as string, /^[0-9a-f]{24}$/)
         assert.deepEqual(payload!.user, user)

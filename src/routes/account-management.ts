@@ -1,4 +1,4 @@
-// The account-management endpoints beside the contract's (ACCOUNTS-API.md, docs/accounts.md):
+// The account-management endpoints beside the contract's (docs/accounts.md):
 // POST /logout, GET /get-sessions, DELETE /delete-session/:sessionId, POST /logout-everywhere,
 // PUT /change-password, PUT /edit-user, DELETE /delete-account. Handlers only parse, call the
 // services and shape the reply; every one needs a live session (or a token without one that its

@@ -1,5 +1,5 @@
-// Response schemas and OpenAPI descriptions of the account-management endpoints (ACCOUNTS-API.md,
-// docs/accounts.md), which sit beside the contract's in its style: `{error, message}` bodies and
+// Response schemas and OpenAPI descriptions of the account-management endpoints
+// (docs/accounts.md), which sit beside the contract's in its style: `{error, message}` bodies and
 // the bare 401. Their own tag keeps them apart from the contract's in /openapi.json and /docs.
 import { Type } from '@sinclair/typebox'
 import { LOGIN_THROTTLED } from '../services/brute-force.js'

@@ -1,4 +1,4 @@
-// What a signed-in user changes about their own account (ACCOUNTS-API.md): the name, the
+// What a signed-in user changes about their own account (docs/accounts.md): the name, the
 // password, and the account itself. A password is checked like a login's: against the stored
 // argon2id hash, with the same brute-force counters (per account and client address, per
 // account, per address), so these endpoints cannot be used to guess around the login's limits.

@@ -3,7 +3,7 @@
 // row; each request looks its session up by primary key, so the end is seen by every instance
 // and worker at its next request, and survives restarts. Tokens issued before sessions existed
 // name none: they are accepted until they expire, unless the account's "not before" time has
-// been moved past their `iat` (ACCOUNTS-API.md).
+// been moved past their `iat` (docs/accounts.md).
 import type { Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
@@ -21,7 +21,7 @@ export const SESSION_TOUCH_INTERVAL_MS = 5 * 60_000
  */
 export const MAX_SESSIONS_PER_ACCOUNT = 100
 
-/** The longest client description kept (ACCOUNTS-API.md: the trimmed User-Agent, ≤ 200 characters). */
+/** The longest client description kept (docs/accounts.md: the trimmed User-Agent, ≤ 200 characters). */
 export const CLIENT_MAX_LENGTH = 200
 
 /**

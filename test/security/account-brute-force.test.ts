@@ -1,5 +1,5 @@
 // PUT /change-password and DELETE /delete-account check a password, so they are held to the
-// login's brute-force limits (ACCOUNTS-API.md): a wrong password counts as a failed login, with
+// login's brute-force limits (docs/accounts.md): a wrong password counts as a failed login, with
 // the same counters, and past a limit they answer 429 with Retry-After, even with the right
 // password, until the window passes. On both stores, inject and over a socket; client addresses
 // from X-Forwarded-For (TRUST_PROXY on), as test/security/brute-force.test.ts does.

@@ -1,4 +1,4 @@
-/** The account-management operations beside the contract's (ACCOUNTS-API.md), as OpenAPI method and path. */
+/** The account-management operations beside the contract's (docs/accounts.md), as OpenAPI method and path. */
 export const ACCOUNT_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['post', '/logout'],
   ['get', '/get-sessions'],

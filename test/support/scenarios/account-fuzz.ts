@@ -1,5 +1,5 @@
 // Generated requests for the routes a token opens (the contract's and the account-management
-// ones, ACCOUNTS-API.md), with the bodies, content types and chunking of fuzz.ts:
+// ones, docs/accounts.md), with the bodies, content types and chunking of fuzz.ts:
 // - with a revoked token (its session ended, its account deleted, its "not before" time passed),
 //   every one must get the bare 401, whatever else is wrong with it;
 // - with a live token, the account-management routes must answer in the contract's style
