@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './cli.js'
-import { TEST_SECRET } from './harness.js'
+import { TEST_SEARCH_TIMEOUT_MS, TEST_SECRET } from './harness.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -54,6 +54,8 @@ export async function startChild(options: ChildOptions): Promise<ChildServer> {
       DATA_DIR: options.dataDir,
       ACCESS_TOKEN_SECRET: TEST_SECRET,
       LOG_LEVEL: 'warn',
+      // As in testConfig: a thread's start under tsx is not a search's wait.
+      SEARCH_TIMEOUT_MS: String(TEST_SEARCH_TIMEOUT_MS),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
