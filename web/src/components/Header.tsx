@@ -73,7 +73,7 @@ export function Header({ user, onSignOut, search }: { user: User; onSignOut: () 
         <a className="user-name" {...link('/account')} title={user.email}>
           {user.fullName}
         </a>
-        <button type="button" className="button ghost" onClick={onSignOut}>
+        <button type="button" className="button ghost" onClick={() => onSignOut()}>
           Sign out
         </button>
       </nav>
