@@ -102,11 +102,12 @@ describe('the account page in a browser', () => {
         await page.reload()
         await page.getByRole('list', { name: 'Sessions' }).waitFor()
         assert.equal(await sessionRows(page).count(), 2)
+        assert.match(await sessionRows(page).first().innerText(), /This device/, 'this device first, though the other login is newer')
         const mine = sessionRows(page).filter({ hasText: 'This device' })
         assert.match(await mine.innerText(), /^Chrome on Linux/)
         assert.match(await mine.innerText(), /active now/)
         const theirs = sessionRows(page).filter({ hasText: 'Firefox on Windows' })
-        assert.match(await theirs.innerText(), /last active in the last 5 minutes/)
+        assert.match(await theirs.innerText(), /active in the last 5 minutes/)
 
         await theirs.getByRole('button', { name: /^Sign out Firefox on Windows/ }).click()
         await page.getByRole('status').filter({ hasText: 'Signed out Firefox on Windows.' }).waitFor()

@@ -36,16 +36,6 @@ function Profile() {
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Profile</h2>
-      <dl className="facts">
-        <dt>Email</dt>
-        <dd>{user.email}</dd>
-        {since && (
-          <>
-            <dt>Member since</dt>
-            <dd>{since}</dd>
-          </>
-        )}
-      </dl>
       <form method="post" noValidate onSubmit={submit} aria-describedby={action.error ? outcomeId : undefined}>
         <div className="inline-form">
           <label className="field">
@@ -58,6 +48,16 @@ function Profile() {
         </div>
         <Outcome action={action} id={outcomeId} />
       </form>
+      <dl className="facts">
+        <dt>Email</dt>
+        <dd>{user.email}</dd>
+        {since && (
+          <>
+            <dt>Member since</dt>
+            <dd>{since}</dd>
+          </>
+        )}
+      </dl>
     </section>
   )
 }

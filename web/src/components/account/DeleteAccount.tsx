@@ -4,15 +4,11 @@
 import { type FormEvent, useId, useState } from 'react'
 import { accountApi } from '../../account-api'
 import { useSession, useSignedIn } from '../../session'
+import { confirms } from './describe'
 import { Outcome } from './Outcome'
 import { useAction } from './use-action'
 
 export const ACCOUNT_DELETED = 'Your account and its notes have been deleted.'
-
-export function confirms(typed: string, email: string): boolean {
-  const text = typed.trim()
-  return text === 'DELETE' || (text !== '' && text.toLowerCase() === email.trim().toLowerCase())
-}
 
 export function DeleteAccount() {
   const session = useSession()
@@ -41,7 +37,7 @@ export function DeleteAccount() {
         Deletes your account and all your notes, and signs out every device. This cannot be undone.
       </p>
       <form method="post" noValidate onSubmit={submit} aria-describedby={action.error ? outcomeId : undefined}>
-        <div className="form-row">
+        <div className="form-stack">
           <label className="field">
             <span>
               Type <strong className="confirm-word">{user.email}</strong> or <strong className="confirm-word">DELETE</strong> to confirm

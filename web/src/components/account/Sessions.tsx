@@ -27,7 +27,8 @@ export function Sessions({ version }: { version: number }) {
     let live = true
     setLoadError(undefined)
     accountApi.sessions(token).then(
-      (answer) => live && setSessions(answer.sessions),
+      // This device first, then the API's order (most recently used first).
+      (answer) => live && setSessions([...answer.sessions].sort((a, b) => Number(b.current) - Number(a.current))),
       (err: unknown) => {
         if (!live) return
         if (err instanceof SessionEndedError) ended()
@@ -71,7 +72,7 @@ export function Sessions({ version }: { version: number }) {
           Sign out everywhere
         </button>
       </div>
-      <p className="panel-hint">Signing out a device ends its session at once; it has to sign in again. Signing out everywhere includes this device.</p>
+      <p className="panel-hint">Signing out a device ends its session at once: it has to sign in again. “Sign out everywhere” signs out this device too.</p>
       {loadError ? (
         <div className="form-error" role="alert">
           <span>{loadError}</span>{' '}
@@ -95,7 +96,7 @@ export function Sessions({ version }: { version: number }) {
                     {s.current && <span className="badge">This device</span>}
                   </p>
                   <p className="session-times">
-                    Signed in {formatDateTime(s.createdOn)} · {s.current ? 'active now' : `last active ${lastActive(s.lastUsedOn)}`}
+                    Signed in {formatDateTime(s.createdOn)} · {s.current ? 'active now' : `active ${lastActive(s.lastUsedOn)}`}
                   </p>
                 </div>
                 <button

@@ -1,6 +1,7 @@
 // How the account page words a session: its client as a person names it ("Firefox on Windows"),
 // when it signed in, and when it was last used, which the API knows to within 5 minutes only
 // (docs/accounts.md: lastUsedOn is written when the stored value is 5 minutes old or older).
+// And what confirms deleting the account.
 
 const BROWSERS: Array<[RegExp, string]> = [
   [/\bEdgA?\//, 'Edge'],
@@ -45,4 +46,10 @@ export function lastActive(iso: string, now = Date.now()): string {
   const hours = Math.round(minutes / 60)
   if (hours < 24) return relative.format(-hours, 'hour')
   return relative.format(-Math.round(hours / 24), 'day')
+}
+
+/** Deleting is confirmed by DELETE, or by the account's email as login matches it (any case, spaces around). */
+export function confirms(typed: string, email: string): boolean {
+  const text = typed.trim()
+  return text === 'DELETE' || (text !== '' && text.toLowerCase() === email.trim().toLowerCase())
 }
