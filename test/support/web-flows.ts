@@ -1,9 +1,11 @@
-// What the web app's browser tests do again and again: call the API beside the page, sign up
-// through the page, read the page's alert, and check that a page stayed clean (nothing loaded
-// from another host, no CSP violation, no uncaught error, no failed request).
+// What the web app's browser tests do again and again: one Chromium for a suite, calling the API
+// beside the page, signing up through the page, reading the page's alert, and checking that a
+// page stayed clean (nothing loaded from another host, no CSP violation, no uncaught error, no
+// failed request).
 import assert from 'node:assert/strict'
-import type { Page } from 'playwright-core'
-import type { PageRecord } from './browser.js'
+import { after, before } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { type PageRecord, launchChromium } from './browser.js'
 import type { PageWindow } from './page-globals.js'
 
 export const PASSWORD = 'correct horse battery staple'
@@ -53,4 +55,19 @@ export function assertClean(record: PageRecord): void {
   assert.deepEqual(record.cspViolations, [], 'no CSP violation')
   assert.deepEqual(record.errors, [], 'no uncaught error')
   assert.deepEqual(record.failed, [], 'no request failed')
+}
+
+/** Chromium for the enclosing suite: launched before its tests, closed after them. */
+export function suiteChromium(): () => Browser {
+  let browser: Browser | undefined
+  before(async () => {
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+  })
+  return () => {
+    if (!browser) throw new Error('Chromium is not running (used outside a test?)')
+    return browser
+  }
 }

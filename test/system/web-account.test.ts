@@ -7,13 +7,13 @@
 // (Trusted Types included) or throws.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { type PageRecord, launchChromium, openPage } from '../support/browser.js'
+import type { BrowserContext, Page } from 'playwright-core'
+import { type PageRecord, openPage } from '../support/browser.js'
 import { eventually } from '../support/eventually.js'
 import { uniqueEmail } from '../support/harness.js'
 import type { PageWindow } from '../support/page-globals.js'
 import { storeKinds } from '../support/stores.js'
-import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf } from '../support/web-flows.js'
+import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf, suiteChromium } from '../support/web-flows.js'
 import { VIEWPORTS, type WebServer, seriousAxeViolations, startWebServer } from '../support/web.js'
 
 const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
@@ -44,13 +44,7 @@ async function signIn(page: Page, base: string, email: string, password: string)
 }
 
 describe('the account page in a browser', () => {
-  let browser: Browser
-  before(async () => {
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-  })
+  const browser = suiteChromium()
 
   for (const storeKind of storeKinds()) {
     describe(`on ${storeKind}`, () => {
@@ -64,7 +58,7 @@ describe('the account page in a browser', () => {
 
       before(async () => {
         server = await startWebServer(storeKind)
-        ;({ context, page, record } = await openPage(browser, { ...VIEWPORTS.desktop, colorScheme: 'light' }))
+        ;({ context, page, record } = await openPage(browser(), { ...VIEWPORTS.desktop, colorScheme: 'light' }))
         page.on('request', (request) => {
           const path = new URL(request.url()).pathname
           if (path.startsWith('/assets/')) chunks.push(path)

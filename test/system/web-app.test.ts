@@ -6,11 +6,11 @@
 // another host, break no CSP rule and throw nothing.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { type PageRecord, launchChromium, openPage } from '../support/browser.js'
+import type { BrowserContext, Page } from 'playwright-core'
+import { type PageRecord, openPage } from '../support/browser.js'
 import { eventually } from '../support/eventually.js'
 import type { PageWindow } from '../support/page-globals.js'
-import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf } from '../support/web-flows.js'
+import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf, suiteChromium } from '../support/web-flows.js'
 import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 import { VIEWPORTS, type ViewportName, type WebServer, startWebServer } from '../support/web.js'
@@ -53,13 +53,7 @@ const kinds = storeKinds()
 const viewports = Object.keys(VIEWPORTS) as ViewportName[]
 
 describe('the web app in a browser', () => {
-  let browser: Browser
-  before(async () => {
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-  })
+  const browser = suiteChromium()
 
   for (const storeKind of kinds) {
     describe(`on ${storeKind}`, () => {
@@ -80,7 +74,7 @@ describe('the web app in a browser', () => {
           const fullName = `Ada ${viewport}`
 
           before(async () => {
-            ;({ context, page, record } = await openPage(browser, { ...VIEWPORTS[viewport], colorScheme: 'light' }))
+            ;({ context, page, record } = await openPage(browser(), { ...VIEWPORTS[viewport], colorScheme: 'light' }))
           })
           after(async () => {
             await context?.close()
@@ -98,7 +92,7 @@ describe('the web app in a browser', () => {
             await page.getByRole('link', { name: fullName }).waitFor()
             // Empty state, then the same email again in a fresh context.
             await page.getByText('No notes yet').waitFor()
-            const other = await openPage(browser, VIEWPORTS[viewport])
+            const other = await openPage(browser(), VIEWPORTS[viewport])
             try {
               await other.page.goto(`${server.base}/sign-up`)
               await other.page.getByLabel('Full name').fill('Someone else')
@@ -133,7 +127,7 @@ describe('the web app in a browser', () => {
           })
 
           it("shows a 429's message and its wait", async () => {
-            const other = await openPage(browser, VIEWPORTS[viewport])
+            const other = await openPage(browser(), VIEWPORTS[viewport])
             try {
               await other.page.goto(`${server.base}/sign-in`)
               await other.page.getByLabel('Email').fill(uniqueEmail('throttled'))

@@ -1,13 +1,13 @@
 // /account, loaded as a chunk of its own (App.tsx): the name (PUT /edit-user), where the account
 // is signed in (Sessions), the password (PasswordForm) and deleting the account (DeleteAccount).
 // The endpoints are the account ones beside the contract's (docs/accounts.md).
-import { type FormEvent, useEffect, useId, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { accountApi } from '../../account-api'
 import { navigate } from '../../router'
 import { useSession, useSignedIn } from '../../session'
 import { Header } from '../Header'
 import { DeleteAccount } from './DeleteAccount'
-import { Outcome } from './Outcome'
+import { FormPanel } from './FormPanel'
 import { PasswordForm } from './PasswordForm'
 import { Sessions } from './Sessions'
 import { useAction } from './use-action'
@@ -18,13 +18,9 @@ function Profile() {
   const { token, user } = useSignedIn()
   const [fullName, setFullName] = useState(user.fullName)
   const action = useAction()
-  const headingId = useId()
-  const outcomeId = useId()
   const since = user.createdOn ? new Date(user.createdOn).toLocaleDateString(undefined, { dateStyle: 'long' }) : undefined
 
-  function submit(event: FormEvent) {
-    event.preventDefault()
-    if (action.busy) return
+  function submit() {
     void action.run(async () => {
       const answer = await accountApi.rename(token, fullName)
       session.updateUser(answer.user)
@@ -34,31 +30,33 @@ function Profile() {
   }
 
   return (
-    <section className="panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>Profile</h2>
-      <form method="post" noValidate onSubmit={submit} aria-describedby={action.error ? outcomeId : undefined}>
-        <div className="inline-form">
-          <label className="field">
-            <span>Name</span>
-            <input name="fullName" autoComplete="name" value={fullName} onChange={(e) => setFullName(e.target.value)} />
-          </label>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            {action.busy ? 'Saving…' : 'Save name'}
-          </button>
-        </div>
-        <Outcome action={action} id={outcomeId} />
-      </form>
-      <dl className="facts">
-        <dt>Email</dt>
-        <dd>{user.email}</dd>
-        {since && (
-          <>
-            <dt>Member since</dt>
-            <dd>{since}</dd>
-          </>
-        )}
-      </dl>
-    </section>
+    <FormPanel
+      title="Profile"
+      action={action}
+      onSubmit={submit}
+      after={
+        <dl className="facts">
+          <dt>Email</dt>
+          <dd>{user.email}</dd>
+          {since && (
+            <>
+              <dt>Member since</dt>
+              <dd>{since}</dd>
+            </>
+          )}
+        </dl>
+      }
+    >
+      <div className="inline-form">
+        <label className="field">
+          <span>Name</span>
+          <input name="fullName" autoComplete="name" value={fullName} onChange={(e) => setFullName(e.target.value)} />
+        </label>
+        <button type="submit" className="button primary" disabled={action.busy}>
+          {action.busy ? 'Saving…' : 'Save name'}
+        </button>
+      </div>
+    </FormPanel>
   )
 }
 

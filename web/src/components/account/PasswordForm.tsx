@@ -1,9 +1,9 @@
 // PUT /change-password: the current password (a wrong one counts as a failed login, so the API
 // may answer with its wait) and the new one. Every other session ends; this one goes on.
-import { type FormEvent, useId, useState } from 'react'
+import { useState } from 'react'
 import { accountApi } from '../../account-api'
 import { useSignedIn } from '../../session'
-import { Outcome } from './Outcome'
+import { FormPanel } from './FormPanel'
 import { useAction } from './use-action'
 
 export function PasswordForm({ onChanged }: { onChanged: () => void }) {
@@ -11,12 +11,8 @@ export function PasswordForm({ onChanged }: { onChanged: () => void }) {
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
   const action = useAction()
-  const headingId = useId()
-  const outcomeId = useId()
 
-  function submit(event: FormEvent) {
-    event.preventDefault()
-    if (action.busy) return
+  function submit() {
     void action.run(async () => {
       await accountApi.changePassword(token, current, next)
       setCurrent('')
@@ -27,26 +23,28 @@ export function PasswordForm({ onChanged }: { onChanged: () => void }) {
   }
 
   return (
-    <section className="panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>Password</h2>
-      <form method="post" noValidate onSubmit={submit} aria-describedby={action.error ? outcomeId : undefined}>
-        {/* The account's email, unseen, lets a password manager file the new password under it. */}
-        <input type="email" name="username" autoComplete="username" value={user.email} readOnly hidden />
-        <div className="form-row">
-          <label className="field">
-            <span>Current password</span>
-            <input name="currentPassword" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
-          </label>
-          <label className="field">
-            <span>New password</span>
-            <input name="newPassword" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
-          </label>
-        </div>
-        <Outcome action={action} id={outcomeId} />
+    <FormPanel
+      title="Password"
+      action={action}
+      onSubmit={submit}
+      submit={
         <button type="submit" className="button primary" disabled={action.busy}>
           {action.busy ? 'Changing password…' : 'Change password'}
         </button>
-      </form>
-    </section>
+      }
+    >
+      {/* The account's email, unseen, lets a password manager file the new password under it. */}
+      <input type="email" name="username" autoComplete="username" value={user.email} readOnly hidden />
+      <div className="form-row">
+        <label className="field">
+          <span>Current password</span>
+          <input name="currentPassword" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>New password</span>
+          <input name="newPassword" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+        </label>
+      </div>
+    </FormPanel>
   )
 }
