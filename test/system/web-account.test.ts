@@ -74,6 +74,7 @@ describe('the account page in a browser', () => {
         assert.ok(!chunks.some((path) => /AccountPage/.test(path)), `the notes page loaded only its own chunks: ${chunks.join(', ')}`)
         await openAccount(page)
         assert.equal(page.url(), `${server.base}/account`)
+        assert.equal(await page.getByRole('navigation', { name: 'Account' }).getByRole('link').getAttribute('aria-current'), 'page')
         assert.ok(chunks.some((path) => /AccountPage-.*\.js$/.test(path)), 'the account page came as a chunk of its own')
         assert.deepEqual(await seriousAxeViolations(page), [])
 
