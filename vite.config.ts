@@ -10,7 +10,7 @@ import { INITIAL_GZIP_BUDGET_BYTES, describeInitialDownload, precompress } from 
 const webDir = fileURLToPath(new URL('./web/', import.meta.url))
 const outDir = fileURLToPath(new URL('./dist/web/', import.meta.url))
 
-/** The contract's paths (and the operations' ones), answered by the service in `vite dev`. */
+/** The API's paths, answered by the service in `vite dev`. */
 const API_PATHS = [
   '/create-account',
   '/login',
@@ -22,6 +22,13 @@ const API_PATHS = [
   '/get-all-notes',
   '/search-notes',
   '/openapi.json',
+  // The account endpoints beside the contract's (docs/accounts.md), used by the account page.
+  '/logout',
+  '/get-sessions',
+  '/delete-session',
+  '/change-password',
+  '/edit-user',
+  '/delete-account',
 ]
 
 function precompressAndReport(): Plugin {

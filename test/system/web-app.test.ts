@@ -6,15 +6,15 @@
 // another host, break no CSP rule and throw nothing.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { type PageRecord, launchChromium, openPage } from '../support/browser.js'
+import type { BrowserContext, Page } from 'playwright-core'
+import { type PageRecord, openPage } from '../support/browser.js'
 import { eventually } from '../support/eventually.js'
 import type { PageWindow } from '../support/page-globals.js'
+import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf, suiteChromium } from '../support/web-flows.js'
 import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 import { VIEWPORTS, type ViewportName, type WebServer, startWebServer } from '../support/web.js'
 
-const PASSWORD = 'correct horse battery staple'
 /** Low, so the 429 and its wait are reached in a few tries (per email and client address). */
 const PAIR_LIMIT = '3'
 
@@ -26,37 +26,10 @@ interface ApiNote {
   isPinned: boolean
 }
 
-async function apiCall(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined }
-}
-
 async function serverNotes(base: string, token: string): Promise<ApiNote[]> {
   const { status, json } = await apiCall(base, token, 'GET', '/get-all-notes')
   assert.equal(status, 200)
   return (json as { notes: ApiNote[] }).notes
-}
-
-const tokenOf = (page: Page) => page.evaluate(() => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.token'))
-
-async function signUp(page: Page, base: string, fullName: string, email: string): Promise<void> {
-  await page.goto(`${base}/sign-up`)
-  await page.getByLabel('Full name').fill(fullName)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Create account' }).click()
-  await page.getByRole('heading', { name: 'Your notes' }).waitFor({ state: 'attached' })
-}
-
-async function alertText(page: Page): Promise<string> {
-  const alert = page.getByRole('alert').first()
-  await alert.waitFor()
-  return (await alert.innerText()).trim()
 }
 
 const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
@@ -76,24 +49,11 @@ async function writeNote(page: Page, note: { title: string; content: string; tag
   await card(page, note.title).waitFor()
 }
 
-function assertClean(record: PageRecord): void {
-  assert.deepEqual(record.outside, [], 'no request left loopback')
-  assert.deepEqual(record.cspViolations, [], 'no CSP violation')
-  assert.deepEqual(record.errors, [], 'no uncaught error')
-  assert.deepEqual(record.failed, [], 'no request failed')
-}
-
 const kinds = storeKinds()
 const viewports = Object.keys(VIEWPORTS) as ViewportName[]
 
 describe('the web app in a browser', () => {
-  let browser: Browser
-  before(async () => {
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-  })
+  const browser = suiteChromium()
 
   for (const storeKind of kinds) {
     describe(`on ${storeKind}`, () => {
@@ -114,7 +74,7 @@ describe('the web app in a browser', () => {
           const fullName = `Ada ${viewport}`
 
           before(async () => {
-            ;({ context, page, record } = await openPage(browser, { ...VIEWPORTS[viewport], colorScheme: 'light' }))
+            ;({ context, page, record } = await openPage(browser(), { ...VIEWPORTS[viewport], colorScheme: 'light' }))
           })
           after(async () => {
             await context?.close()
@@ -132,7 +92,7 @@ describe('the web app in a browser', () => {
             await page.getByRole('link', { name: fullName }).waitFor()
             // Empty state, then the same email again in a fresh context.
             await page.getByText('No notes yet').waitFor()
-            const other = await openPage(browser, VIEWPORTS[viewport])
+            const other = await openPage(browser(), VIEWPORTS[viewport])
             try {
               await other.page.goto(`${server.base}/sign-up`)
               await other.page.getByLabel('Full name').fill('Someone else')
@@ -146,13 +106,16 @@ describe('the web app in a browser', () => {
             }
           })
 
-          it('stays signed in across a reload, signs out, and signs in again', async () => {
+          it('stays signed in across a reload, signs out (its token refused from then on), and signs in again', async () => {
             await page.reload()
             await page.getByRole('link', { name: fullName }).waitFor()
             assert.equal(page.url(), `${server.base}/`)
+            const before = (await tokenOf(page))!
             await page.getByRole('button', { name: 'Sign out' }).click()
             await page.waitForURL(`${server.base}/sign-in`)
             assert.equal(await tokenOf(page), null)
+            // Signing out ends the session on the server (POST /logout), not only in the browser.
+            await eventually('the signed-out token refused', async () => (await apiCall(server.base, before, 'GET', '/get-user')).status === 401)
             await page.getByLabel('Email').fill(email)
             await page.getByLabel('Password').fill('not the password')
             await page.getByRole('button', { name: 'Sign in' }).click()
@@ -164,7 +127,7 @@ describe('the web app in a browser', () => {
           })
 
           it("shows a 429's message and its wait", async () => {
-            const other = await openPage(browser, VIEWPORTS[viewport])
+            const other = await openPage(browser(), VIEWPORTS[viewport])
             try {
               await other.page.goto(`${server.base}/sign-in`)
               await other.page.getByLabel('Email').fill(uniqueEmail('throttled'))

@@ -1,5 +1,5 @@
 // Each screen of the web app (signed out, notes as cards and as a list, editor, search results,
-// empty state), light and dark, desktop and phone: axe-core finds no serious or critical
+// empty state, account), light and dark, desktop and phone: axe-core finds no serious or critical
 // accessibility violation, and nothing is wider than the screen. With WEB_SCREENSHOTS=DIR (`npm run screenshots` writes
 // docs/screenshots/) each screen is also saved as a PNG.
 import assert from 'node:assert/strict'
@@ -25,10 +25,17 @@ const SAMPLE_NOTES = [
   { title: 'Quarterly review', content: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.', tags: ['work'] },
 ]
 
-async function json(base: string, path: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+/** The clients the sample account's sessions are opened with, as the account page names them. */
+const DESKTOP_CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+const OTHER_CLIENTS = [
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0',
+]
+
+async function json(base: string, path: string, body: unknown, token?: string, userAgent = DESKTOP_CHROME): Promise<Record<string, unknown>> {
   const res = await fetch(base + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', 'user-agent': userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   })
   return (await res.json()) as Record<string, unknown>
@@ -59,6 +66,7 @@ describe('the screens of the web app', () => {
         })
       }
     }
+    for (const userAgent of OTHER_CLIENTS) await json(server.base, '/login', { email: 'ada@example.com', password: 'correct horse battery staple' }, undefined, userAgent)
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
   })
   after(async () => {
@@ -67,7 +75,7 @@ describe('the screens of the web app', () => {
   })
 
   /** The screens, each reached from a fresh page; `ready` waits until it shows what it should. */
-  const screens: Array<{ name: string; token?: () => string; path: string; show: (page: Page) => Promise<void> }> = [
+  const screens: Array<{ name: string; token?: () => string; path: string; show: (page: Page) => Promise<void>; fullPage?: boolean }> = [
     { name: 'sign-in', path: '/sign-in', show: (page) => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
     { name: 'sign-up', path: '/sign-up', show: (page) => page.getByRole('heading', { name: 'Create your account' }).waitFor() },
     { name: 'notes', token: () => token, path: '/', show: (page) => page.getByRole('heading', { name: 'Weekly groceries' }).waitFor() },
@@ -102,6 +110,16 @@ describe('the screens of the web app', () => {
       },
     },
     { name: 'empty', token: () => emptyToken, path: '/', show: (page) => page.getByText('No notes yet').waitFor() },
+    {
+      name: 'account',
+      token: () => token,
+      path: '/account',
+      async show(page) {
+        await page.getByRole('list', { name: 'Sessions' }).getByRole('listitem').nth(2).waitFor()
+      },
+      // Its password and delete sections are below the fold.
+      fullPage: true,
+    },
   ]
 
   for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
@@ -122,7 +140,7 @@ describe('the screens of the web app', () => {
             })
             assert.equal(overflow, 0, 'no horizontal scrolling')
             assert.deepEqual([...record.outside, ...record.cspViolations, ...record.errors], [])
-            if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${screen.name}-${viewport}-${colorScheme}.png`) })
+            if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${screen.name}-${viewport}-${colorScheme}.png`), fullPage: screen.fullPage ?? false })
           } finally {
             await context.close()
           }

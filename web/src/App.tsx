@@ -1,11 +1,36 @@
 // Which screen shows: the session decides between the sign-in pages and the signed-in ones, the
-// path between the pages of each.
-import { useEffect } from 'react'
-import { AccountPage } from './components/AccountPage'
+// path between the pages of each. The account page is a chunk of its own, loaded when it is first
+// shown, so the notes screen's initial download does not carry it (docs/web-app.md).
+import { Suspense, lazy, useEffect } from 'react'
 import { AuthPage } from './components/AuthPage'
 import { NotesPage } from './components/NotesPage'
 import { type Page, navigate, usePage } from './router'
 import { useSession } from './session'
+
+/** Shown while the account page's chunk loads. */
+const loading = (
+  <p className="splash" role="status">
+    Loading…
+  </p>
+)
+
+// A chunk that cannot be fetched (offline, or the service was updated and no longer has it) shows
+// a way out rather than an empty page; React keeps a lazy component's first result, so a reload
+// is what tries again.
+const AccountPage = lazy(() =>
+  import('./components/account/AccountPage').then(
+    (module) => ({ default: module.AccountPage }),
+    () => ({
+      default: () => (
+        <main className="splash">
+          <h1>The account page could not be loaded</h1>
+          <p role="alert">Check your connection and reload the page.</p>
+          <a href="/">Back to your notes</a>
+        </main>
+      ),
+    }),
+  ),
+)
 
 function screenFor(status: string, page: Page): Page {
   if (status === 'signed-in') return page === '/sign-in' || page === '/sign-up' ? '/' : page
@@ -23,13 +48,7 @@ export function App() {
     if (state.status !== 'checking' && state.status !== 'unreachable' && screen !== page) navigate(screen, { replace: true })
   }, [state.status, screen, page])
 
-  if (state.status === 'checking') {
-    return (
-      <p className="splash" role="status">
-        Loading…
-      </p>
-    )
-  }
+  if (state.status === 'checking') return loading
   if (state.status === 'unreachable') {
     return (
       <main className="splash">
@@ -42,6 +61,12 @@ export function App() {
     )
   }
   if (screen === '/sign-in' || screen === '/sign-up') return <AuthPage mode={screen === '/sign-up' ? 'sign-up' : 'sign-in'} />
-  if (screen === '/account') return <AccountPage />
+  if (screen === '/account') {
+    return (
+      <Suspense fallback={loading}>
+        <AccountPage />
+      </Suspense>
+    )
+  }
   return <NotesPage />
 }

@@ -1,5 +1,6 @@
 // The public API, as every client uses it (../shared/spec/notes-service-interface.md §4): same
-// paths, same bodies. Errors carry the API's own message: any `{error: true, message}` or
+// paths, same bodies, and POST /logout of the account endpoints beside it (docs/accounts.md; the
+// others are in account-api.ts, loaded with the account page). Errors carry the API's own message: any `{error: true, message}` or
 // `{message}` body (the add-note "is required" answers have no `error` key, and
 // create-account's "User already exists" comes with status 200), with the wait of a Retry-After.
 
@@ -76,7 +77,7 @@ interface CallOptions {
   keepalive?: boolean
 }
 
-async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.token) headers.authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers['content-type'] = 'application/json'
@@ -122,4 +123,6 @@ export const api = {
     call<{ note: Note }>('PUT', `/update-note-pinned/${encodeURIComponent(id)}`, { token, body: { isPinned } }),
   deleteNote: (token: string, id: string, keepalive = false) =>
     call<{ note: Note }>('DELETE', `/delete-note/${encodeURIComponent(id)}`, { token, keepalive }),
+  /** Ends this token's session; sent with keepalive, so signing out and closing the tab still ends it. */
+  logout: (token: string) => call<{ message: string }>('POST', '/logout', { token, keepalive: true }),
 }

@@ -18,7 +18,15 @@ export type SessionState =
 export interface Session {
   state: SessionState
   signedIn: (token: string, user: User) => void
-  signOut: () => void
+  /**
+   * Signs out: the token is forgotten at once and its session ended with POST /logout, sent once
+   * `before` settles (requests still to go out with this token, such as waiting deletes).
+   */
+  signOut: (before?: Promise<unknown>) => void
+  /** Goes to the sign-in page after the API ended this session itself (everywhere, account deleted). */
+  signedOut: (notice: string) => void
+  /** The account's record changed (a rename). */
+  updateUser: (user: User) => void
   /** Ends the session after a 401, keeping the editor's draft. */
   ended: () => void
   /** Checks the kept token again (after the server could not be reached). */
@@ -127,10 +135,27 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setState({ status: 'signed-in', token, user })
         navigate('/', { replace: true })
       },
-      signOut() {
+      signOut(before) {
+        const current = stateRef.current
         saveToken(null)
         setState({ status: 'signed-out' })
         navigate('/sign-in', { replace: true })
+        if (current.status !== 'signed-in') return
+        // A failed logout (offline, already ended) leaves nothing to do here: the token is gone
+        // from this browser either way, and the docs say what a token kept elsewhere can do.
+        void Promise.resolve(before)
+          .catch(() => undefined)
+          .then(() => api.logout(current.token))
+          .catch(() => undefined)
+      },
+      signedOut(notice) {
+        saveToken(null)
+        setState({ status: 'signed-out', notice })
+        navigate('/sign-in', { replace: true })
+      },
+      updateUser(user) {
+        const current = stateRef.current
+        if (current.status === 'signed-in') setState({ ...current, user })
       },
       ended() {
         const current = stateRef.current

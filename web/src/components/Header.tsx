@@ -2,7 +2,7 @@
 // (on the notes page), and the account's name and sign-out.
 import type { MouseEvent, RefObject } from 'react'
 import type { User } from '../api'
-import { navigate } from '../router'
+import { navigate, usePage } from '../router'
 import { NoteIcon, SearchIcon } from './Icons'
 
 interface SearchProps {
@@ -70,10 +70,10 @@ export function Header({ user, onSignOut, search }: { user: User; onSignOut: () 
         </div>
       )}
       <nav className="account-nav" aria-label="Account">
-        <a className="user-name" {...link('/account')} title={user.email}>
+        <a className="user-name" {...link('/account')} title={user.email} aria-current={usePage() === '/account' ? 'page' : undefined}>
           {user.fullName}
         </a>
-        <button type="button" className="button ghost" onClick={onSignOut}>
+        <button type="button" className="button ghost" onClick={() => onSignOut()}>
           Sign out
         </button>
       </nav>

@@ -76,11 +76,11 @@ export function NotesPage() {
     })
 
   const commitDelete = useCallback(
-    (id: string, keepalive = false) => {
+    (id: string, keepalive = false): Promise<void> => {
       const entry = pending.current.get(id)
-      if (!entry) return
+      if (!entry) return Promise.resolve()
       pending.current.delete(id)
-      notesRef.current.remove(id, keepalive).then(
+      return notesRef.current.remove(id, keepalive).then(
         () => forget(id),
         (err: unknown) => {
           forget(id)
@@ -92,18 +92,22 @@ export function NotesPage() {
     [toasts],
   )
 
-  const flushDeletes = useCallback(() => {
-    for (const [id, entry] of [...pending.current]) {
-      commitDelete(id, true)
+  /** Sends every delete still waiting for its undo; settles when the API has answered them all. */
+  const flushDeletes = useCallback(async () => {
+    const sent = [...pending.current].map(([id, entry]) => {
+      const answered = commitDelete(id, true)
       toasts.dismiss(entry.toast, false)
-    }
+      return answered
+    })
+    await Promise.all(sent)
   }, [commitDelete, toasts])
 
   useEffect(() => {
-    window.addEventListener('pagehide', flushDeletes)
+    const onPageHide = () => void flushDeletes()
+    window.addEventListener('pagehide', onPageHide)
     return () => {
-      window.removeEventListener('pagehide', flushDeletes)
-      flushDeletes()
+      window.removeEventListener('pagehide', onPageHide)
+      void flushDeletes()
     }
   }, [flushDeletes])
 
@@ -131,7 +135,7 @@ export function NotesPage() {
               forget(note._id)
             },
           },
-          onExpire: () => commitDelete(note._id),
+          onExpire: () => void commitDelete(note._id),
         })
         pending.current.set(note._id, { note, toast })
       },
@@ -170,9 +174,9 @@ export function NotesPage() {
     toasts.show({ message: target?.noteId ? 'Note saved' : 'Note added' })
   }
 
+  // The session ends after the waiting deletes are answered: they are sent with its token.
   function signOut() {
-    flushDeletes()
-    session.signOut()
+    session.signOut(flushDeletes())
   }
 
   function chooseView(next: View) {
