@@ -41,7 +41,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // before the store opens, so a failure to load leaves nothing open. The client connects in
   // start() below (lazyConnect), so creating it first holds no connection either.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  const store = await openStore(config)
+  // Changes after start-up are logged once the app's logger exists (the first one, during
+  // start-up, is the normal start).
+  let log: FastifyInstance['log'] | undefined = undefined
+  const store = await openStore(config, {
+    accountNotices: (live) => {
+      if (live) log?.info('PostgreSQL account notices are back: kept accounts and sessions are used without a version query again')
+      else log?.warn('PostgreSQL account notices lost: each request reads its account version from the database until they are back')
+    },
+  })
   let app: FastifyInstance
   try {
     app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? options.limiterFactory })
@@ -49,6 +57,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await store.close()
     throw err
   }
+  log = app.log
   await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')

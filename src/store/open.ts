@@ -11,10 +11,17 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
+/** What a store may report while it runs (only the PostgreSQL store reports anything). */
+export interface StoreEvents {
+  /** PostgreSQL's account notices became live (true) or were lost (false). */
+  accountNotices?: (live: boolean) => void
+}
+
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
   const driver = await openDriver(config)
-  return config.storeCache ? cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }) : driver
+  if (!config.storeCache) return driver
+  return cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20, onNotices: events.accountNotices })
 }
 
 async function openDriver(config: Config): Promise<StoreDriver> {

@@ -245,6 +245,16 @@ export interface UserVersions {
   account: string
 }
 
+/** What a driver tells the cache layer as account versions change (StoreDriver.listenForAccountChanges). */
+export interface AccountChangeHandler {
+  /** The account's version changed; undefined: any account's may have. */
+  changed(userId: string | undefined): void
+  /** Notices are proven to arrive (true), or are lost (false); told on every change. */
+  live(live: boolean): void
+  /** The driver is closing: nothing more will be pushed (not a loss to report). */
+  closed(): void
+}
+
 /** What a driver implements: the Store, and the versions the cache layer (cache/) checks. */
 export interface StoreDriver extends Store {
   /**
@@ -252,6 +262,13 @@ export interface StoreDriver extends Store {
    * Cheap: the cache layer asks once per turn of the event loop for the users it serves.
    */
   userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
+  /**
+   * Where the database can push (PostgreSQL's NOTIFY, sent by the trigger that changes account
+   * versions, when the change commits): starts telling `handler` of every account version change;
+   * resolves once listening, or once a first attempt failed (it retries). An optimisation only:
+   * while live, the cache layer uses a kept account's version without reading it (docs/caching.md).
+   */
+  listenForAccountChanges?(handler: AccountChangeHandler): Promise<void>
 }
 
 /** Thrown by a driver when its database cannot be reached; answered with 503. */

@@ -10,8 +10,11 @@
 // changes them in its own transaction, and no write path can forget to. A write that lands
 // between the version read and the data read only makes the entry unusable: the next check
 // answers a newer version. Versions never repeat (a sequence or a counter that only grows).
+// On PostgreSQL, accounts and sessions may skip the version read while the database's notices of
+// account changes are proven to arrive (account-versions.ts).
 import { LRUCache } from 'lru-cache'
-import type { SessionOfAccount, Store, StoreDriver, UserRecord, UserVersions } from '../types.js'
+import type { SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import { AccountVersions } from './account-versions.js'
 import { type Versioned, keptByCount, keptBySize } from './kept.js'
 import { perTurn } from './turn-batch.js'
 
@@ -20,6 +23,8 @@ export interface CacheOptions {
   listingBytes: number
   /** Accounts kept, and sessions kept (each a few hundred bytes). */
   entries?: number
+  /** Told when the driver's account notices become live or are lost (PostgreSQL; the server logs it). */
+  onNotices?: (live: boolean) => void
 }
 
 /** 10 000 accounts and 10 000 sessions: the same bound as the verified-token cache. */
@@ -42,6 +47,10 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   const accounts = keptByCount<UserRecord>(max)
   const sessions = new LRUCache<string, KeptSession>({ max })
   const listings = options.listingBytes > 0 ? keptBySize(options.listingBytes) : undefined
+  const accountVersions = new AccountVersions(async (userId) => (await versionsOf(userId))?.account, max, options.onNotices)
+  // Where the driver pushes account changes, kept accounts and sessions are used on their
+  // strength while they arrive (account-versions.ts); until then, and without, versions are read.
+  void driver.listenForAccountChanges?.(accountVersions)
 
   /**
    * `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with
@@ -57,8 +66,8 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   }
 
   async function findUserById(id: string): Promise<UserRecord | undefined> {
-    const now: UserVersions | undefined = await versionsOf(id)
-    if (now) return validated(accounts, id, now.account, () => driver.findUserById(id))
+    const now = await accountVersions.of(id)
+    if (now !== undefined) return validated(accounts, id, now, () => driver.findUserById(id))
     accounts.delete(id)
     return driver.findUserById(id)
   }
@@ -71,11 +80,11 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       if (found) sessions.set(sessionId, { userId: found.user._id })
       return found
     }
-    const now = await versionsOf(known.userId)
-    if (now && known.found?.version === now.account) return known.found.kept
+    const now = await accountVersions.of(known.userId)
+    if (now !== undefined && known.found?.version === now) return known.found.kept
     const found = await driver.findSession(sessionId)
     if (found?.user._id !== known.userId) sessions.delete(sessionId)
-    else sessions.set(sessionId, now ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId })
+    else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now, kept: found } } : { userId: known.userId })
     return found
   }
 
@@ -86,14 +95,26 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     return (await validated(listings, userId, now, () => driver.listNotesJson(userId))) as Buffer
   }
 
+  /**
+   * `write`, after which this process forgets the account's version at once, whatever the
+   * outcome; other processes see the change by its version, or by its notice.
+   */
+  const changing = <T>(userId: string | undefined, write: Promise<T>): Promise<T> =>
+    write.finally(() => userId !== undefined && accountVersions.changed(userId))
+
   return {
     ...driver,
     findUserById,
     findSession,
     listNotesJson,
+    updateUser: (userId, change, revocation) => changing(userId, driver.updateUser(userId, change, revocation)),
+    deleteUser: (userId) => changing(userId, driver.deleteUser(userId)),
+    deleteSession: (userId, sessionId) => changing(userId, driver.deleteSession(userId, sessionId)),
+    touchSession: (sessionId, lastUsedOn, staleBefore) =>
+      changing(sessions.get(sessionId)?.userId, driver.touchSession(sessionId, lastUsedOn, staleBefore)),
     // A new session's account is known: its first lookup can already be kept.
     createSession: async (session, prune) => {
-      const created = await driver.createSession(session, prune)
+      const created = await changing(session.userId, driver.createSession(session, prune))
       if (created) sessions.set(session._id, { userId: session.userId })
       return created
     },

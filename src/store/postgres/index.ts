@@ -3,7 +3,8 @@
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
 import { limits, resizes } from '../note-quota.js'
-import { type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
+import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
+import { AccountListener } from './account-notices.js'
 import { type Migration, migrations } from './migrations.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
@@ -20,6 +21,9 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
+  /** The account listener's delivery check interval and reconnect pause (tests shorten them). */
+  listenerCheckEveryMs?: number
+  listenerRetryMs?: number
 }
 
 /** Where the database is, without user or password, for log lines and error messages. */
@@ -167,6 +171,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const notes = new PostgresNotes(query)
   const transfer = new PostgresTransfer(pool, query)
   const quota = new PostgresQuota(query)
+  let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
     createUser: (user, session) => users.create(user, session),
@@ -202,6 +207,20 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       )
       return new Map<string, UserVersions>(rows.map((r) => [r.user_id, { notes: r.notes, account: r.account }]))
     },
+    listenForAccountChanges: async (handler) => {
+      const listener = new AccountListener({
+        url: options.url,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+        // As long as the pool's client-side query timeout: a check slower than any query is a loss.
+        checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
+        checkEveryMs: options.listenerCheckEveryMs,
+        retryMs: options.listenerRetryMs,
+        onNotice: (id) => handler.changed(id),
+        onLive: (live) => handler.live(live),
+      })
+      listening = { listener, handler }
+      await listener.start()
+    },
     noteUsage: (userId) => quota.usage(userId, async () => (await users.findById(userId)) !== undefined),
     accountsOverQuota: (q) => quota.accountsOver(q),
     usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
@@ -209,6 +228,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ping: async () => {
       await query('ping', 'SELECT 1', [])
     },
-    close: () => (closed ??= Promise.all([pool.end(), versionPool.end()]).then(() => {})),
+    close: () => {
+      // From here nothing is answered from memory on the strength of notices.
+      listening?.handler.closed()
+      return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
+    },
   }
 }

@@ -351,8 +351,13 @@ export const migrations: readonly Migration[] = [
     // One row per account: sessions of one account change rarely (a login, a touch every few
     // minutes), so writers of one account seldom wait for each other's row lock.
     //
-    // Migration 3's notices stay: an instance of an earlier release, still running during a
-    // rolling upgrade, keeps its accounts by them.
+    // Every change of a version is also announced, with the account's id ('' for all), on a
+    // channel that instances listen to (postgres/account-notices.ts), so that while notices are
+    // proven to arrive an instance can use a kept account without asking for its version.
+    // NOTIFY is delivered when the transaction commits, never for one that rolls back
+    // (https://www.postgresql.org/docs/current/sql-notify.html). Migration 3's notices stay: an
+    // instance of an earlier release, still running during a rolling upgrade, keeps its accounts
+    // by them.
     sql: `
       CREATE SEQUENCE account_version;
 
@@ -365,6 +370,7 @@ export const migrations: readonly Migration[] = [
       CREATE FUNCTION account_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('notes_service_account_versions', '');
           IF TG_TABLE_NAME = 'users' THEN
             DELETE FROM account_versions;
           ELSE
@@ -372,21 +378,26 @@ export const migrations: readonly Migration[] = [
           END IF;
           RETURN NULL;
         END IF;
+        -- OLD and NEW are read only in the branch of their table: a record has only its own fields.
         IF TG_TABLE_NAME = 'users' THEN
           IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
             DELETE FROM account_versions WHERE user_id = OLD.id;
+            PERFORM pg_notify('notes_service_account_versions', OLD.id);
           END IF;
           IF TG_OP <> 'DELETE' THEN
             INSERT INTO account_versions AS v VALUES (NEW.id, nextval('account_version'))
               ON CONFLICT (user_id) DO UPDATE SET version = EXCLUDED.version;
+            PERFORM pg_notify('notes_service_account_versions', NEW.id);
           END IF;
           RETURN NULL;
         END IF;
         IF TG_OP <> 'INSERT' THEN
           UPDATE account_versions SET version = nextval('account_version') WHERE user_id = OLD.user_id;
+          PERFORM pg_notify('notes_service_account_versions', OLD.user_id);
         END IF;
         IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
           UPDATE account_versions SET version = nextval('account_version') WHERE user_id = NEW.user_id;
+          PERFORM pg_notify('notes_service_account_versions', NEW.user_id);
         END IF;
         RETURN NULL;
       END
