@@ -198,7 +198,8 @@ export const migrations: readonly Migration[] = [
     // back with it, unseen: no other connection reads uncommitted rows, and this driver's
     // transactions run without yielding to its reads. An account's row goes with the account
     // (a trigger, not ON DELETE CASCADE, which the sqlite3 shell does not apply by default); the
-    // note and session triggers only update rows, so they never bring one back.
+    // note and session triggers only update rows, so they never bring one back. SQLite has one
+    // trigger per table and event, so the six note and session triggers are written out, alike.
     sql: `
       CREATE TABLE version_clock (
         id  INTEGER PRIMARY KEY CHECK (id = 1),
