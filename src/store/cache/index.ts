@@ -10,8 +10,9 @@
 // changes them in its own transaction, and no write path can forget to. A write that lands
 // between the version read and the data read only makes the entry unusable: the next check
 // answers a newer version. Versions never repeat (a sequence or a counter that only grows).
-// On PostgreSQL, accounts and sessions may skip the version read while the database's notices of
-// account changes are proven to arrive (account-versions.ts).
+// The one exception, on PostgreSQL only: while the database's notices of account changes are
+// proven to arrive, a kept account or session is used until the notice of a change reaches this
+// process, milliseconds after the commit (account-versions.ts, docs/caching.md).
 import { LRUCache } from 'lru-cache'
 import type { SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
 import { AccountVersions } from './account-versions.js'
@@ -39,7 +40,7 @@ interface KeptSession {
   found?: Versioned<SessionOfAccount>
 }
 
-/** `driver`, with its listings, accounts and sessions kept in memory (the driver stays the caller's to close through the result). */
+/** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
 export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   // One version read serves every lookup made in one turn of the event loop.
   const versionsOf = perTurn((userIds: string[]) => driver.userVersions(userIds))
