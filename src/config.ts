@@ -74,8 +74,10 @@ export interface Config {
   trustProxy: boolean
   /** SQLite `synchronous` pragma: FULL survives power loss, NORMAL only process crashes. */
   sqliteSynchronous: 'FULL' | 'NORMAL'
-  /** Megabytes of users' listings the SQLite store keeps in memory; 0 turns the cache off. */
+  /** Megabytes of users' listings each process keeps in memory (src/store/cache); 0 turns the listing cache off. */
   listingCacheMb: number
+  /** false: the store keeps nothing in memory (no listings, accounts or sessions; docs/caching.md). */
+  storeCache: boolean
   bruteForce: BruteForceConfig
   noteQuota: NoteQuotaConfig
   /** `closed`: POST /create-account answers 403 (accounts come from the operator's import). */
@@ -134,6 +136,7 @@ export const defaultConfig: Config = {
   trustProxy: false,
   sqliteSynchronous: 'FULL',
   listingCacheMb: 16,
+  storeCache: true,
   bruteForce: {
     enabled: true,
     windowSeconds: 15 * 60,
@@ -303,6 +306,7 @@ export function parseConfig(env: Env): Config {
     trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, d.sqliteSynchronous),
     listingCacheMb: integer(env, 'LISTING_CACHE_MB', d.listingCacheMb, 0, 65_536),
+    storeCache: boolean(env, 'STORE_CACHE', d.storeCache),
     bruteForce: {
       enabled: boolean(env, 'BRUTE_FORCE_PROTECTION', d.bruteForce.enabled),
       windowSeconds: integer(env, 'BRUTE_FORCE_WINDOW_SECONDS', d.bruteForce.windowSeconds, 1, 86_400 * 7),

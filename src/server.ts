@@ -41,13 +41,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // before the store opens, so a failure to load leaves nothing open. The client connects in
   // start() below (lazyConnect), so creating it first holds no connection either.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  // The listener's changes after start-up are logged once the app's logger exists (the first
-  // one, during openStore, is the normal start).
+  // Changes after start-up are logged once the app's logger exists (the first one, during
+  // start-up, is the normal start).
   let log: FastifyInstance['log'] | undefined = undefined
   const store = await openStore(config, {
-    accountListener: (live) => {
-      if (live) log?.info('PostgreSQL account listener is back: accounts are kept in memory again')
-      else log?.warn('PostgreSQL account listener lost: each request reads its account from the database until it is back')
+    accountNotices: (live) => {
+      if (live) log?.info('PostgreSQL account notices are back: kept accounts and sessions are used without a version query again')
+      else log?.warn('PostgreSQL account notices lost: each request reads its account version from the database until they are back')
     },
   })
   let app: FastifyInstance

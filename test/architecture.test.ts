@@ -26,7 +26,7 @@ function layerOf(file: string): string | undefined {
   }
   if (single[file]) return single[file]
   if (file.startsWith('src/accounts-cli/')) return 'accountscli'
-  const folder = /^src\/(?:store\/(sqlite|postgres)\/|(routes|plugins|schemas|services|transfer|store)\/)/.exec(file)
+  const folder = /^src\/(?:store\/(sqlite|postgres|cache)\/|(routes|plugins|schemas|services|transfer|store)\/)/.exec(file)
   return folder ? (folder[1] ?? folder[2]) : undefined
 }
 

@@ -46,6 +46,7 @@ describe('parseConfig', () => {
       TRUST_PROXY: 'yes',
       SQLITE_SYNCHRONOUS: 'normal',
       LISTING_CACHE_MB: '0',
+      STORE_CACHE: 'off',
       BRUTE_FORCE_PROTECTION: 'off',
       BRUTE_FORCE_WINDOW_SECONDS: '60',
       LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT: '3',
@@ -84,6 +85,7 @@ describe('parseConfig', () => {
       trustProxy: true,
       sqliteSynchronous: 'NORMAL',
       listingCacheMb: 0,
+      storeCache: false,
       bruteForce: {
         enabled: false,
         windowSeconds: 60,

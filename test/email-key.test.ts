@@ -239,7 +239,7 @@ describe('SQLite migration 4: email keys recomputed, lone-surrogate text made va
     assert.deepEqual(db.prepare('SELECT CAST(title AS BLOB) FROM notes').pluck().get(), Buffer.from([0x78, 0xed, 0xa0, 0x80, 0x79]))
     db.close()
 
-    const { store, warnings } = await migratingOpen(async () => openSqliteStore({ dataDir, listingCacheBytes: 0 }))
+    const { store, warnings } = await migratingOpen(async () => openSqliteStore({ dataDir }))
     try {
       await assertMigratedAccounts(store, warnings)
       const R = '\uFFFD'

@@ -14,7 +14,7 @@ const id = '0123456789abcdef01234567'
 function partlyFailingStore(real: Store): Store {
   return {
     ...real,
-    listNotesJsonOfAccount: async () => {
+    listNotesJson: async () => {
       throw new StoreUnavailableError('connection refused')
     },
     deleteNote: async () => {

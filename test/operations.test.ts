@@ -106,7 +106,7 @@ for (const mode of MODES) {
       await addNote(h.client, a.token, { title: 't', content: 'c' })
       const series = 'http_requests_total{method="GET",route="/get-all-notes",status_code="200"}'
       const latency = 'http_request_duration_seconds_count{method="GET",route="/get-all-notes",status_code="200"}'
-      const queries = 'store_query_duration_seconds_count{operation="listNotesJsonOfAccount",outcome="ok"}'
+      const queries = 'store_query_duration_seconds_count{operation="listNotesJson",outcome="ok"}'
       const beforeText = (await h.client.request('GET', '/metrics')).text
       assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
       const res = await h.client.request('GET', '/metrics')

@@ -20,11 +20,11 @@ const session = (userId: string, minutes: number, overrides: Partial<SessionReco
 })
 const KEEP_ALL = { createdBefore: at(-1_000_000), keepMost: 1000 }
 
-for (const kind of storeKinds()) {
-  describe(`store sessions and account changes (${kind})`, () => {
+for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]] as const)) {
+  describe(`store sessions and account changes (${kind}, caches ${caches ? 'on' : 'off'})`, () => {
     let store: Store
     before(async () => {
-      store = await openTestStore(kind)
+      store = await openTestStore(kind, caches)
     })
     after(async () => store.close())
 

@@ -42,7 +42,7 @@ describe('sqlite migrations', () => {
     const plan = db.prepare("EXPLAIN QUERY PLAN SELECT json FROM notes WHERE user_id = 'u' ORDER BY is_pinned DESC, created_on DESC, id DESC").all()
     assert.match(JSON.stringify(plan), /USING INDEX notes_by_user_in_list_order/)
     db.close()
-    const store = openSqliteStore({ dataDir, listingCacheBytes: 0 })
+    const store = openSqliteStore({ dataDir })
     // Pinned first, then newest first: the note list order of the contract.
     assert.equal((await store.listNotesJson(user._id)).toString('utf8'), JSON.stringify([notes[0], notes[1]]))
     assert.deepEqual(await store.findNote(user._id, notes[1]!._id), notes[1])

@@ -1,14 +1,19 @@
-// Runs the store contract against every driver available here.
+// Runs the store contract against every driver available here, each bare and under the cache
+// layer (as the service opens it), so a cache can never change an answer.
 import { after } from 'node:test'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
+import type { Store, StoreDriver } from '../src/store/types.js'
 import { storeContract } from './support/store-contract.js'
 import { serviceAvailable } from './support/services.js'
-import { openTestPostgresStore } from './support/stores.js'
+import { cached, openTestPostgresDriver } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 
-storeContract('sqlite (memory)', async () => openSqliteStore({ dataDir: ':memory:' }))
+const dirs = [tempDir(), tempDir()]
+after(() => dirs.forEach((dir) => dir.remove()))
 
-const dir = tempDir()
-after(() => dir.remove())
-storeContract('sqlite (file, WAL, synchronous=FULL)', async () => openSqliteStore({ dataDir: dir.path }))
-if (serviceAvailable('postgresql')) storeContract('postgresql', openTestPostgresStore)
+const bare = (driver: StoreDriver): Store => driver
+for (const [i, [caches, wrap]] of ([['caches off', bare], ['caches on', cached]] as const).entries()) {
+  storeContract(`sqlite (memory), ${caches}`, async () => wrap(openSqliteStore({ dataDir: ':memory:' })))
+  storeContract(`sqlite (file, WAL, synchronous=FULL), ${caches}`, async () => wrap(openSqliteStore({ dataDir: dirs[i]!.path })))
+  if (serviceAvailable('postgresql')) storeContract(`postgresql, ${caches}`, async () => wrap(await openTestPostgresDriver()))
+}

@@ -1,5 +1,6 @@
 // The note rules of the contract (notes-service-interface.md §4), written once for every store:
-// ownership (every lookup carries the token's user), truthy-only edits, pin semantics, ordering.
+// ownership (every lookup carries the token's user), truthy-only edits, pin semantics. The list
+// order is the store's (src/store/list-order.ts).
 import type { NoteQuotaConfig } from '../config.js'
 import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
@@ -83,12 +84,9 @@ export class NoteService {
     return note
   }
 
-  /**
-   * The user's notes as JSON bytes, in list order (the driver builds them; see
-   * Store.listNotesJson); undefined when the account is gone (the route answers 401).
-   */
-  listJsonOfAccount(userId: string): Promise<Buffer | undefined> {
-    return this.store.listNotesJsonOfAccount(userId)
+  /** The user's notes as JSON bytes, in list order (the driver builds them; see Store.listNotesJson). */
+  listJson(userId: string): Promise<Buffer> {
+    return this.store.listNotesJson(userId)
   }
 
   /**

@@ -1,9 +1,11 @@
-// Store selection: DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store.
+// Store selection: DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store; either
+// driver is wrapped by the cache layer (cache/) unless STORE_CACHE is off.
 // The PostgreSQL driver (`pg` and src/store/postgres) is imported only when DATABASE_URL is set:
 // imported alone it adds ~14 MB of resident memory that an SQLite server would carry for nothing.
 import type { Config } from '../config.js'
+import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
-import type { Store } from './types.js'
+import type { Store, StoreDriver } from './types.js'
 
 export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
@@ -11,17 +13,22 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
 
 /** What a store may report while it runs (only the PostgreSQL store reports anything). */
 export interface StoreEvents {
-  /** The PostgreSQL account listener became live (true) or was lost (false). */
-  accountListener?: (live: boolean) => void
+  /** PostgreSQL's account notices became live (true) or were lost (false). */
+  accountNotices?: (live: boolean) => void
 }
 
 /** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
 export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
+  const driver = await openDriver(config)
+  if (!config.storeCache) return driver
+  return cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20, onNotices: events.accountNotices })
+}
+
+async function openDriver(config: Config): Promise<StoreDriver> {
   if (!config.databaseUrl) {
     return openSqliteStore({
       dataDir: config.dataDir,
       synchronous: config.sqliteSynchronous,
-      listingCacheBytes: config.listingCacheMb * 2 ** 20,
       minFreeDiskBytes: config.minFreeDiskMb * 2 ** 20,
     })
   }
@@ -31,7 +38,5 @@ export async function openStore(config: Config, events: StoreEvents = {}): Promi
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
-    listingCacheBytes: config.listingCacheMb * 2 ** 20,
-    onAccountListener: events.accountListener,
   })
 }

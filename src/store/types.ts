@@ -1,7 +1,7 @@
-// The one narrow interface every storage driver implements. The contract's rules (validation,
-// truthy-only edits, ownership, ordering) live in src/services and are written once; a driver
-// only stores and fetches records. Every note query takes the owner's id, so no driver call can
-// reach another user's note.
+// The one narrow interface every storage driver implements, and the cache layer (cache/) wraps.
+// The contract's rules (validation, truthy-only edits, ownership) live in src/services and are
+// written once; a driver stores and fetches records, in the list orders of list-order.ts. Every
+// note query takes the owner's id, so no driver call can reach another user's note.
 import type { NoteField } from './note-differences.js'
 
 /** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
@@ -201,12 +201,6 @@ export interface Store {
    * objects. The caller must not modify the bytes (a driver may hand the same ones out again).
    */
   listNotesJson(userId: string): Promise<Buffer>
-  /**
-   * listNotesJson of an existing account, or undefined when no account has this id: GET
-   * /get-all-notes's account check (a token whose account is gone gets 401) and its listing in
-   * one call, so a driver can answer both with one round trip or one freshness check.
-   */
-  listNotesJsonOfAccount(userId: string): Promise<Buffer | undefined>
   /** searchNotes as JSON bytes, like listNotesJson: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer>
 
@@ -238,6 +232,43 @@ export interface Store {
   /** Resolves when the store answers a trivial query (readiness). */
   ping(): Promise<void>
   close(): Promise<void>
+}
+
+/**
+ * The versions the database keeps of one user, in the transaction of every change (triggers; each
+ * driver's migrations): opaque, equal only while nothing they cover changed, never repeated.
+ */
+export interface UserVersions {
+  /** Covers the user's notes; null: the database keeps none for this user now, and nothing may be kept. */
+  notes: string | null
+  /** Covers the account's row and its sessions. */
+  account: string
+}
+
+/** What a driver tells the cache layer as account versions change (StoreDriver.listenForAccountChanges). */
+export interface AccountChangeHandler {
+  /** The account's version changed; undefined: any account's may have. */
+  changed(userId: string | undefined): void
+  /** Notices are proven to arrive (true), or are lost (false); told on every change. */
+  live(live: boolean): void
+  /** The driver is closing: nothing more will be pushed (not a loss to report). */
+  closed(): void
+}
+
+/** What a driver implements: the Store, and the versions the cache layer (cache/) checks. */
+export interface StoreDriver extends Store {
+  /**
+   * The versions of these users as one read sees them; a user without an account is absent.
+   * Cheap: the cache layer asks once per turn of the event loop for the users it serves.
+   */
+  userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
+  /**
+   * Where the database can push (PostgreSQL's NOTIFY, sent by the trigger that changes account
+   * versions, when the change commits): starts telling `handler` of every account version change;
+   * resolves once listening, or once a first attempt failed (it retries). An optimisation only:
+   * while live, the cache layer uses a kept account's version without reading it (docs/caching.md).
+   */
+  listenForAccountChanges?(handler: AccountChangeHandler): Promise<void>
 }
 
 /** Thrown by a driver when its database cannot be reached; answered with 503. */

@@ -43,7 +43,7 @@ describe('paged reads (sqlite)', () => {
   })
 
   it('never answers a note twice when it is unpinned while a long list is being read', async () => {
-    const store = openSqliteStore({ dataDir: ':memory:', listingCacheBytes: 0 })
+    const store = openSqliteStore({ dataDir: ':memory:' })
     const userId = newId()
     await store.createUser({ _id: userId, fullName: 'P', email: userId, emailKey: userId, passwordHash: 'x', createdOn: '' })
     const at = (i: number) => new Date(1_700_000_000_000 + i * 1000).toISOString()

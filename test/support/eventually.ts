@@ -1,4 +1,4 @@
-// Polling for what happens asynchronously (a PostgreSQL notice reaching the account listener).
+// Polling for what happens asynchronously, with a deadline.
 import assert from 'node:assert/strict'
 
 /** Polls `check` every 10 ms until it holds; fails the test after `ms`. */

@@ -6,15 +6,19 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
-import type { Store } from '../../src/store/types.js'
+import type { Store, StoreDriver } from '../../src/store/types.js'
 import { TEST_SECRET } from './harness.js'
 import { createTestDatabase, operatorPool } from './services.js'
-import type { StoreKind } from './stores.js'
+import { type StoreKind, cached } from './stores.js'
 import { tempDir } from './temp.js'
 
 export interface StoreWithSql {
   kind: StoreKind
+  /** The store as the service opens it: `driver` under the cache layer. */
   store: Store
+  driver: StoreDriver
+  /** Another process's store (another instance or worker) on the same database, cached too. */
+  openAnother(): Promise<Store>
   /** Runs one statement with `?` placeholders; the rows it returns. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
   /** The environment that makes the CLI use the same database. */
@@ -26,18 +30,27 @@ export interface StoreWithSql {
 export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
   if (kind === 'sqlite') {
     const dir = tempDir('notes-sql-')
-    const store = openSqliteStore({ dataDir: dir.path })
+    const driver = openSqliteStore({ dataDir: dir.path })
+    const store = cached(driver)
     const db = new Database(join(dir.path, SQLITE_FILE))
     db.pragma('busy_timeout = 5000')
+    const others: Store[] = []
     return {
       kind,
       store,
+      driver,
+      async openAnother() {
+        const other = cached(openSqliteStore({ dataDir: dir.path }))
+        others.push(other)
+        return other
+      },
       env: { DATA_DIR: dir.path },
       async sql<T>(text: string, params: unknown[] = []) {
         const statement = db.prepare(text)
         return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[]
       },
       async close() {
+        for (const other of others) await other.close()
         await store.close()
         db.close()
         dir.remove()
@@ -45,17 +58,26 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
     }
   }
   const database = await createTestDatabase()
-  const store = await openPostgresStore({ url: database.url, poolSize: 4 })
+  const driver = await openPostgresStore({ url: database.url, poolSize: 4 })
+  const store = cached(driver)
   const pool = operatorPool(database.url)
+  const others: Store[] = []
   return {
     kind,
     store,
+    driver,
+    async openAnother() {
+      const other = cached(await openPostgresStore({ url: database.url, poolSize: 2 }))
+      others.push(other)
+      return other
+    },
     env: { DATABASE_URL: database.url, ACCESS_TOKEN_SECRET: TEST_SECRET },
     async sql<T>(text: string, params: unknown[] = []) {
       let n = 0
       return (await pool.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
     },
     async close() {
+      for (const other of others) await other.close()
       await store.close()
       await pool.end()
       await database.drop()

@@ -5,10 +5,11 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { defaultConfig } from '../../src/config.js'
+import { cachedStore } from '../../src/store/cache/index.js'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
-import type { Store, UserRecord } from '../../src/store/types.js'
+import type { Store, StoreDriver, UserRecord } from '../../src/store/types.js'
 import { TEST_DATABASE_URL, createTestDatabase, serviceAvailable } from './services.js'
 import { makeNote, makeUser } from './store-contract.js'
 
@@ -19,8 +20,13 @@ export function storeKinds(): StoreKind[] {
   return serviceAvailable('postgresql') ? ['sqlite', 'postgresql'] : ['sqlite']
 }
 
-/** A PostgreSQL store on a database of its own, dropped when the store is closed. */
-export async function openTestPostgresStore(): Promise<Store> {
+/** The store as the service opens it: the driver under the cache layer (src/store/open.ts). */
+export function cached(driver: StoreDriver): Store {
+  return cachedStore(driver, { listingBytes: defaultConfig.listingCacheMb * 2 ** 20 })
+}
+
+/** A PostgreSQL driver on a database of its own, dropped when it is closed. */
+export async function openTestPostgresDriver(): Promise<StoreDriver> {
   const db = await createTestDatabase()
   const store = await openPostgresStore({ url: db.url, poolSize: 4 })
   return {
@@ -32,8 +38,15 @@ export async function openTestPostgresStore(): Promise<Store> {
   }
 }
 
-export async function openTestStore(kind: StoreKind): Promise<Store> {
-  return kind === 'postgresql' ? openTestPostgresStore() : openSqliteStore({ dataDir: ':memory:' })
+/** A PostgreSQL store (cached, as the service opens it) on a database of its own, dropped when it is closed. */
+export async function openTestPostgresStore(): Promise<Store> {
+  return cached(await openTestPostgresDriver())
+}
+
+/** A fresh store of this kind, cached as the service opens it unless `caches` is false (the bare driver). */
+export async function openTestStore(kind: StoreKind, caches = true): Promise<Store> {
+  const driver = kind === 'postgresql' ? await openTestPostgresDriver() : openSqliteStore({ dataDir: ':memory:' })
+  return caches ? cached(driver) : driver
 }
 
 /**
@@ -42,7 +55,7 @@ export async function openTestStore(kind: StoreKind): Promise<Store> {
  * of them yields between pages and a write can land in the middle (the caches' overlap tests).
  */
 export async function sqliteOwnerOfThreePages(): Promise<{ store: Store; owner: UserRecord; at: (i: number) => string }> {
-  const store = openSqliteStore({ dataDir: ':memory:' })
+  const store = cached(openSqliteStore({ dataDir: ':memory:' }))
   const owner = makeUser()
   await store.createUser(owner)
   const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
@@ -68,7 +81,7 @@ export interface StoreUnderTest {
 
 export const sqliteUnderTest: StoreUnderTest = {
   name: 'sqlite',
-  open: async () => openSqliteStore({ dataDir: ':memory:' }),
+  open: async () => cached(openSqliteStore({ dataDir: ':memory:' })),
   pooledConnections: 0,
   childEnv: () => ({}),
   async checkIntegrity(dataDir) {

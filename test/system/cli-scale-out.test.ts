@@ -107,7 +107,7 @@ function logLines(child: ChildProcess) {
 const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
 
 if (kinds.includes('postgresql')) {
-  describe('notes-service serve (PostgreSQL): the account listener in the log', { timeout: 60_000 }, () => {
+  describe('notes-service serve (PostgreSQL): the account notices in the log', { timeout: 60_000 }, () => {
     it('warns when the listener is lost and says when it is back', async () => {
       const db = await createTestDatabase()
       databases.push(db)
@@ -119,16 +119,16 @@ if (kinds.includes('postgresql')) {
       await admin.connect()
       try {
         await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'notes-service account listener' AND datname = current_database()")
-        const [lost] = await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account listener lost'))
+        const [lost] = await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account notices lost'))
         assert.equal(lost?.level, 40) // warn
-        await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account listener is back'))
+        await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account notices are back'))
       } finally {
         await admin.end()
         child.kill('SIGTERM')
       }
       assert.equal(await exited, 0)
       // A graceful stop closes the listener on purpose: that is not logged as a loss.
-      assert.equal(log.entries.filter((e) => e.msg.startsWith('PostgreSQL account listener lost')).length, 1)
+      assert.equal(log.entries.filter((e) => e.msg.startsWith('PostgreSQL account notices lost')).length, 1)
     })
   })
 }

@@ -3,19 +3,15 @@
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
 import { limits, resizes } from '../note-quota.js'
-import { type Store, StoreUnavailableError } from '../types.js'
-import { ACCOUNT_CACHE_SIZE, ListenedAccountCache } from './account-cache.js'
-import { AccountListener } from './account-listener.js'
+import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
+import { AccountListener } from './account-notices.js'
 import { type Migration, migrations } from './migrations.js'
-import { NoteVersionReader } from './note-versions.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
-import { SessionReader } from './session-reader.js'
 import { PostgresSessions } from './sessions.js'
 import { PostgresTransfer } from './transfer.js'
 import { isUnavailable, queryOver } from './query.js'
 import { PostgresUsers } from './users.js'
-import { VersionedCache } from './versioned-cache.js'
 
 export interface PostgresOptions {
   url: string
@@ -25,15 +21,9 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
-  /** Bytes of listings kept in memory (versioned-cache.ts); 0 turns the cache off. */
-  listingCacheBytes?: number
-  /** Accounts kept in memory by id (account-cache.ts); 0 turns the cache and its listener off. */
-  accountCacheSize?: number
-  /** The account listener's check interval and reconnect pause (tests shorten them). */
+  /** The account listener's delivery check interval and reconnect pause (tests shorten them). */
   listenerCheckEveryMs?: number
   listenerRetryMs?: number
-  /** Told each time the account listener becomes live or is lost (the server logs it). */
-  onAccountListener?: (live: boolean) => void
 }
 
 /** Where the database is, without user or password, for log lines and error messages. */
@@ -70,9 +60,9 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
 }
 
 /**
- * The connection of the listing version checks (note-versions.ts), one per process while the
- * listing cache is on: the reader never has more than one query under way, and on a connection
- * of its own that query never waits behind the requests' queries in the main pool.
+ * The connection of the version checks (StoreDriver.userVersions), opened at the first one: the
+ * cache layer never has more than one such query under way, and on a connection of its own that
+ * query never waits behind the requests' queries in the main pool.
  *
  * Its statements use generic plans. PostgreSQL plans a prepared statement afresh for every
  * execution when the plan for the values at hand looks cheaper than the generic one, and for
@@ -103,9 +93,6 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
     },
   })
 }
-
-/** 16 MB of listings by default, as the SQLite store (LISTING_CACHE_MB, docs/configuration.md). */
-export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 /** Any fixed 64-bit number shared by every instance: the key of the migration lock. */
 const MIGRATION_LOCK = 4_711_020_301
@@ -166,40 +153,34 @@ export function startupError(url: string, err: unknown): Error {
   return new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
 }
 
+/**
+ * A user's note version from their note_versions rows (migration 4), all shards joined in shard
+ * order; NULL when there are none.
+ */
+const NOTE_VERSION = "(SELECT string_agg(n.version::text, ',' ORDER BY n.shard) FROM note_versions n WHERE n.user_id = a.user_id)"
+
 /** Opens the pool and applies migrations; rejects with one clear line when that fails. */
-export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+export async function openPostgresStore(options: PostgresOptions): Promise<StoreDriver> {
   await migrateDatabase(options)
   const pool = createPostgresPool(options)
   const query = queryOver(pool)
+  const versionPool = createVersionPool(options)
+  const versionQuery = queryOver(versionPool)
   const users = new PostgresUsers(query, pool)
   const sessions = new PostgresSessions(query)
-  const sessionReader = new SessionReader(query)
-  const listingCacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
-  const versionPool = listingCacheBytes > 0 ? createVersionPool(options) : undefined
-  const notes = new PostgresNotes(
-    query,
-    versionPool && {
-      cache: new VersionedCache<Buffer>(listingCacheBytes, (json) => json.length),
-      versions: new NoteVersionReader(queryOver(versionPool)),
-    },
-  )
+  const notes = new PostgresNotes(query)
   const transfer = new PostgresTransfer(pool, query)
   const quota = new PostgresQuota(query)
-  const accounts = await listenedAccounts(options)
-  /** Forgets the cached account once `write` has settled, whatever its outcome. */
-  const forgetting = <T>(userId: string, write: Promise<T>): Promise<T> =>
-    write.finally(() => accounts?.cache.forget(userId))
+  let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
     createUser: (user, session) => users.create(user, session),
     findUserByEmailKey: (key) => users.findByEmailKey(key),
-    findUserById: (id) => (accounts ? accounts.cache.get(id, () => users.findById(id)) : users.findById(id)),
-    // Migration 3's notice tells every instance's account cache, this one's too, a few
-    // milliseconds after the commit; this instance forgets the account at once as well.
-    updateUser: (userId, change, revocation) => forgetting(userId, users.update(userId, change, revocation)),
-    deleteUser: (userId) => forgetting(userId, users.delete(userId)),
+    findUserById: (id) => users.findById(id),
+    updateUser: (userId, change, revocation) => users.update(userId, change, revocation),
+    deleteUser: (userId) => users.delete(userId),
     createSession: (session, prune) => sessions.create(session, prune),
-    findSession: (sessionId) => sessionReader.read(sessionId),
+    findSession: (sessionId) => sessions.find(sessionId),
     touchSession: (sessionId, lastUsedOn, staleBefore) => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore),
     listSessions: (userId, createdSince) => sessions.list(userId, createdSince),
     deleteSession: (userId, sessionId) => sessions.delete(userId, sessionId),
@@ -213,10 +194,33 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     listNotes: (userId) => notes.listNotes(userId),
     searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
     listNotesJson: (userId) => notes.listNotesJson(userId),
-    listNotesJsonOfAccount: (userId) => notes.listNotesJsonOfAccount(userId, async () => (await users.findById(userId)) !== undefined),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),
     importNotes: (batch) => transfer.importNotes(batch),
+    // Both versions in one statement, so in one snapshot; each user by primary keys.
+    userVersions: async (userIds) => {
+      const { rows } = await versionQuery<{ user_id: string; account: string; notes: string | null }>(
+        'versions.ofUsers',
+        `SELECT a.user_id, a.version::text AS account, ${NOTE_VERSION} AS notes
+         FROM account_versions a WHERE a.user_id = ANY($1::text[])`,
+        [userIds],
+      )
+      return new Map<string, UserVersions>(rows.map((r) => [r.user_id, { notes: r.notes, account: r.account }]))
+    },
+    listenForAccountChanges: async (handler) => {
+      const listener = new AccountListener({
+        url: options.url,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+        // As long as the pool's client-side query timeout: a check slower than any query is a loss.
+        checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
+        checkEveryMs: options.listenerCheckEveryMs,
+        retryMs: options.listenerRetryMs,
+        onNotice: (id) => handler.changed(id),
+        onLive: (live) => handler.live(live),
+      })
+      listening = { listener, handler }
+      await listener.start()
+    },
     noteUsage: (userId) => quota.usage(userId, async () => (await users.findById(userId)) !== undefined),
     accountsOverQuota: (q) => quota.accountsOver(q),
     usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
@@ -225,34 +229,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await query('ping', 'SELECT 1', [])
     },
     close: () => {
-      // From here every lookup goes to the pool, which refuses it once ended (503).
-      accounts?.cache.setLive(false)
-      return (closed ??= Promise.all([accounts?.listener.close(), pool.end(), versionPool?.end()]).then(() => {}))
+      // From here nothing is answered from memory on the strength of notices.
+      listening?.handler.closed()
+      return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
     },
   }
-}
-
-/**
- * The account cache and the listener that keeps it honest, listening before the store is used
- * (a first attempt that fails leaves the cache off until a retry succeeds).
- */
-async function listenedAccounts(options: PostgresOptions): Promise<{ cache: ListenedAccountCache; listener: AccountListener } | undefined> {
-  const size = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
-  if (size === 0) return undefined
-  const cache = new ListenedAccountCache(size)
-  const listener = new AccountListener({
-    url: options.url,
-    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-    // As long as the pool's client-side query timeout: a check slower than any query is a loss.
-    checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
-    checkEveryMs: options.listenerCheckEveryMs,
-    retryMs: options.listenerRetryMs,
-    onNotice: (id) => cache.forget(id),
-    onLive: (live) => {
-      cache.setLive(live)
-      options.onAccountListener?.(live)
-    },
-  })
-  await listener.start()
-  return { cache, listener }
 }

@@ -80,12 +80,13 @@ export const migrations: readonly Migration[] = [
   {
     version: 3,
     name: 'account-change-notices',
-    // Every change to an account that the service does not make itself (an operator deleting,
-    // editing or truncating users; the service only inserts them) is announced on a channel, so
-    // that each instance can keep accounts in memory and forget one the moment it changes
-    // (account-listener.ts). NOTIFY is delivered when the transaction commits, never for one
-    // that rolls back (https://www.postgresql.org/docs/current/sql-notify.html). An empty payload
-    // (TRUNCATE, which has no rows) means "every account".
+    // Every change to an account (an update, a deletion, TRUNCATE) is announced on a channel, on
+    // which instances of earlier releases forget the account they keep. This release checks
+    // migration 10's account versions instead and listens to nothing; the notices stay for an
+    // earlier instance still running during a rolling upgrade. NOTIFY is delivered when the
+    // transaction commits, never for one that rolls back
+    // (https://www.postgresql.org/docs/current/sql-notify.html). An empty payload (TRUNCATE,
+    // which has no rows) means "every account".
     sql: `
       CREATE FUNCTION notify_account_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -110,7 +111,7 @@ export const migrations: readonly Migration[] = [
     // A version of each user's notes, changed in the same transaction as every change to them
     // (a trigger, so an operator's SQL and an import count too), so that an instance can keep a
     // listing in memory and ask, with one small query at the time of each request, whether it
-    // is still current (note-versions.ts). Unlike a notice, the answer is never late.
+    // is still current (src/store/cache). Unlike a notice, the answer is never late.
     //
     // Each value comes from a sequence, so no version repeats, even after TRUNCATE. A user's
     // version is all their rows' values joined in shard order. The shard is the writing
@@ -335,6 +336,81 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_user ON sessions (user_id, last_used_on DESC, created_on DESC, id DESC);
 
       ALTER TABLE users ADD COLUMN tokens_not_before text COLLATE "C";
+    `,
+  },
+  {
+    version: 10,
+    name: 'account-versions',
+    // A version of each account (its row and its sessions), set by triggers in the transaction
+    // of every change, as migration 4's note_versions is for notes, so that the cache layer
+    // (src/store/cache) can keep accounts and sessions in memory and ask, with one small query
+    // after each request arrived, whether they are still current: a change through any instance,
+    // an import or an operator's SQL is seen at once, with no notice to wait for (mirrors
+    // SQLite's migration 8). Values come from a sequence, so no version repeats. An account's row
+    // goes with the account; the session trigger only updates rows, so it never brings one back.
+    // One row per account: sessions of one account change rarely (a login, a touch every few
+    // minutes), so writers of one account seldom wait for each other's row lock.
+    //
+    // Every change of a version is also announced, with the account's id ('' for all), on a
+    // channel that instances listen to (postgres/account-notices.ts), so that while notices are
+    // proven to arrive an instance can use a kept account without asking for its version.
+    // NOTIFY is delivered when the transaction commits, never for one that rolls back
+    // (https://www.postgresql.org/docs/current/sql-notify.html). Migration 3's notices stay: an
+    // instance of an earlier release, still running during a rolling upgrade, keeps its accounts
+    // by them.
+    sql: `
+      CREATE SEQUENCE account_version;
+
+      CREATE TABLE account_versions (
+        user_id text COLLATE "C" PRIMARY KEY,
+        version bigint NOT NULL
+      );
+      INSERT INTO account_versions SELECT id, nextval('account_version') FROM users;
+
+      CREATE FUNCTION account_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('notes_service_account_versions', '');
+          IF TG_TABLE_NAME = 'users' THEN
+            DELETE FROM account_versions;
+          ELSE
+            UPDATE account_versions SET version = nextval('account_version');
+          END IF;
+          RETURN NULL;
+        END IF;
+        -- OLD and NEW are read only in the branch of their table: a record has only its own fields.
+        IF TG_TABLE_NAME = 'users' THEN
+          IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
+            DELETE FROM account_versions WHERE user_id = OLD.id;
+            PERFORM pg_notify('notes_service_account_versions', OLD.id);
+          END IF;
+          IF TG_OP <> 'DELETE' THEN
+            INSERT INTO account_versions AS v VALUES (NEW.id, nextval('account_version'))
+              ON CONFLICT (user_id) DO UPDATE SET version = EXCLUDED.version;
+            PERFORM pg_notify('notes_service_account_versions', NEW.id);
+          END IF;
+          RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          UPDATE account_versions SET version = nextval('account_version') WHERE user_id = OLD.user_id;
+          PERFORM pg_notify('notes_service_account_versions', OLD.user_id);
+        END IF;
+        IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
+          UPDATE account_versions SET version = nextval('account_version') WHERE user_id = NEW.user_id;
+          PERFORM pg_notify('notes_service_account_versions', NEW.user_id);
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+      CREATE TRIGGER users_versioned AFTER INSERT OR UPDATE OR DELETE ON users
+        FOR EACH ROW EXECUTE FUNCTION account_changed();
+      CREATE TRIGGER users_versions_truncated AFTER TRUNCATE ON users
+        FOR EACH STATEMENT EXECUTE FUNCTION account_changed();
+      CREATE TRIGGER sessions_versioned AFTER INSERT OR UPDATE OR DELETE ON sessions
+        FOR EACH ROW EXECUTE FUNCTION account_changed();
+      CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON sessions
+        FOR EACH STATEMENT EXECUTE FUNCTION account_changed();
     `,
   },
 ]

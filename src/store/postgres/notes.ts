@@ -1,13 +1,11 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
+import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
-import { NOTE_VERSION, type NoteVersionReader } from './note-versions.js'
 import type { Query } from './query.js'
-import type { VersionedCache } from './versioned-cache.js'
 
-const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
 const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 
@@ -37,18 +35,8 @@ interface SearchRow {
   found: string
 }
 
-/** Where listings are kept between requests, and how their versions are checked. */
-export interface KeptListings {
-  cache: VersionedCache<Buffer>
-  versions: NoteVersionReader
-}
-
 export class PostgresNotes {
-  /** `kept`: the listing cache and its version reader (none: every listing is read). */
-  constructor(
-    private readonly query: Query,
-    private readonly kept?: KeptListings,
-  ) {}
+  constructor(private readonly query: Query) {}
 
   async insertNote(note: NoteRecord): Promise<boolean> {
     try {
@@ -163,49 +151,14 @@ export class PostgresNotes {
   }
 
   /**
-   * One round trip when the user has notes: notes.user_id references users(id) (no cascade),
-   * so a note read in the statement's snapshot proves its account existed in that snapshot.
-   * Only an empty listing needs the account looked up.
-   */
-  async listNotesJsonOfAccount(userId: string, accountExists: () => Promise<boolean>): Promise<Buffer | undefined> {
-    const json = await this.listJsonOrNone(userId)
-    if (json) return json
-    return (await accountExists()) ? Buffer.from('[]') : undefined
-  }
-
-  async listNotesJson(userId: string): Promise<Buffer> {
-    return (await this.listJsonOrNone(userId)) ?? Buffer.from('[]')
-  }
-
-  /**
    * The listing as one JSON text value joined by PostgreSQL from each note's stored JSON
-   * (migration 2), or undefined when the user has no notes: the driver parses one field, and no
-   * record is made or stringified, which takes about half the service's CPU of building records
-   * (docs/performance.md).
-   *
-   * With a listing cache, a cached listing is sent when the version of the user's notes
-   * (migration 4) is still the one it was read at (note-versions.ts reads it); otherwise the
-   * listing is read again with its version, in one statement, so in one snapshot.
+   * (migration 2): the driver parses one field, and no record is made or stringified, which takes
+   * about half the service's CPU of building records (docs/performance.md).
    */
-  private async listJsonOrNone(userId: string): Promise<Buffer | undefined> {
-    const kept = this.kept
-    const cached = kept?.cache.get(userId)
-    // Unchanged notes are still there, so the account is too (see listNotesJsonOfAccount).
-    if (kept && cached && (await kept.versions.read(userId)) === cached.version) return cached.kept
-    const { rows } = kept
-      ? await this.query<{ version: string | null; json: string | null }>(
-          'notes.listJsonVersioned',
-          `SELECT (SELECT ${NOTE_VERSION} FROM note_versions WHERE user_id = $1) AS version,
-                  (SELECT ${LISTING} FROM notes WHERE user_id = $1) AS json`,
-          [userId],
-        )
-      : await this.query<{ version?: undefined; json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
+  async listNotesJson(userId: string): Promise<Buffer> {
+    const { rows } = await this.query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
     const text = rows[0]?.json
-    if (!text) return undefined
-    const json = Buffer.from(decodeJsonText(text))
-    const version = rows[0]?.version
-    if (version) kept?.cache.set(userId, version, json)
-    return json
+    return Buffer.from(text ? decodeJsonText(text) : '[]')
   }
 }
 

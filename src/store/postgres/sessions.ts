@@ -1,15 +1,28 @@
 // Session queries of the PostgreSQL driver (mirrors sqlite/sessions.ts); migration 9's table.
-// The authenticate hook's lookup is session-reader.ts. Nothing is kept in memory: every lookup
-// asks the database, so a session ended through any instance is seen by all of them at their
-// next request.
-import type { SessionPruning, SessionRecord } from '../types.js'
-import { SESSION_COLUMNS, type SessionRow, encodeText, sessionFromRow } from './rows.js'
+import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
+import type { SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
+import { SESSION_COLUMNS, type SessionRow, type UserRow, decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
 import type { Query } from './query.js'
 
-const LIST_ORDER = 'ORDER BY last_used_on DESC, created_on DESC, id DESC'
+/** A session's columns under s_ names beside its account's columns (find). */
+type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 export class PostgresSessions {
   constructor(private readonly query: Query) {}
+
+  /** The session and its account: one lookup by the sessions primary key, joined on the users primary key. */
+  async find(sessionId: string): Promise<SessionOfAccount | undefined> {
+    const { rows } = await this.query<SessionWithUserRow>(
+      'sessions.withUser',
+      `SELECT u.*, s.id AS s_id, s.created_on AS s_created_on, s.last_used_on AS s_last_used_on, s.client AS s_client
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
+      [sessionId],
+    )
+    const row = rows[0]
+    if (!row) return undefined
+    const session = { _id: row.s_id, userId: row.id, createdOn: row.s_created_on, lastUsedOn: row.s_last_used_on, client: decodeText(row.s_client) }
+    return { session, user: userFromRow(row) }
+  }
 
   /**
    * One statement: the sessions `prune` pushes out are deleted and the new one inserted, in one

@@ -4,18 +4,13 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { sharedCheck } from '../shared-check.js'
 import { limits, resizes } from '../note-quota.js'
-import type { NoteRecord, SessionRecord, Store, UserRecord } from '../types.js'
-import { ACCOUNT_CACHE_SIZE, AccountCache } from './account-cache.js'
-import { clearingOnOutsideCommits } from './data-version.js'
+import type { NoteRecord, SessionRecord, StoreDriver, UserRecord, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
-import { ListingCache } from './listing-cache.js'
 import { type Migration, migrations } from './migrations.js'
 import { SqliteNotes } from './notes.js'
 import { SqliteQuota } from './quota.js'
-import { batchedReads } from './read-batch.js'
 import { SqliteSessions } from './sessions.js'
 import { SqliteTransfer } from './transfer.js'
 import { SqliteUsers } from './users.js'
@@ -24,10 +19,6 @@ export interface SqliteOptions {
   /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
   dataDir: string
   synchronous?: 'FULL' | 'NORMAL'
-  /** Bytes of listings kept in memory (see listing-cache.ts); 0 turns the cache off. */
-  listingCacheBytes?: number
-  /** Accounts kept in memory by id (see account-cache.ts); 0 turns the cache off (tests). */
-  accountCacheSize?: number
   /**
    * Writes that add data are refused (LowDiskSpaceError) while less than this is free on the
    * data directory's file system (free-space.ts); 0 or absent: never.
@@ -36,9 +27,6 @@ export interface SqliteOptions {
   /** Where the free space is read from: statfs of `dataDir` unless given (tests inject one). */
   freeSpace?: FreeSpaceReader
 }
-
-/** 16 MB of listings by default (LISTING_CACHE_MB, docs/configuration.md). */
-export const DEFAULT_LISTING_CACHE_BYTES = 16 * 2 ** 20
 
 export const SQLITE_FILE = 'notes.db'
 
@@ -107,7 +95,7 @@ function freeSpaceGuard(options: SqliteOptions): FreeSpaceGuard | undefined {
   return read && new FreeSpaceGuard(min, read)
 }
 
-export function openSqliteStore(options: SqliteOptions): Store {
+export function openSqliteStore(options: SqliteOptions): StoreDriver {
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
   const users = new SqliteUsers(db)
@@ -119,87 +107,55 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const disk = freeSpaceGuard(options)
   /** Runs a write that adds data once the disk has room for it (free-space.ts). */
   const roomFor = <T>(write: () => Promise<T>): Promise<T> => (disk ? disk.check().then(write) : write())
-  const cacheBytes = options.listingCacheBytes ?? DEFAULT_LISTING_CACHE_BYTES
-  const cache = cacheBytes > 0 ? new ListingCache<Buffer>(cacheBytes, (json) => json.length) : undefined
-  const accountCacheSize = options.accountCacheSize ?? ACCOUNT_CACHE_SIZE
-  const accounts = accountCacheSize > 0 ? new AccountCache(accountCacheSize) : undefined
-  // Before any cached answer: a data_version check for every cache, made after the request
-  // arrived and shared by the lookups of one turn of the event loop (data-version.ts).
-  const fresh = sharedCheck(clearingOnOutsideCommits(db, () => {
-    cache?.clear()
-    accounts?.clear()
-  }))
-  const findUser = (id: string): Promise<UserRecord | undefined> => {
-    if (!accounts) return Promise.resolve().then(() => users.findById(id))
-    return fresh().then(() => accounts.get(id, () => users.findById(id)))
-  }
-  /** `checked`: the caller has just awaited fresh() (one check, not two). */
-  const listJson = async (userId: string, checked = false): Promise<Buffer> => {
-    if (!cache) return notes.listNotesJson(userId)
-    if (!checked) await fresh()
-    return cache.get(userId, () => notes.listNotesJson(userId))
-  }
-  // A write drops its user's cached listing inside its own transaction, so nothing read after the
-  // write is acknowledged can come from a cache (listing-cache.ts).
-  const changing = <T>(userId: string, run: () => T) => writer.write(() => {
-    cache?.drop(userId)
-    return run()
-  })
   // An account and its first session, together (a savepoint inside the writer's transaction).
   const createUser = db.transaction((user: UserRecord, session?: SessionRecord) => {
     if (!users.create(user)) return false
     if (session) sessions.add(session)
     return true
   })
-  /**
-   * A write that changes or deletes an account: the account cache assumes accounts change only
-   * by other connections' commits (account-cache.ts), so this connection's own changes empty it
-   * inside the write's transaction, as listings are dropped (rare writes: all of it goes).
-   */
-  const changingAccount = <T>(userId: string, run: () => T) =>
-    changing(userId, () => {
-      accounts?.clear()
-      return run()
-    })
-  // The authenticate hook's lookup, made for all the requests of one turn in one read transaction.
-  const findSession = batchedReads(db, (sessionId: string) => sessions.find(sessionId))
+  // One statement, so one read lock, for all the users the cache layer asks about in a turn.
+  type VersionRow = { user_id: string; notes: number; account: number }
+  const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
+  const versionsOfMany = db.prepare<[string], VersionRow>(
+    'SELECT user_id, notes, account FROM user_versions WHERE user_id IN (SELECT value FROM json_each(?))',
+  )
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
     createUser: (user, session) => roomFor(() => writer.write(() => createUser(user, session))),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
-    findUserById: (id) => findUser(id),
-    updateUser: (userId, change, revocation) => changingAccount(userId, () => users.update(userId, change, revocation)),
-    deleteUser: (userId) => changingAccount(userId, () => users.remove(userId)),
-    // Sessions are read and written without a cache: every lookup reads the table.
+    findUserById: async (id) => users.findById(id),
+    updateUser: (userId, change, revocation) => writer.write(() => users.update(userId, change, revocation)),
+    deleteUser: (userId) => writer.write(() => users.remove(userId)),
     createSession: (session, prune) => writer.write(() => sessions.create(session, prune)),
-    findSession: findSession,
+    findSession: async (sessionId) => sessions.find(sessionId),
     touchSession: (sessionId, lastUsedOn, staleBefore) => writer.write(() => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore)),
     listSessions: async (userId, createdSince) => sessions.list(userId, createdSince),
     deleteSession: (userId, sessionId) => writer.write(() => sessions.delete(userId, sessionId)),
     insertNote: (note, q) =>
-      roomFor(() => changing(note.userId, () => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)))),
+      roomFor(() => writer.write(() => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)))),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn, q) =>
       roomFor(() =>
-        changing(userId, () =>
+        writer.write(() =>
           q !== undefined && q.bytes > 0 && resizes(patch)
             ? quota.updateNote(userId, noteId, patch, updatedOn, q)
             : notes.updateNote(userId, noteId, patch, updatedOn),
         ),
       ),
-    deleteNote: (userId, noteId) => changing(userId, () => notes.deleteNote(userId, noteId)),
-    listNotesJson: (userId) => listJson(userId),
-    // With the account cache on, findUser has just checked data_version: one check, not two.
-    listNotesJsonOfAccount: async (userId) => ((await findUser(userId)) ? listJson(userId, accounts !== undefined) : undefined),
+    deleteNote: (userId, noteId) => writer.write(() => notes.deleteNote(userId, noteId)),
+    listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
     listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
     searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
-    importNotes: async (batch) => {
-      cache?.clear()
-      return transfer.importNotes(batch)
+    importNotes: async (batch) => transfer.importNotes(batch),
+    userVersions: async (userIds) => {
+      const found = new Map<string, UserVersions>()
+      const rows = userIds.length === 1 ? versionsOfOne.all(userIds[0]!) : versionsOfMany.all(JSON.stringify(userIds))
+      for (const row of rows) found.set(row.user_id, { notes: String(row.notes), account: String(row.account) })
+      return found
     },
     noteUsage: async (userId) => quota.usage(userId),
     accountsOverQuota: async (q) => quota.accountsOver(q),

@@ -1,12 +1,11 @@
 // Note queries of the SQLite driver (mirrors postgres/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
+import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { containsFolded } from '../../services/search-prefilter.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
-
-const LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'
 
 /**
  * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is

@@ -1,9 +1,8 @@
 // Session queries of the SQLite driver (mirrors postgres/sessions.ts); migration 7's table.
 import type { Database, Statement, Transaction } from 'better-sqlite3'
+import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type { SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
 import { SESSION_COLUMNS, type SessionRow, type UserRow, sessionFromRow, userFromRow } from './rows.js'
-
-const LIST_ORDER = 'ORDER BY last_used_on DESC, created_on DESC, id DESC'
 
 /** A session's columns under s_ names beside its account's columns (findSession). */
 type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }

@@ -1,5 +1,6 @@
-// One connection per process that LISTENs for migration 3's account notices and tells the
-// account cache (account-cache.ts) which account changed, and whether notices reach it at all.
+// One connection per process that LISTENs for the notices migration 10's trigger sends with
+// every change of an account's version, and tells the cache layer (src/store/cache) which account
+// changed, and whether notices reach it at all (StoreDriver.listenForAccountChanges).
 // https://www.postgresql.org/docs/current/sql-listen.html
 //
 // "Live" is proven, not assumed: every check sends a notice on a channel of this process's own
@@ -13,8 +14,8 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
-/** The channel migration 3's trigger notifies. */
-export const ACCOUNT_CHANNEL = 'notes_service_accounts'
+/** The channel migration 10's trigger notifies, with the account's id ('' for every account). */
+export const ACCOUNT_CHANNEL = 'notes_service_account_versions'
 
 export interface AccountListenerOptions {
   url: string
@@ -25,7 +26,7 @@ export interface AccountListenerOptions {
   checkEveryMs?: number
   /** The pause before reconnecting after a loss. */
   retryMs?: number
-  /** An account changed; undefined: any account may have (TRUNCATE). */
+  /** An account's version changed; undefined: any account's may have (TRUNCATE). */
   onNotice(id: string | undefined): void
   /** Listening with notices proven to arrive (true) or lost (false); called on every change. */
   onLive(live: boolean): void

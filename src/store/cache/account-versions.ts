@@ -1,0 +1,77 @@
+// The account versions the cache layer checks kept accounts and sessions against. Each is read
+// from the database after the request arrived (one read per turn of the event loop), unless the
+// driver pushes account changes (PostgreSQL's NOTIFY, StoreDriver.listenForAccountChanges) and
+// its notices are proven to arrive: then a version read once is used again until a notice says
+// the account changed, and a request with a kept session costs no round trip at all.
+//
+// The price of that shortcut: a change is seen by another instance when its notice arrives,
+// milliseconds after the commit, not at the commit. Listings never take it: their writer may be
+// a client of another instance whose next request must show its note (docs/caching.md).
+import { LRUCache } from 'lru-cache'
+import type { AccountChangeHandler } from '../types.js'
+
+export class AccountVersions implements AccountChangeHandler {
+  /** Versions read while notices were live, forgotten on a notice for their account. */
+  private readonly known: LRUCache<string, string>
+  private isLive = false
+  /** Bumped by every notice and every change of liveness: a read that overlapped one is not kept. */
+  private generation = 0
+  private turn: Promise<void> | undefined
+
+  /**
+   * `read`: the account's version as the database answers now (undefined: no such account).
+   * `onLive`: told when notices become live or are lost (the server logs it).
+   */
+  constructor(
+    private readonly read: (userId: string) => Promise<string | undefined>,
+    max: number,
+    private readonly onLive?: (live: boolean) => void,
+  ) {
+    this.known = new LRUCache<string, string>({ max })
+  }
+
+  /** The account's version now; undefined when no account has this id. */
+  async of(userId: string): Promise<string | undefined> {
+    if (this.isLive) {
+      // Notices read in the same poll phase as this request are applied before it is answered.
+      await this.endOfTurn()
+      const known = this.isLive ? this.known.get(userId) : undefined
+      if (known !== undefined) return known
+    }
+    const generation = this.generation
+    const version = await this.read(userId)
+    if (version !== undefined && this.isLive && generation === this.generation) this.known.set(userId, version)
+    return version
+  }
+
+  changed(userId: string | undefined): void {
+    this.generation++
+    if (userId === undefined) this.known.clear()
+    else this.known.delete(userId)
+  }
+
+  /** Either way everything known is dropped: notices sent while they were not arriving were missed. */
+  live(live: boolean): void {
+    this.generation++
+    this.known.clear()
+    if (this.isLive === live) return
+    this.isLive = live
+    this.onLive?.(live)
+  }
+
+  closed(): void {
+    this.generation++
+    this.known.clear()
+    this.isLive = false
+  }
+
+  /** Resolves at the end of the event loop's turn (setImmediate), shared by every caller of that turn. */
+  private endOfTurn(): Promise<void> {
+    return (this.turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.turn = undefined
+        resolve()
+      }),
+    ))
+  }
+}

@@ -1,0 +1,128 @@
+// The cache layer above either driver: it keeps users' listings (the JSON bytes GET
+// /get-all-notes sends), accounts by id and sessions by id in this process's memory, and wraps
+// the driver so that everything else passes straight through (docs/caching.md).
+//
+// Never stale, by construction: every kept entry carries the version of its user's notes or
+// account that was read BEFORE the entry's data, and it is used only while the database, asked
+// after the request arrived, answers that same version. The versions are kept by the database
+// itself (triggers on notes, users and sessions; see each driver's migrations), so a write
+// through any path (this process, another worker or instance, an import, an operator's SQL)
+// changes them in its own transaction, and no write path can forget to. A write that lands
+// between the version read and the data read only makes the entry unusable: the next check
+// answers a newer version. Versions never repeat (a sequence or a counter that only grows).
+// The one exception, on PostgreSQL only: while the database's notices of account changes are
+// proven to arrive, a kept account or session is used until the notice of a change reaches this
+// process, milliseconds after the commit (account-versions.ts, docs/caching.md).
+import { LRUCache } from 'lru-cache'
+import type { SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import { AccountVersions } from './account-versions.js'
+import { type Versioned, keptByCount, keptBySize } from './kept.js'
+import { perTurn } from './turn-batch.js'
+
+export interface CacheOptions {
+  /** Bytes of listings kept; 0: every listing is read from the database. */
+  listingBytes: number
+  /** Accounts kept, and sessions kept (each a few hundred bytes). */
+  entries?: number
+  /** Told when the driver's account notices become live or are lost (PostgreSQL; the server logs it). */
+  onNotices?: (live: boolean) => void
+}
+
+/** 10 000 accounts and 10 000 sessions: the same bound as the verified-token cache. */
+export const CACHE_ENTRIES = 10_000
+
+/**
+ * A session id's account, learnt from its first lookup (a session never changes account), and,
+ * once read after a version check, the session with that version.
+ */
+interface KeptSession {
+  userId: string
+  found?: Versioned<SessionOfAccount>
+}
+
+/** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
+export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
+  // One version read serves every lookup made in one turn of the event loop.
+  const versionsOf = perTurn((userIds: string[]) => driver.userVersions(userIds))
+  const max = options.entries ?? CACHE_ENTRIES
+  const accounts = keptByCount<UserRecord>(max)
+  const sessions = new LRUCache<string, KeptSession>({ max })
+  const listings = options.listingBytes > 0 ? keptBySize(options.listingBytes) : undefined
+  const accountVersions = new AccountVersions(async (userId) => (await versionsOf(userId))?.account, max, options.onNotices)
+  // Where the driver pushes account changes, kept accounts and sessions are used on their
+  // strength while they arrive (account-versions.ts); until then, and without, versions are read.
+  void driver.listenForAccountChanges?.(accountVersions)
+
+  /**
+   * `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with
+   * `now` (a version read before it) unless it is undefined.
+   */
+  async function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+    const entry = cache.get(key)
+    if (entry?.version === now) return entry.kept
+    const kept = await read()
+    if (kept === undefined) cache.delete(key)
+    else cache.set(key, { version: now, kept })
+    return kept
+  }
+
+  async function findUserById(id: string): Promise<UserRecord | undefined> {
+    const now = await accountVersions.of(id)
+    if (now !== undefined) return validated(accounts, id, now, () => driver.findUserById(id))
+    accounts.delete(id)
+    return driver.findUserById(id)
+  }
+
+  async function findSession(sessionId: string): Promise<SessionOfAccount | undefined> {
+    const known = sessions.get(sessionId)
+    if (!known) {
+      // Whose session it is is not known yet, so no version could be read before it: not kept.
+      const found = await driver.findSession(sessionId)
+      if (found) sessions.set(sessionId, { userId: found.user._id })
+      return found
+    }
+    const now = await accountVersions.of(known.userId)
+    if (now !== undefined && known.found?.version === now) return known.found.kept
+    const found = await driver.findSession(sessionId)
+    if (found?.user._id !== known.userId) sessions.delete(sessionId)
+    else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now, kept: found } } : { userId: known.userId })
+    return found
+  }
+
+  async function listNotesJson(userId: string): Promise<Buffer> {
+    if (!listings) return driver.listNotesJson(userId)
+    const now = (await versionsOf(userId))?.notes
+    if (now == null) return driver.listNotesJson(userId)
+    return (await validated(listings, userId, now, () => driver.listNotesJson(userId))) as Buffer
+  }
+
+  /**
+   * `write`, after which this process forgets the account's version at once, whatever the
+   * outcome; other processes see the change by its version, or by its notice.
+   */
+  const changing = <T>(userId: string | undefined, write: Promise<T>): Promise<T> =>
+    write.finally(() => userId !== undefined && accountVersions.changed(userId))
+
+  return {
+    ...driver,
+    findUserById,
+    findSession,
+    listNotesJson,
+    updateUser: (userId, change, revocation) => changing(userId, driver.updateUser(userId, change, revocation)),
+    deleteUser: (userId) => changing(userId, driver.deleteUser(userId)),
+    deleteSession: (userId, sessionId) => changing(userId, driver.deleteSession(userId, sessionId)),
+    touchSession: (sessionId, lastUsedOn, staleBefore) =>
+      changing(sessions.get(sessionId)?.userId, driver.touchSession(sessionId, lastUsedOn, staleBefore)),
+    // A new session's account is known: its first lookup can already be kept.
+    createSession: async (session, prune) => {
+      const created = await changing(session.userId, driver.createSession(session, prune))
+      if (created) sessions.set(session._id, { userId: session.userId })
+      return created
+    },
+    createUser: async (user, session) => {
+      const created = await driver.createUser(user, session)
+      if (created && session) sessions.set(session._id, { userId: user._id })
+      return created
+    },
+  }
+}
