@@ -1,8 +1,9 @@
 // The public API, as every client uses it (../shared/spec/notes-service-interface.md §4): same
 // paths, same bodies, and POST /logout of the account endpoints beside it (docs/accounts.md; the
-// others are in account-api.ts, loaded with the account page). Errors carry the API's own message: any `{error: true, message}` or
-// `{message}` body (the add-note "is required" answers have no `error` key, and
-// create-account's "User already exists" comes with status 200), with the wait of a Retry-After.
+// others are in account-api.ts, loaded with the account page). Errors carry the API's own
+// message: any `{error: true, message}` or `{message}` body (the add-note "is required" answers
+// have no `error` key, and create-account's "User already exists" comes with status 200), with
+// the wait of a Retry-After.
 
 export interface Note {
   _id: string

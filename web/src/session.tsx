@@ -127,8 +127,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return () => window.removeEventListener('storage', onStorage)
   }, [check])
 
-  const session = useMemo<Session>(
-    () => ({
+  const session = useMemo<Session>(() => {
+    /** Forgets the token and shows the sign-in page with `signedOut`'s notice and email. */
+    const toSignIn = (signedOut: Extract<SessionState, { status: 'signed-out' }>) => {
+      saveToken(null)
+      setState(signedOut)
+      navigate('/sign-in', { replace: true })
+    }
+    return {
       state,
       signedIn(token, user) {
         saveToken(token)
@@ -137,9 +143,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       signOut(before) {
         const current = stateRef.current
-        saveToken(null)
-        setState({ status: 'signed-out' })
-        navigate('/sign-in', { replace: true })
+        toSignIn({ status: 'signed-out' })
         if (current.status !== 'signed-in') return
         // A failed logout (offline, already ended) leaves nothing to do here: the token is gone
         // from this browser either way, and the docs say what a token kept elsewhere can do.
@@ -149,9 +153,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
           .catch(() => undefined)
       },
       signedOut(notice) {
-        saveToken(null)
-        setState({ status: 'signed-out', notice })
-        navigate('/sign-in', { replace: true })
+        toSignIn({ status: 'signed-out', notice })
       },
       updateUser(user) {
         const current = stateRef.current
@@ -162,10 +164,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         if (current.status !== 'signed-in') return
         const draft = draftSource.current?.()
         if (draft) keepDraft({ ...draft, userId: current.user._id })
-        saveToken(null)
         const notice = draft ? `${SESSION_ENDED} What you were writing is kept for when you are back.` : SESSION_ENDED
-        setState({ status: 'signed-out', notice, email: current.user.email })
-        navigate('/sign-in', { replace: true })
+        toSignIn({ status: 'signed-out', notice, email: current.user.email })
       },
       retry() {
         void check()
@@ -173,9 +173,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setDraftSource(source) {
         draftSource.current = source
       },
-    }),
-    [state, check],
-  )
+    }
+  }, [state, check])
 
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>
 }
