@@ -165,15 +165,21 @@ describe('request logging', () => {
     const store = openSqliteStore({ dataDir: ':memory:' })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
     app.get('/log-secrets', (request, reply) => {
-      request.log.warn({ password: 'hunter2', accessToken: 'eyJ.x.y', user: { password: 'nested', accessToken: 'eyJ.n.n' } }, 'secrets')
+      request.log.warn(
+        { password: 'hunter2', currentPassword: 'hunter3', newPassword: 'hunter4', accessToken: 'eyJ.x.y', user: { password: 'nested', accessToken: 'eyJ.n.n' } },
+        'secrets',
+      )
       void reply.send({ ok: true })
     })
     try {
       await app.inject({ method: 'GET', url: '/log-secrets', headers: { authorization: 'Bearer eyJ.h.h' } })
       const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'secrets')
-      assert.deepEqual([line?.password, line?.accessToken, line?.user], ['[redacted]', '[redacted]', { password: '[redacted]', accessToken: '[redacted]' }])
+      assert.deepEqual(
+        [line?.password, line?.currentPassword, line?.newPassword, line?.accessToken, line?.user],
+        ['[redacted]', '[redacted]', '[redacted]', '[redacted]', { password: '[redacted]', accessToken: '[redacted]' }],
+      )
       assert.equal(typeof line?.reqId, 'string')
-      assert.doesNotMatch(lines.join('\n'), /hunter2|eyJ\./)
+      assert.doesNotMatch(lines.join('\n'), /hunter\d|eyJ\./)
     } finally {
       await app.close()
       await store.close()
