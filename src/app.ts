@@ -28,8 +28,8 @@ import { NoteService } from './services/notes.js'
 import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { SessionService } from './services/sessions.js'
-import { createTokenService } from './services/tokens.js'
-import { LowDiskSpaceError, type Store, StoreUnavailableError } from './store/types.js'
+import { type TokenUser, createTokenService } from './services/tokens.js'
+import { LowDiskSpaceError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
 import { WELL_FORMED, isWellFormedText } from './unicode.js'
 import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
@@ -195,6 +195,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The 401 of the token check comes before the body is read (unread-body.ts).
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), refuse)
+  // What the hook sets, declared so that every request object has one shape
+  // (https://fastify.dev/docs/latest/Reference/Decorators/#decoraterequestname-value-dependencies).
+  app.decorateRequest('user', null as unknown as TokenUser)
+  app.decorateRequest('account', null as unknown as UserRecord)
+  app.decorateRequest('sessionId', undefined)
+  app.decorateRequest('versionsChecked', undefined)
   accountRoutes(app, accounts, authenticate)
   // Search patterns run on threads of this app's own (each --workers process has its pool); no
   // thread starts before the first search, and closing the app ends them.

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { publicUser } from '../services/accounts.js'
 import type { Authenticated } from '../services/sessions.js'
 import type { TokenService, TokenUser, VerifiedToken } from '../services/tokens.js'
-import type { UserRecord } from '../store/types.js'
+import type { CheckedVersions, UserRecord } from '../store/types.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +15,8 @@ declare module 'fastify' {
     account: UserRecord
     /** The session the token names; undefined for a token issued before sessions existed. */
     sessionId: string | undefined
+    /** The account's versions read for this request's lookup, if it read them (Store.listNotesJson). */
+    versionsChecked: CheckedVersions | undefined
   }
 }
 
@@ -60,6 +62,7 @@ export function authenticateWith(tokens: TokenService, findCaller: FindCaller, r
       request.account = caller.account
       request.user = publicUser(caller.account)
       request.sessionId = caller.sessionId
+      request.versionsChecked = caller.checked
       done()
     }, done)
   }

@@ -106,8 +106,9 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
     handler: async (request, reply) => {
-      // The authenticate hook has answered 401 for a token whose session or account is gone.
-      return sendJson(reply, LISTED(await notes.listJson(request.user._id)))
+      // The authenticate hook has answered 401 for a token whose session or account is gone;
+      // the versions it read serve the listing's cache check too.
+      return sendJson(reply, LISTED(await notes.listJson(request.user._id, request.versionsChecked)))
     },
   })
 

@@ -3,7 +3,7 @@
 // order is the store's (src/store/list-order.ts).
 import type { NoteQuotaConfig } from '../config.js'
 import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
-import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
+import { type CheckedVersions, type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
 
@@ -85,8 +85,8 @@ export class NoteService {
   }
 
   /** The user's notes as JSON bytes, in list order (the driver builds them; see Store.listNotesJson). */
-  listJson(userId: string): Promise<Buffer> {
-    return this.store.listNotesJson(userId)
+  listJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
+    return this.store.listNotesJson(userId, checked)
   }
 
   /**

@@ -4,7 +4,7 @@
 // and worker at its next request, and survives restarts. Tokens issued before sessions existed
 // name none: they are accepted until they expire, unless the account's "not before" time has
 // been moved past their `iat` (docs/accounts.md).
-import type { Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
+import type { CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
 
@@ -41,6 +41,8 @@ export interface Authenticated {
   account: UserRecord
   /** undefined for a token issued before sessions existed. */
   sessionId: string | undefined
+  /** The account's versions as the lookup read them for this request (Store.listNotesJson). */
+  checked?: CheckedVersions
 }
 
 /** A session as GET /get-sessions lists it. */
@@ -91,7 +93,7 @@ export class SessionService {
       // A session names one account; a token naming another account's session is refused.
       if (!found || found.user._id !== token.user._id) return undefined
       this.touchWhenStale(found.session)
-      return { account: found.user, sessionId }
+      return { account: found.user, sessionId, checked: found.checked }
     })
   }
 
@@ -135,11 +137,24 @@ export class SessionService {
    * the statement too, so instances that see the same old value write it once between them.
    */
   private touchWhenStale(session: SessionRecord): void {
-    const now = Date.now()
-    if (now - Date.parse(session.lastUsedOn) < SESSION_TOUCH_INTERVAL_MS) return
-    const staleBefore = new Date(now - SESSION_TOUCH_INTERVAL_MS).toISOString()
-    this.store.touchSession(session._id, new Date(now).toISOString(), staleBefore).catch(() => {})
+    // Both are toISOString's fixed-width UTC form, so the strings compare as the times do.
+    const staleBefore = this.staleBefore()
+    if (session.lastUsedOn >= staleBefore) return
+    this.store.touchSession(session._id, new Date().toISOString(), staleBefore).catch(() => {})
   }
+
+  /** The time SESSION_TOUCH_INTERVAL_MS ago, worked out once per second rather than per request. */
+  private staleBefore(): string {
+    const second = Math.floor(Date.now() / 1000)
+    if (second !== this.staleBeforeSecond) {
+      this.staleBeforeSecond = second
+      this.staleBeforeIso = new Date(second * 1000 - SESSION_TOUCH_INTERVAL_MS).toISOString()
+    }
+    return this.staleBeforeIso
+  }
+
+  private staleBeforeSecond = -1
+  private staleBeforeIso = ''
 }
 
 /** A session created before this is past its token's lifetime: its token has expired. */

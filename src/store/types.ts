@@ -40,6 +40,17 @@ export interface SessionRecord {
 export interface SessionOfAccount {
   session: SessionRecord
   user: UserRecord
+  /** Set by the cache layer when this lookup read the user's versions (Store.listNotesJson). */
+  checked?: CheckedVersions
+}
+
+/**
+ * A user's versions that the cache layer (cache/) read for one lookup, after the lookup was
+ * called: what a later call made for the same request may pass on instead of reading them again.
+ */
+export interface CheckedVersions {
+  userId: string
+  notes: string | null
 }
 
 /** What may change in an account (Store.updateUser); absent fields are left alone. */
@@ -199,8 +210,11 @@ export interface Store {
    * listNotes as JSON: the UTF-8 bytes of the array, each note with NoteRecord's keys in
    * NoteRecord's order; what GET /get-all-notes sends. A driver may build it without making JS
    * objects. The caller must not modify the bytes (a driver may hand the same ones out again).
+   * `checked`: the user's versions read by the lookup that authenticated this same request
+   * (SessionOfAccount.checked), so after the request arrived: the cache layer checks a kept
+   * listing against them without a read of its own. Never pass on one from another request.
    */
-  listNotesJson(userId: string): Promise<Buffer>
+  listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer>
   /** searchNotes as JSON bytes, like listNotesJson: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer>
 
@@ -262,6 +276,15 @@ export interface StoreDriver extends Store {
    * Cheap: the cache layer asks once per turn of the event loop for the users it serves.
    */
   userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
+  /**
+   * Where one small read can tell that nothing changed (SQLite's version_clock, moved by every
+   * trigger that changes a version): a value that differs from every earlier answer once any
+   * user's versions changed. While it answers what it answered before a userVersions read, that
+   * read is still current, so the cache layer reads the clock once per turn instead of the users'
+   * versions. PostgreSQL has none: a sequence moves before its transaction commits, and one row
+   * updated by every write would serialise all writers.
+   */
+  versionClock?(): Promise<string>
   /**
    * Where the database can push (PostgreSQL's NOTIFY, sent by the trigger that changes account
    * versions, when the change commits): starts telling `handler` of every account version change;

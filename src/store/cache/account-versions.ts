@@ -8,30 +8,36 @@
 // milliseconds after the commit, not at the commit. Listings never take it: their writer may be
 // a client of another instance whose next request must show its note (docs/caching.md).
 import { LRUCache } from 'lru-cache'
-import type { AccountChangeHandler } from '../types.js'
+import type { AccountChangeHandler, UserVersions } from '../types.js'
+
+/** An account's version; with its notes version too when it was read for this lookup. */
+export type AccountCheck = Pick<UserVersions, 'account'> & Partial<Pick<UserVersions, 'notes'>>
 
 export class AccountVersions implements AccountChangeHandler {
   /** Versions read while notices were live, forgotten on a notice for their account. */
-  private readonly known: LRUCache<string, string>
+  private readonly known: LRUCache<string, AccountCheck>
   private isLive = false
   /** Bumped by every notice and every change of liveness: a read that overlapped one is not kept. */
   private generation = 0
   private turn: Promise<void> | undefined
 
   /**
-   * `read`: the account's version as the database answers now (undefined: no such account).
+   * `read`: the account's versions as the database answers now (undefined: no such account).
    * `onLive`: told when notices become live or are lost (the server logs it).
    */
   constructor(
-    private readonly read: (userId: string) => Promise<string | undefined>,
+    private readonly read: (userId: string) => Promise<UserVersions | undefined>,
     max: number,
     private readonly onLive?: (live: boolean) => void,
   ) {
-    this.known = new LRUCache<string, string>({ max })
+    this.known = new LRUCache<string, AccountCheck>({ max })
   }
 
-  /** The account's version now; undefined when no account has this id. */
-  async of(userId: string): Promise<string | undefined> {
+  /**
+   * The account's version now, with its notes version when it was read for this call (not when
+   * a notice vouches for a kept one); undefined when no account has this id.
+   */
+  async of(userId: string): Promise<AccountCheck | undefined> {
     if (this.isLive) {
       // Notices read in the same poll phase as this request are applied before it is answered.
       await this.endOfTurn()
@@ -39,9 +45,9 @@ export class AccountVersions implements AccountChangeHandler {
       if (known !== undefined) return known
     }
     const generation = this.generation
-    const version = await this.read(userId)
-    if (version !== undefined && this.isLive && generation === this.generation) this.known.set(userId, version)
-    return version
+    const versions = await this.read(userId)
+    if (versions !== undefined && this.isLive && generation === this.generation) this.known.set(userId, { account: versions.account })
+    return versions
   }
 
   changed(userId: string | undefined): void {

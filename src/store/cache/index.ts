@@ -14,10 +14,10 @@
 // proven to arrive, a kept account or session is used until the notice of a change reaches this
 // process, milliseconds after the commit (account-versions.ts, docs/caching.md).
 import { LRUCache } from 'lru-cache'
-import type { SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
-import { AccountVersions } from './account-versions.js'
+import type { CheckedVersions, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import { type AccountCheck, AccountVersions } from './account-versions.js'
 import { type Versioned, keptByCount, keptBySize } from './kept.js'
-import { perTurn } from './turn-batch.js'
+import { versionsReader } from './versions-reader.js'
 
 export interface CacheOptions {
   /** Bytes of listings kept; 0: every listing is read from the database. */
@@ -42,13 +42,13 @@ interface KeptSession {
 
 /** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
 export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
-  // One version read serves every lookup made in one turn of the event loop.
-  const versionsOf = perTurn((userIds: string[]) => driver.userVersions(userIds))
   const max = options.entries ?? CACHE_ENTRIES
+  // One version read (or one read of the driver's version clock) serves every lookup of a turn.
+  const versionsOf = versionsReader(driver, max)
   const accounts = keptByCount<UserRecord>(max)
   const sessions = new LRUCache<string, KeptSession>({ max })
   const listings = options.listingBytes > 0 ? keptBySize(options.listingBytes) : undefined
-  const accountVersions = new AccountVersions(async (userId) => (await versionsOf(userId))?.account, max, options.onNotices)
+  const accountVersions = new AccountVersions(versionsOf, max, options.onNotices)
   // Where the driver pushes account changes, kept accounts and sessions are used on their
   // strength while they arrive (account-versions.ts); until then, and without, versions are read.
   void driver.listenForAccountChanges?.(accountVersions)
@@ -68,7 +68,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 
   async function findUserById(id: string): Promise<UserRecord | undefined> {
     const now = await accountVersions.of(id)
-    if (now !== undefined) return validated(accounts, id, now, () => driver.findUserById(id))
+    if (now !== undefined) return validated(accounts, id, now.account, () => driver.findUserById(id))
     accounts.delete(id)
     return driver.findUserById(id)
   }
@@ -82,16 +82,22 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       return found
     }
     const now = await accountVersions.of(known.userId)
-    if (now !== undefined && known.found?.version === now) return known.found.kept
+    if (now !== undefined && known.found?.version === now.account) return withChecked(known.found.kept, now)
     const found = await driver.findSession(sessionId)
     if (found?.user._id !== known.userId) sessions.delete(sessionId)
-    else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now, kept: found } } : { userId: known.userId })
-    return found
+    else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId })
+    return found && withChecked(found, now)
   }
 
-  async function listNotesJson(userId: string): Promise<Buffer> {
+  /** `found` with the notes version read for this lookup, if it was (a kept entry is shared: copied). */
+  function withChecked(found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
+    return now?.notes === undefined ? found : { ...found, checked: { userId: found.user._id, notes: now.notes } }
+  }
+
+  async function listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
     if (!listings) return driver.listNotesJson(userId)
-    const now = (await versionsOf(userId))?.notes
+    // Versions read for this request's authentication serve here too (Store.listNotesJson).
+    const now = checked?.userId === userId ? checked.notes : (await versionsOf(userId))?.notes
     if (now == null) return driver.listNotesJson(userId)
     return (await validated(listings, userId, now, () => driver.listNotesJson(userId))) as Buffer
   }

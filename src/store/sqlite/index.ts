@@ -119,6 +119,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   const versionsOfMany = db.prepare<[string], VersionRow>(
     'SELECT user_id, notes, account FROM user_versions WHERE user_id IN (SELECT value FROM json_each(?))',
   )
+  const clock = db.prepare<[], number>('SELECT now FROM version_clock').pluck()
   // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   // Writes go through the group-commit writer: they resolve once their transaction is on disk.
   return {
@@ -157,6 +158,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
       for (const row of rows) found.set(row.user_id, { notes: String(row.notes), account: String(row.account) })
       return found
     },
+    versionClock: async () => String(clock.get()),
     noteUsage: async (userId) => quota.usage(userId),
     accountsOverQuota: async (q) => quota.accountsOver(q),
     usersAfter: async (afterId, limit) => transfer.usersAfter(afterId, limit),
