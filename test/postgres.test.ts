@@ -24,7 +24,9 @@ if (serviceAvailable('postgresql')) {
     async function fresh(): Promise<{ url: string; pool: pg.Pool }> {
       const db = await createTestDatabase()
       databases.push(db)
-      const pool = createPostgresPool({ url: db.url, poolSize: 2 })
+      // The tests' own writes (20 000 notes through the version triggers, say) are not held to
+      // the service's 5 s statement timeout, which a loaded CI machine can exceed.
+      const pool = createPostgresPool({ url: db.url, poolSize: 2, statementTimeoutMs: 120_000 })
       pools.push(pool)
       return { url: db.url, pool }
     }

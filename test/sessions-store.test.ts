@@ -32,7 +32,9 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       const user = makeUser()
       const first = session(user._id, 0, { client: 'with \u0000 and \uffff' })
       assert.equal(await store.createUser(user, first), true)
-      assert.deepEqual(await store.findSession(first._id), { session: first, user })
+      // The cache layer may add the versions it read (SessionOfAccount.checked); the rest is the record.
+      const found = await store.findSession(first._id)
+      assert.deepEqual([found?.session, found?.user], [first, user])
       const duplicate = makeUser({ emailKey: user.emailKey })
       const lost = session(duplicate._id, 0)
       assert.equal(await store.createUser(duplicate, lost), false)
