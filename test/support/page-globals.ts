@@ -35,7 +35,7 @@ export interface PageWindow {
   document: PageDocument
   localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
   getComputedStyle(element: PageElement): PageStyle
-  performance: { now(): number }
+  performance: { now(): number; getEntriesByType(type: string): Array<{ name: string; startTime: number }> }
   /** Set by the XSS payloads, should any ever run. */
   __xss?: number
 }

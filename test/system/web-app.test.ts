@@ -107,9 +107,24 @@ describe('the web app in a browser', () => {
           })
 
           it('stays signed in across a reload, signs out (its token refused from then on), and signs in again', async () => {
+            const asked: string[] = []
+            const ask = (request: { url(): string }) => void asked.push(new URL(request.url()).pathname)
+            page.on('request', ask)
             await page.reload()
             await page.getByRole('link', { name: fullName }).waitFor()
+            await page.getByText('No notes yet').waitFor()
+            page.off('request', ask)
             assert.equal(page.url(), `${server.base}/`)
+            // The listing is asked for once, as the script starts (src/early-listing.ts): before
+            // the module script has finished, so before DOMContentLoaded, not after React rendered.
+            assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), ['/get-all-notes'])
+            const [asksAt, contentLoaded] = await page.evaluate(() => {
+              const w = globalThis as unknown as PageWindow
+              const listing = w.performance.getEntriesByType('resource').find((e) => e.name.endsWith('/get-all-notes'))
+              const navigation = w.performance.getEntriesByType('navigation')[0] as unknown as { domContentLoadedEventStart: number }
+              return [listing?.startTime ?? Infinity, navigation.domContentLoadedEventStart]
+            })
+            assert.ok(asksAt < contentLoaded, `listing asked for at ${asksAt} ms, DOMContentLoaded at ${contentLoaded} ms`)
             const before = (await tokenOf(page))!
             await page.getByRole('button', { name: 'Sign out' }).click()
             await page.waitForURL(`${server.base}/sign-in`)

@@ -78,21 +78,31 @@ interface CallOptions {
   keepalive?: boolean
 }
 
-export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+export function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  return answerOf<T>(send(method, path, options), options.signal)
+}
+
+/** The request of call(), sent: its response, not yet read. */
+export function send(method: string, path: string, options: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.token) headers.authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers['content-type'] = 'application/json'
+  return fetch(path, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.keepalive ? { keepalive: true } : {}),
+  })
+}
+
+/** What call() answers for a request sent with send(): its body, or the failure it reports. */
+export async function answerOf<T>(sent: Promise<Response>, signal?: AbortSignal): Promise<T> {
   let response: Response
   try {
-    response = await fetch(path, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.keepalive ? { keepalive: true } : {}),
-    })
+    response = await sent
   } catch (err) {
-    if (options.signal?.aborted) throw err
+    if (signal?.aborted) throw err
     throw new ApiError(UNREACHABLE, 0)
   }
   if (response.status === 401) throw new SessionEndedError()

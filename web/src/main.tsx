@@ -1,3 +1,5 @@
+// First: the listing starts travelling before the rest of the app is evaluated.
+import './early-listing'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'

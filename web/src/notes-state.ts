@@ -3,7 +3,8 @@
 // change made here applied to both at once, in the API's order: pinned first, then newest
 // createdOn, ties by _id descending (decisions.md).
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { ApiError, type Note, type NoteFields, SessionEndedError, api } from './api'
+import { ApiError, type Note, type NoteFields, SessionEndedError, answerOf, api } from './api'
+import { takeEarlyListing } from './early-listing'
 import { searchPattern } from './search'
 
 export function compareNotes(a: Note, b: Note): number {
@@ -64,7 +65,9 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
   useEffect(() => {
     const abort = new AbortController()
     setLoadError(undefined)
-    api.allNotes(token, abort.signal).then(
+    const early = takeEarlyListing(token)
+    const listed = early ? answerOf<{ notes: Note[] }>(early, abort.signal) : api.allNotes(token, abort.signal)
+    listed.then(
       ({ notes }) => {
         if (!abort.signal.aborted) setAll(notes)
       },
