@@ -1,6 +1,6 @@
 // The first listing is requested as soon as the page's script runs, before React and the rest of
 // the app are evaluated and render, so that it travels while they start instead of after
-// (docs/web-app.md, "Speed"). main.tsx imports this module first for that reason. Only on the
+// (docs/web-app.md, "Measured"). main.tsx imports this module first for that reason. Only on the
 // notes page, and only with a stored token; the notes page takes it once, for that token.
 import { send } from './api'
 import { loadToken } from './storage'
