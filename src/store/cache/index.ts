@@ -82,16 +82,20 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       return found
     }
     const now = await accountVersions.of(known.userId)
-    if (now !== undefined && known.found?.version === now.account) return withChecked(known.found.kept, now)
+    if (now !== undefined && known.found?.version === now.account) return withChecked(known.found.kept, known.userId, now)
     const found = await driver.findSession(sessionId)
     if (found?.user._id !== known.userId) sessions.delete(sessionId)
     else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId })
-    return found && withChecked(found, now)
+    return found && withChecked(found, known.userId, now)
   }
 
-  /** `found` with the notes version read for this lookup, if it was (a kept entry is shared: copied). */
-  function withChecked(found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
-    return now?.notes === undefined ? found : { ...found, checked: { userId: found.user._id, notes: now.notes } }
+  /**
+   * `found` with the notes version read for this lookup of `userId`'s session, if one was read
+   * and the session is that user's (a kept entry is shared: copied, never changed).
+   */
+  function withChecked(found: SessionOfAccount, userId: string, now: AccountCheck | undefined): SessionOfAccount {
+    if (now?.notes === undefined || found.user._id !== userId) return found
+    return { ...found, checked: { userId, notes: now.notes } }
   }
 
   async function listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
