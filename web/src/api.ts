@@ -39,6 +39,11 @@ export class ApiError extends Error {
   }
 }
 
+/** What the app shows for a failed request: the API's own message, or the error as text. */
+export function messageOf(err: unknown): string {
+  return err instanceof ApiError ? err.message : String(err)
+}
+
 /** A 401: the token is missing, expired, or its account is gone (a bare "Unauthorized" body). */
 export class SessionEndedError extends ApiError {
   constructor() {

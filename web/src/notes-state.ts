@@ -3,7 +3,7 @@
 // change made here applied to both at once, in the API's order: pinned first, then newest
 // createdOn, ties by _id descending (decisions.md).
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { ApiError, type Note, type NoteFields, SessionEndedError, answerOf, api } from './api'
+import { ApiError, type Note, type NoteFields, SessionEndedError, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'
 import { searchPattern } from './search'
 
@@ -59,7 +59,7 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
 
   const failed = useCallback((err: unknown): string => {
     if (err instanceof SessionEndedError) sessionEnded.current()
-    return err instanceof ApiError ? err.message : String(err)
+    return messageOf(err)
   }, [])
 
   useEffect(() => {

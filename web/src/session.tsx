@@ -5,7 +5,7 @@
 // current record. Any 401 ends the session: the app goes back to the sign-in page with a message,
 // keeping what the editor held (a draft restored after signing in).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react'
-import { ApiError, SessionEndedError, type User, api } from './api'
+import { SessionEndedError, type User, api, messageOf } from './api'
 import { navigate } from './router'
 import { type Draft, TOKEN_KEY, keepDraft, loadToken, saveToken } from './storage'
 
@@ -98,7 +98,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setState({ status: 'signed-out', notice: SESSION_ENDED, ...(email ? { email } : {}) })
         navigate('/sign-in', { replace: true })
       } else if (!showing) {
-        setState({ status: 'unreachable', message: err instanceof ApiError ? err.message : String(err) })
+        setState({ status: 'unreachable', message: messageOf(err) })
       }
       // Otherwise the notes screen shows that the server cannot be reached, with its own retry.
     }

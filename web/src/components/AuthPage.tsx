@@ -2,7 +2,7 @@
 // The form leaves checking to the API (noValidate), so a person reads the API's own words:
 // "Invalid Credentials", "User already exists", "Full Name is required", a 429's wait.
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
-import { ApiError, api } from '../api'
+import { api, messageOf } from '../api'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { NoteIcon } from './Icons'
@@ -44,7 +44,7 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
         session.signedIn(accessToken, user)
       }
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err))
+      setError(messageOf(err))
       setBusy(false)
     }
   }

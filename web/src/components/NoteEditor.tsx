@@ -2,7 +2,7 @@
 // the Markdown content (and its preview) and the tags. Ctrl/Cmd+Enter saves; Esc closes, and asks
 // once more first when there are unsaved changes. A failure stays on screen in the API's words.
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
-import { ApiError, type NoteFields } from '../api'
+import { type NoteFields, messageOf } from '../api'
 import { useSession } from '../session'
 import { CloseIcon } from './Icons'
 import { NoteContent } from './NoteContent'
@@ -66,7 +66,7 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
     try {
       await onSave({ title, content, tags })
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err))
+      setError(messageOf(err))
       setBusy(false)
     }
   }

@@ -3,7 +3,7 @@
 // which signs this device out too and goes back to the sign-in page.
 import { useEffect, useId, useRef, useState } from 'react'
 import { type AccountSession, accountApi } from '../../account-api'
-import { ApiError, SessionEndedError } from '../../api'
+import { SessionEndedError, messageOf } from '../../api'
 import { useSession, useSignedIn } from '../../session'
 import { describeClient, formatDateTime, lastActive } from './describe'
 import { Outcome } from './Outcome'
@@ -32,7 +32,7 @@ export function Sessions({ version }: { version: number }) {
       (err: unknown) => {
         if (!live) return
         if (err instanceof SessionEndedError) ended()
-        else setLoadError(err instanceof ApiError ? err.message : String(err))
+        else setLoadError(messageOf(err))
       },
     )
     return () => {

@@ -1,7 +1,7 @@
 // One request of the account page at a time per form: whether it is under way, and what came of
 // it, in the API's words for a failure. A 401 ends the session as everywhere else in the app.
 import { useCallback, useState } from 'react'
-import { ApiError, SessionEndedError } from '../../api'
+import { SessionEndedError, messageOf } from '../../api'
 import { useSession } from '../../session'
 
 export interface Action {
@@ -25,7 +25,7 @@ export function useAction(): Action {
         setState(done ? { busy: false, done } : { busy: false })
       } catch (err) {
         if (err instanceof SessionEndedError) ended()
-        else setState({ busy: false, error: err instanceof ApiError ? err.message : String(err) })
+        else setState({ busy: false, error: messageOf(err) })
       }
     },
     [ended],
