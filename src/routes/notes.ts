@@ -105,10 +105,14 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get('/get-all-notes', {
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    handler: async (request, reply) => {
-      // The authenticate hook has answered 401 for a token whose session or account is gone;
-      // the versions it read serve the listing's cache check too.
-      return sendJson(reply, LISTED(await notes.listJson(request.user._id, request.versionsChecked)))
+    // The authenticate hook has answered 401 for a token whose session or account is gone; the
+    // versions it read serve the listing's cache check too. Not an async handler, for the same
+    // reason as GET /get-user's: a kept listing is sent without a promise of the handler's own.
+    handler: (request, reply) => {
+      notes.listJson(request.user._id, request.versionsChecked).then(
+        (json) => sendJson(reply, LISTED(json)),
+        (err: unknown) => reply.send(err),
+      )
     },
   })
 

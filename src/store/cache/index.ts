@@ -38,6 +38,11 @@ export const CACHE_ENTRIES = 10_000
 interface KeptSession {
   userId: string
   found?: Versioned<SessionOfAccount>
+  /**
+   * `found` with the notes version last checked for it, answered again while that version is
+   * read again: a kept session is then answered without making an object per request.
+   */
+  checked?: SessionOfAccount
 }
 
 /** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
@@ -57,13 +62,14 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
    * `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with
    * `now` (a version read before it) unless it is undefined.
    */
-  async function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+  function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
     const entry = cache.get(key)
-    if (entry?.version === now) return entry.kept
-    const kept = await read()
-    if (kept === undefined) cache.delete(key)
-    else cache.set(key, { version: now, kept })
-    return kept
+    if (entry?.version === now) return Promise.resolve(entry.kept)
+    return read().then((kept) => {
+      if (kept === undefined) cache.delete(key)
+      else cache.set(key, { version: now, kept })
+      return kept
+    })
   }
 
   async function findUserById(id: string): Promise<UserRecord | undefined> {
@@ -82,28 +88,42 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       return found
     }
     const now = await accountVersions.of(known.userId)
-    if (now !== undefined && known.found?.version === now.account) return withChecked(known.found.kept, known.userId, now)
+    if (now !== undefined && known.found?.version === now.account) return withChecked(known, known.found.kept, now)
     const found = await driver.findSession(sessionId)
-    if (found?.user._id !== known.userId) sessions.delete(sessionId)
-    else sessions.set(sessionId, now !== undefined ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId })
-    return found && withChecked(found, known.userId, now)
+    if (found?.user._id !== known.userId) {
+      sessions.delete(sessionId)
+      return found
+    }
+    const kept: KeptSession = now !== undefined ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId }
+    sessions.set(sessionId, kept)
+    return withChecked(kept, found, now)
   }
 
   /**
-   * `found` with the notes version read for this lookup of `userId`'s session, if one was read
-   * and the session is that user's (a kept entry is shared: copied, never changed).
+   * `found` (the session of `known`) with the notes version read for this lookup, if one was
+   * read. A kept entry is shared: never changed, so the copy is a new object, and the same copy
+   * is answered while the same version is read.
    */
-  function withChecked(found: SessionOfAccount, userId: string, now: AccountCheck | undefined): SessionOfAccount {
-    if (now?.notes === undefined || found.user._id !== userId) return found
-    return { ...found, checked: { userId, notes: now.notes } }
+  function withChecked(known: KeptSession, found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
+    if (now?.notes === undefined) return found
+    const last = known.checked
+    if (last?.session === found.session && last.checked?.notes === now.notes) return last
+    known.checked = { session: found.session, user: found.user, checked: { userId: known.userId, notes: now.notes } }
+    return known.checked
   }
 
-  async function listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
+  function listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
     if (!listings) return driver.listNotesJson(userId)
-    // Versions read for this request's authentication serve here too (Store.listNotesJson).
-    const now = checked?.userId === userId ? checked.notes : (await versionsOf(userId))?.notes
+    // Versions read for this request's authentication serve here too (Store.listNotesJson):
+    // then a kept listing is answered without a promise of this layer's own.
+    if (checked?.userId === userId) return listingAt(listings, userId, checked.notes)
+    return versionsOf(userId).then((versions) => listingAt(listings, userId, versions?.notes))
+  }
+
+  /** The user's listing: kept while the notes version is `now`; read when there is none. */
+  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: string | null | undefined): Promise<Buffer> {
     if (now == null) return driver.listNotesJson(userId)
-    return (await validated(listings, userId, now, () => driver.listNotesJson(userId))) as Buffer
+    return validated(kept, userId, now, () => driver.listNotesJson(userId)) as Promise<Buffer>
   }
 
   /**
