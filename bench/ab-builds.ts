@@ -5,7 +5,8 @@
 // of an earlier commit after `npm run build` there; the worktree may symlink node_modules here).
 // Run: npm run build:bench && node dist-bench/bench/ab-builds.js PATH DIR_A DIR_B [DIR ...]
 //      e.g. node dist-bench/bench/ab-builds.js /get-user ../baseline .
-//      env ROUNDS=4, DURATION=4 (seconds per round), NOTES=20, CONNECTIONS=32 (1: one request
+//      env ROUNDS=4, DURATION=4 (seconds per round), PROCESSES=1 (fresh processes per build, one
+//      after another), NOTES=20, CONNECTIONS=32 (1: one request
 //      at a time, the latency of an idle service), and the service settings of
 //      cpu-per-request (DATABASE_URL, LISTING_CACHE_MB, METRICS_ENABLED, LOG_LEVEL, ...) for all.
 import { resolve } from 'node:path'
@@ -14,7 +15,8 @@ import { SERVICE_SETTINGS, type ServiceWithUser, addNotes, cpuSeconds, startServ
 
 interface Build {
   dir: string
-  running: ServiceWithUser
+  /** The build's process of the current repetition. */
+  running?: ServiceWithUser
   tally: LoadTally
   cpu: number
 }
@@ -29,26 +31,37 @@ async function main(): Promise<void> {
   const notes = Number(process.env.NOTES ?? 20)
   const connections = Number(process.env.CONNECTIONS ?? REALISTIC.connections)
   const shape = { ...REALISTIC, label: `${connections} conn`, connections }
-  const builds: Build[] = []
+  // Each process of a build runs at its own speed (one instance of the same build measured 31 and
+  // 36 µs per request in one run: code placement, JIT), so a comparison of one process per build
+  // can show a difference that is not the builds'. PROCESSES starts them all afresh that many
+  // times, alternating, and adds up every process's rounds.
+  const processes = Number(process.env.PROCESSES ?? 1)
+  const builds: Build[] = dirs.map((dir) => ({ dir, tally: new LoadTally(), cpu: 0 }))
+  const running: ServiceWithUser[] = []
   try {
-    for (const dir of dirs) {
-      // The launcher's node flag (bin/notes-service), without depending on each build's launcher.
-      const command = [process.execPath, '--heap-growing-percent=50', resolve(dir, 'dist/src/cli.js')]
-      const running = await startServiceWithUser(SERVICE_SETTINGS, command)
-      builds.push({ dir, running, tally: new LoadTally(), cpu: 0 })
-      await addNotes(running.service.url, running.authorization, notes)
-    }
-    const requestOf = (b: Build) => [{ method: 'GET' as const, path, headers: { authorization: b.running.authorization } }]
-    for (const b of builds) await runLoad(b.running.service.url, requestOf(b), shape, 1) // warm-up
-    for (let round = 0; round < rounds; round++) {
+    for (let p = 0; p < processes; p++) {
       for (const b of builds) {
-        const before = cpuSeconds(b.running.service.pid)
-        await runLoad(b.running.service.url, requestOf(b), shape, seconds, b.tally)
-        b.cpu += cpuSeconds(b.running.service.pid) - before
+        // The launcher's node flag (bin/notes-service), without depending on each build's launcher.
+        const command = [process.execPath, '--heap-growing-percent=50', resolve(b.dir, 'dist/src/cli.js')]
+        const started = await startServiceWithUser(SERVICE_SETTINGS, command)
+        running.push(started)
+        b.running = started
+        await addNotes(started.service.url, started.authorization, notes)
       }
+      const requestOf = (r: ServiceWithUser) => [{ method: 'GET' as const, path, headers: { authorization: r.authorization } }]
+      for (const b of builds) await runLoad(b.running!.service.url, requestOf(b.running!), shape, 1) // warm-up
+      for (let round = 0; round < rounds; round++) {
+        for (const b of builds) {
+          const r = b.running!
+          const before = cpuSeconds(r.service.pid)
+          await runLoad(r.service.url, requestOf(r), shape, seconds, b.tally)
+          b.cpu += cpuSeconds(r.service.pid) - before
+        }
+      }
+      while (running.length > 0) await running.pop()!.stop()
     }
     const baseline = builds[0]!.tally.result().rps
-    console.log(`GET ${path}, ${connections} connection(s), ${rounds} alternating rounds of ${seconds} s\n`)
+    console.log(`GET ${path}, ${connections} connection(s), ${processes} process(es) per build, each ${rounds} alternating rounds of ${seconds} s\n`)
     console.log('| build | req/s | ratio to the first | service CPU µs per request | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|---|')
     for (const b of builds) {
       const r = b.tally.result()
@@ -56,7 +69,7 @@ async function main(): Promise<void> {
       console.log(`| ${b.dir} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`)
     }
   } finally {
-    for (const b of builds) await b.running.stop()
+    for (const r of running) await r.stop()
   }
 }
 
