@@ -34,7 +34,7 @@ describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /pr
 
   it('runs node on the built CLI with its arguments, the heap growth bound and the malloc tunables', () => {
     const run = launchStandIn({})
-    assert.equal(run.tunables, 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=4194304')
+    assert.equal(run.tunables, 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=1048576')
     assert.deepEqual(run.args, ['--heap-growing-percent=50', `${ROOT}bin/../dist/src/cli.js`, 'serve', '--workers', '2'])
   })
 
