@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { perTurn } from '../src/store/cache/turn-batch.js'
+import { oncePerTurn, perTurn } from '../src/store/cache/turn-batch.js'
 import { createPostgresPool, createVersionPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
 import type { StoreDriver } from '../src/store/types.js'
@@ -69,6 +69,60 @@ describe('versions read per turn: one read for the lookups waiting at once', () 
     await settled()
     assert.equal(calls.length, 2)
     calls[1]?.answer()
+    assert.equal(await again, '1')
+  })
+})
+
+describe('the version clock read once per turn: one shared read, never one started before the call', () => {
+  /** A read that counts its calls and answers, when told to, with what `value` holds then. */
+  const fakeClock = () => {
+    const state = { value: 1, answers: [] as { answer: () => void; fail: (err: Error) => void }[] }
+    const read = () =>
+      new Promise<string>((resolve, reject) => {
+        state.answers.push({ answer: () => resolve(String(state.value)), fail: reject })
+      })
+    return { state, read }
+  }
+  const settled = () => new Promise((resolve) => setImmediate(resolve))
+
+  it('answers every call of a turn with one read, started after the turn', async () => {
+    const { state, read } = fakeClock()
+    const clock = oncePerTurn(read)
+    const first = clock()
+    const second = clock()
+    assert.equal(state.answers.length, 0, 'nothing is read before the turn ends')
+    await settled()
+    assert.equal(state.answers.length, 1)
+    state.answers[0]?.answer()
+    assert.deepEqual(await Promise.all([first, second]), ['1', '1'])
+  })
+
+  it('gives a call made once a read has started a read of its own', async () => {
+    const { state, read } = fakeClock()
+    const clock = oncePerTurn(read)
+    const early = clock()
+    await settled()
+    const late = clock()
+    state.value = 2
+    state.answers[0]?.answer()
+    assert.equal(await early, '2')
+    await settled()
+    assert.equal(state.answers.length, 2, 'the late call is not answered by the read that started before it')
+    state.value = 3
+    state.answers[1]?.answer()
+    assert.equal(await late, '3')
+  })
+
+  it('fails the calls of a failed read, and the next call reads again', async () => {
+    const { state, read } = fakeClock()
+    const clock = oncePerTurn(read)
+    const failed = clock()
+    await settled()
+    state.answers[0]?.fail(new Error('database gone'))
+    await assert.rejects(failed, /database gone/)
+    const again = clock()
+    await settled()
+    state.answers[1]?.answer()
     assert.equal(await again, '1')
   })
 })

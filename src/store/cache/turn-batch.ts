@@ -33,3 +33,18 @@ export function perTurn<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>): (key
       }
     })
 }
+
+/**
+ * `read`, once per turn for every caller of that turn: one promise shared by all of them, whose
+ * read starts in the check phase after the last of them called (setImmediate). A call made once
+ * that read has started waits for the next one, so every answer is read after the call was made.
+ */
+export function oncePerTurn<V>(read: () => Promise<V>): () => Promise<V> {
+  let next: Promise<V> | undefined
+  const afterTurn = (resolve: () => void) => setImmediate(resolve)
+  const start = () => {
+    next = undefined
+    return read()
+  }
+  return () => (next ??= new Promise<void>(afterTurn).then(start))
+}

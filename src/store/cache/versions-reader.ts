@@ -7,7 +7,7 @@
 // GET /get-all-notes: each SQLite statement outside a transaction takes a read lock.)
 import { LRUCache } from 'lru-cache'
 import type { StoreDriver, UserVersions } from '../types.js'
-import { perTurn } from './turn-batch.js'
+import { oncePerTurn, perTurn } from './turn-batch.js'
 
 /** Versions read with the clock's answer from before the read. */
 interface Known {
@@ -21,12 +21,10 @@ export type VersionsOf = (userId: string) => Promise<UserVersions | undefined>
 export function versionsReader(driver: Pick<StoreDriver, 'userVersions' | 'versionClock'>, max: number): VersionsOf {
   const read = perTurn((userIds: string[]) => driver.userVersions(userIds))
   if (!driver.versionClock) return read
-  const readClock = driver.versionClock.bind(driver)
-  const clockNow = perTurn(async () => new Map([[0, await readClock()]]))
+  const clockNow = oncePerTurn(driver.versionClock.bind(driver))
   const known = new LRUCache<string, Known>({ max })
   return async (userId) => {
-    const clock = await clockNow(0)
-    if (clock === undefined) return read(userId)
+    const clock = await clockNow()
     const entry = known.get(userId)
     if (entry?.clock === clock) return entry.versions
     // Read after the clock: a change between the two moves the clock past `clock`, so this
