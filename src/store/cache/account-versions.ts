@@ -9,6 +9,7 @@
 // a client of another instance whose next request must show its note (docs/caching.md).
 import { LRUCache } from 'lru-cache'
 import type { AccountChangeHandler, UserVersions } from '../types.js'
+import { oncePerTurn } from './turn-batch.js'
 
 /** An account's version; with its notes version too when it was read for this lookup. */
 export type AccountCheck = Pick<UserVersions, 'account'> & Partial<Pick<UserVersions, 'notes'>>
@@ -19,7 +20,8 @@ export class AccountVersions implements AccountChangeHandler {
   private isLive = false
   /** Bumped by every notice and every change of liveness: a read that overlapped one is not kept. */
   private generation = 0
-  private turn: Promise<void> | undefined
+  /** Resolves at the end of the event loop's turn, shared by every caller of that turn. */
+  private readonly endOfTurn = oncePerTurn(() => Promise.resolve())
 
   /**
    * `read`: the account's versions as the database answers now (undefined: no such account).
@@ -73,15 +75,5 @@ export class AccountVersions implements AccountChangeHandler {
     this.generation++
     this.known.clear()
     this.isLive = false
-  }
-
-  /** Resolves at the end of the event loop's turn (setImmediate), shared by every caller of that turn. */
-  private endOfTurn(): Promise<void> {
-    return (this.turn ??= new Promise((resolve) =>
-      setImmediate(() => {
-        this.turn = undefined
-        resolve()
-      }),
-    ))
   }
 }
