@@ -113,6 +113,13 @@ describe('sqlite version clock', () => {
     assert.deepEqual(reads, before, 'no version or clock read of its own')
     await store.listNotesJson(other._id, found?.checked)
     assert.ok(reads.clock + reads.versions > before.clock + before.versions, "another user's listing reads its own")
+    // The kept session answers the same copy while its notes version holds, and a new one after a write.
+    assert.ok((await store.findSession(session._id)) === (await store.findSession(session._id)))
+    await store.insertNote(makeNote(owner._id, { title: 'later' }))
+    const after = await store.findSession(session._id)
+    assert.deepEqual(after?.checked, { userId: owner._id, notes: (await driver.userVersions([owner._id])).get(owner._id)!.notes })
+    assert.notDeepEqual(after?.checked, found?.checked)
+    assert.match((await store.listNotesJson(owner._id, after?.checked)).toString(), /later/)
     await store.close()
   })
 })

@@ -40,7 +40,8 @@ interface KeptSession {
   found?: Versioned<SessionOfAccount>
   /**
    * `found` with the notes version last checked for it, answered again while that version is
-   * read again: a kept session is then answered without making an object per request.
+   * read again: a kept session is then answered without making an object per request. An entry's
+   * `found` never changes (a new read makes a new entry), so this is always a copy of it.
    */
   checked?: SessionOfAccount
 }
@@ -106,8 +107,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
    */
   function withChecked(known: KeptSession, found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
     if (now?.notes === undefined) return found
-    const last = known.checked
-    if (last?.session === found.session && last.checked?.notes === now.notes) return last
+    if (known.checked?.checked?.notes === now.notes) return known.checked
     known.checked = { session: found.session, user: found.user, checked: { userId: known.userId, notes: now.notes } }
     return known.checked
   }
