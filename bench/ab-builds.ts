@@ -15,8 +15,6 @@ import { SERVICE_SETTINGS, type ServiceWithUser, addNotes, cpuSeconds, startServ
 
 interface Build {
   dir: string
-  /** The build's process of the current repetition. */
-  running?: ServiceWithUser
   tally: LoadTally
   cpu: number
 }
@@ -37,6 +35,7 @@ async function main(): Promise<void> {
   // times, alternating, and adds up every process's rounds.
   const processes = Number(process.env.PROCESSES ?? 1)
   const builds: Build[] = dirs.map((dir) => ({ dir, tally: new LoadTally(), cpu: 0 }))
+  /** Each build's process of the current repetition, in the order of `builds`. */
   const running: ServiceWithUser[] = []
   try {
     for (let p = 0; p < processes; p++) {
@@ -45,14 +44,13 @@ async function main(): Promise<void> {
         const command = [process.execPath, '--heap-growing-percent=50', resolve(b.dir, 'dist/src/cli.js')]
         const started = await startServiceWithUser(SERVICE_SETTINGS, command)
         running.push(started)
-        b.running = started
         await addNotes(started.service.url, started.authorization, notes)
       }
       const requestOf = (r: ServiceWithUser) => [{ method: 'GET' as const, path, headers: { authorization: r.authorization } }]
-      for (const b of builds) await runLoad(b.running!.service.url, requestOf(b.running!), shape, 1) // warm-up
+      for (const r of running) await runLoad(r.service.url, requestOf(r), shape, 1) // warm-up
       for (let round = 0; round < rounds; round++) {
-        for (const b of builds) {
-          const r = b.running!
+        for (const [i, b] of builds.entries()) {
+          const r = running[i]!
           const before = cpuSeconds(r.service.pid)
           await runLoad(r.service.url, requestOf(r), shape, seconds, b.tally)
           b.cpu += cpuSeconds(r.service.pid) - before
