@@ -52,6 +52,14 @@ const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith(
 /** Idle threads end after this long; the next search starts one again (tens of milliseconds). */
 const IDLE_THREAD_MS = 60_000
 
+/**
+ * A search thread's young generation, in MB (V8 gives each thread its own heap; this is two
+ * semi-spaces and the young large-object space). By default V8 lets it grow to 48 MB, and it did
+ * once a thread had matched a few pages: the thread only copies in a page's texts and sends back
+ * numbers, so a small one is enough (docs/performance.md, "Memory").
+ */
+const THREAD_YOUNG_GENERATION_MB = 6
+
 export class SearchPool {
   private readonly threads: Piscina<MatchTask, MatchResult>
   /** Searches under way, counted until the last task of each has settled. */
@@ -65,6 +73,7 @@ export class SearchPool {
       minThreads: 0,
       maxThreads: limits.threads,
       idleTimeout: IDLE_THREAD_MS,
+      resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
       // The threads keep the main thread's priority: at nice +10, a mixed load at 64 connections
       // (test/security/load.test.ts) kept the busy main thread ahead of them until searches
       // waited out the budget (503). Their number is what leaves the main threads CPU.
