@@ -80,7 +80,7 @@ if (serviceAvailable('postgresql')) {
       }
       assert.equal(await migrateDatabase({ url }), migrations.length - 1)
       const store = await openPostgresStore({ url, poolSize: 2 })
-      assert.equal((await store.listNotesJson(user._id)).toString('utf8'), JSON.stringify([...notes].reverse()))
+      assert.equal((await store.listNotesJson(user._id)).toString(), JSON.stringify([...notes].reverse()))
       await store.close()
     })
 

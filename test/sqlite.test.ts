@@ -44,7 +44,7 @@ describe('sqlite migrations', () => {
     db.close()
     const store = openSqliteStore({ dataDir })
     // Pinned first, then newest first: the note list order of the contract.
-    assert.equal((await store.listNotesJson(user._id)).toString('utf8'), JSON.stringify([notes[0], notes[1]]))
+    assert.equal((await store.listNotesJson(user._id)).toString(), JSON.stringify([notes[0], notes[1]]))
     assert.deepEqual(await store.findNote(user._id, notes[1]!._id), notes[1])
     await store.close()
   })

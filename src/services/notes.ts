@@ -3,7 +3,7 @@
 // order is the store's (src/store/list-order.ts).
 import type { NoteQuotaConfig } from '../config.js'
 import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
-import { type CheckedVersions, type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
+import { type CheckedVersions, type JsonText, type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
 
@@ -84,16 +84,16 @@ export class NoteService {
     return note
   }
 
-  /** The user's notes as JSON bytes, in list order (the driver builds them; see Store.listNotesJson). */
-  listJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
+  /** The user's notes as JSON text, in list order (the driver builds it; see Store.listNotesJson). */
+  listJson(userId: string, checked?: CheckedVersions): Promise<JsonText> {
     return this.store.listNotesJson(userId, checked)
   }
 
   /**
-   * The matching notes as JSON bytes. RE2 runs on the search threads (search-pool.ts): a pattern
+   * The matching notes as JSON text. RE2 runs on the search threads (search-pool.ts): a pattern
    * RE2 refuses, or one that runs past the budget, is a 400; no thread free in time, a 503.
    */
-  async searchJson(userId: string, query: string): Promise<Buffer> {
+  async searchJson(userId: string, query: string): Promise<string> {
     const search = this.searches.start(query)
     try {
       const json = await this.store.searchNotesJson(userId, search)

@@ -47,7 +47,7 @@ export interface SearchPage<Key> {
 export async function searchInPages<Key>(
   readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
   matcher: TextMatcher,
-): Promise<Buffer> {
+): Promise<string> {
   const found: string[] = []
   const seen = new Set<string>()
   const collect = (candidates: Candidate[], matched: number[]) => {
@@ -91,5 +91,5 @@ export async function searchInPages<Key>(
   }
   if (batch.length > 0) await send()
   if (matching) collect(matching.candidates, await matching.matched)
-  return Buffer.from(`[${found.join(',')}]`)
+  return `[${found.join(',')}]`
 }

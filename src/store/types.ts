@@ -151,6 +151,16 @@ export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
  */
 export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { differs: NoteField[] }
 
+/**
+ * A JSON text as a response sends it: a string as a driver read it, or its UTF-8 bytes as the
+ * cache layer keeps them. A string read for one response is young garbage that V8 frees at its
+ * next young-generation collection; a Buffer's memory lives outside V8's heap and waited for
+ * V8's external-memory limit (64 MB above the last full collection), which grew RSS by tens of
+ * megabytes under a stream of uncached listings (docs/performance.md, "Memory"). A kept listing
+ * is bytes, so that sending it again encodes nothing.
+ */
+export type JsonText = string | Buffer
+
 export interface Store {
   /**
    * Inserts the user, and its first session when given, in one transaction; resolves to false
@@ -207,16 +217,17 @@ export interface Store {
   /** The user's notes whose title or content the matcher accepts, in listNotes order. */
   searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
   /**
-   * listNotes as JSON: the UTF-8 bytes of the array, each note with NoteRecord's keys in
-   * NoteRecord's order; what GET /get-all-notes sends. A driver may build it without making JS
-   * objects. The caller must not modify the bytes (a driver may hand the same ones out again).
+   * listNotes as JSON text, each note with NoteRecord's keys in NoteRecord's order; what GET
+   * /get-all-notes sends. A driver may build it without making JS objects, and answers a string
+   * (JsonText); the cache layer answers the bytes it keeps. The caller must not modify the bytes
+   * (the same ones are handed out again).
    * `checked`: the user's versions read by the lookup that authenticated this same request
    * (SessionOfAccount.checked), so after the request arrived: the cache layer checks a kept
    * listing against them without a read of its own. Never pass on one from another request.
    */
-  listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer>
-  /** searchNotes as JSON bytes, like listNotesJson: what GET /search-notes sends. */
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer>
+  listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText>
+  /** searchNotes as JSON text, like listNotesJson: what GET /search-notes sends. */
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.
   /**

@@ -14,7 +14,7 @@
 // proven to arrive, a kept account or session is used until the notice of a change reaches this
 // process, milliseconds after the commit (account-versions.ts, docs/caching.md).
 import { LRUCache } from 'lru-cache'
-import type { CheckedVersions, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
 import { type AccountCheck, AccountVersions } from './account-versions.js'
 import { type Versioned, keptByCount, keptBySize } from './kept.js'
 import { versionsReader } from './versions-reader.js'
@@ -112,7 +112,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     return known.checked
   }
 
-  function listNotesJson(userId: string, checked?: CheckedVersions): Promise<Buffer> {
+  function listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText> {
     if (!listings) return driver.listNotesJson(userId)
     // Versions read for this request's authentication serve here too (Store.listNotesJson):
     // then a kept listing is answered without a promise of this layer's own.
@@ -120,10 +120,13 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     return versionsOf(userId).then((versions) => listingAt(listings, userId, versions?.notes))
   }
 
+  /** A listing as it is kept: bytes, so that each answer of it sends them without encoding (JsonText). */
+  const asBytes = (json: JsonText): Buffer => (typeof json === 'string' ? Buffer.from(json) : json)
+
   /** The user's listing: kept while the notes version is `now`; read when there is none. */
-  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: string | null | undefined): Promise<Buffer> {
+  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: string | null | undefined): Promise<JsonText> {
     if (now == null) return driver.listNotesJson(userId)
-    return validated(kept, userId, now, () => driver.listNotesJson(userId)) as Promise<Buffer>
+    return validated(kept, userId, now, () => driver.listNotesJson(userId).then(asBytes)) as Promise<Buffer>
   }
 
   /**

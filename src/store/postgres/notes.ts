@@ -95,7 +95,7 @@ export class PostgresNotes {
   }
 
   async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    return JSON.parse((await this.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[]
+    return JSON.parse(await this.searchNotesJson(userId, matcher)) as NoteRecord[]
   }
 
   /**
@@ -111,7 +111,7 @@ export class PostgresNotes {
    * and ſ (U+017F LONG S), which also fold onto k and s: notes holding either are always kept.
    * The stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
    */
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
     return searchInPages<PageKey>((after) => this.searchPage(userId, matcher.runs, after), matcher)
   }
 
@@ -155,10 +155,10 @@ export class PostgresNotes {
    * (migration 2): the driver parses one field, and no record is made or stringified, which takes
    * about half the service's CPU of building records (docs/performance.md).
    */
-  async listNotesJson(userId: string): Promise<Buffer> {
+  async listNotesJson(userId: string): Promise<string> {
     const { rows } = await this.query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
     const text = rows[0]?.json
-    return Buffer.from(text ? decodeJsonText(text) : '[]')
+    return text ? decodeJsonText(text) : '[]'
   }
 }
 

@@ -148,8 +148,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // The record forms are the JSON forms parsed: one way of reading for both.
-    listNotes: async (userId) => JSON.parse((await notes.listNotesJson(userId)).toString('utf8')) as NoteRecord[],
-    searchNotes: async (userId, matcher) => JSON.parse((await notes.searchNotesJson(userId, matcher)).toString('utf8')) as NoteRecord[],
+    listNotes: async (userId) => JSON.parse(await notes.listNotesJson(userId)) as NoteRecord[],
+    searchNotes: async (userId, matcher) => JSON.parse(await notes.searchNotesJson(userId, matcher)) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
     importNotes: async (batch) => transfer.importNotes(batch),
     userVersions: async (userIds) => {

@@ -55,9 +55,9 @@ interface PageScan {
 /** Thrown by search_candidate() to end a page's statement once the page is full. */
 const PAGE_FULL = new Error('search page full')
 
-/** A page as SQLite hands it over: the notes as a JSON array (UTF-8 bytes), their ids as a JSON array, and how many. */
+/** A page as SQLite hands it over: the notes as a JSON array, their ids as a JSON array, and how many. */
 interface JsonPageRow {
-  notes: Buffer
+  notes: string
   ids: string
   n: number
 }
@@ -68,11 +68,10 @@ interface JsonPageRow {
  * co-routine that yields rows in that order, and the aggregates consume them in it (the ordering
  * tests of the store contract hold it to that).
  */
-// The notes come as a BLOB, i.e. a Buffer of UTF-8 bytes: written to the socket as they are, and
-// kept off V8's heap (a 3 MB listing made as a string grew the heap by megabytes per request).
-// No rows give NULL, and a page of none is never joined (JsonPages.add).
+// The notes come as a string (JsonText: young garbage once sent, unlike a Buffer). No rows give
+// NULL, and a page of none is never joined (JsonPages.add).
 const pageOf = (subquery: string) =>
-  `SELECT CAST('[' || group_concat(json, ',') || ']' AS BLOB) AS notes, json_group_array(id) AS ids, count(*) AS n FROM (${subquery})`
+  `SELECT '[' || group_concat(json, ',') || ']' AS notes, json_group_array(id) AS ids, count(*) AS n FROM (${subquery})`
 
 export class SqliteNotes {
   private readonly insert: Statement
@@ -178,7 +177,7 @@ export class SqliteNotes {
   }
 
   /** The user's notes as a JSON array, in list order (Store.listNotesJson). */
-  async listNotesJson(userId: string): Promise<Buffer> {
+  async listNotesJson(userId: string): Promise<string> {
     const pages = new JsonPages()
     let after = FIRST_PAGE
     for (;;) {
@@ -191,7 +190,7 @@ export class SqliteNotes {
   }
 
   /** The user's notes that the matcher accepts, as a JSON array in list order (search-pages.ts). */
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<Buffer> {
+  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
     return searchInPages<PageKey>((after) => this.searchPageFrom(userId, matcher.runs, after ?? FIRST_PAGE), matcher)
   }
 
@@ -236,7 +235,7 @@ export class SqliteNotes {
  * copy is parsed and written again; the usual page is joined as it came).
  */
 class JsonPages {
-  private readonly parts: Buffer[] = []
+  private readonly parts: string[] = []
   private seen: Set<string> | undefined
   private first: JsonPageRow | undefined
 
@@ -251,26 +250,26 @@ class JsonPages {
     const ids = JSON.parse(page.ids) as string[]
     let notes = page.notes
     if (ids.some((id) => this.seen?.has(id))) {
-      const all = JSON.parse(notes.toString('utf8')) as unknown[]
+      const all = JSON.parse(notes) as unknown[]
       const fresh = all.filter((_, i) => !this.seen?.has(ids[i] as string))
-      notes = Buffer.from(JSON.stringify(fresh))
+      notes = JSON.stringify(fresh)
     }
     if (notes.length > 2) this.parts.push(notes)
     for (const id of ids) this.seen.add(id)
   }
 
-  /** The pages joined into one array: each page's brackets dropped, commas between them. */
-  json(): Buffer {
-    if (this.parts.length === 0) return Buffer.from('[]')
-    if (this.parts.length === 1) return this.parts[0] as Buffer
-    const pieces: Buffer[] = []
+  /**
+   * The pages joined into one array: each page's brackets dropped, commas between them. Joined
+   * with `+`, which V8 keeps as a tree of the pages (and slices of them) until the text is
+   * written: the megabytes of a large listing are copied once, when it is sent.
+   */
+  json(): string {
+    if (this.parts.length === 0) return '[]'
+    let json = ''
     this.parts.forEach((part, i) => {
-      pieces.push(i === 0 ? part.subarray(0, -1) : part.subarray(1, -1))
-      pieces.push(i === this.parts.length - 1 ? CLOSE : COMMA)
+      json += i === 0 ? part.slice(0, -1) : part.slice(1, -1)
+      json += i === this.parts.length - 1 ? ']' : ','
     })
-    return Buffer.concat(pieces)
+    return json
   }
 }
-
-const COMMA = Buffer.from(',')
-const CLOSE = Buffer.from(']')
