@@ -63,8 +63,8 @@ const LISTED = (() => {
 /**
  * Sends a body. A string over 16 Ki characters goes as the Buffer of its UTF-8 bytes: Node
  * writes a longer string by allocating three bytes per character first (UTF-8's bound), which
- * took an uncached 1 000-note listing from 692 to 588 listings/s one request at a time. The
- * Buffer is freed at V8's next young-generation collection, which the string itself hastens.
+ * costs more than making the Buffer (docs/performance.md, "Memory"). The Buffer is freed at V8's
+ * next young-generation collection, which the string itself hastens.
  */
 function sendJson(reply: FastifyReply, body: JsonText): FastifyReply {
   const bytes = typeof body === 'string' && body.length > 16 * 1024 ? Buffer.from(body) : body
