@@ -265,6 +265,7 @@ class JsonPages {
    */
   json(): string {
     if (this.parts.length === 0) return '[]'
+    if (this.parts.length === 1) return this.parts[0] as string
     let json = ''
     this.parts.forEach((part, i) => {
       json += i === 0 ? part.slice(0, -1) : part.slice(1, -1)
