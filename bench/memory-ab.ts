@@ -15,6 +15,7 @@ import type { UserRecord } from '../src/store/types.js'
 import { type LoadRequest, REALISTIC, SERIAL, runLoad } from './load.js'
 import { startService } from './processes.js'
 import { LITERAL_QUERY, REGEX_QUERY, SqliteSeeder, makeNotes, makeUser } from './seed.js'
+import { searchPath, seed } from './store-bench.js'
 
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
 
@@ -31,12 +32,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-memory-ab-'))
   const reader = makeUser('reader-20')
   const growth = sizes.map((n) => ({ n, user: makeUser(`growth-${n}`) }))
-  const seeder = new SqliteSeeder(dataDir)
-  await seeder.migrate()
-  await seeder.insertUsers([reader, ...growth.map((g) => g.user)])
-  await seeder.insertNotes(makeNotes(reader._id, 20))
-  for (const g of growth) await seeder.insertNotes(makeNotes(g.user._id, g.n))
-  await seeder.close()
+  await seed(new SqliteSeeder(dataDir), [reader, ...growth.map((g) => g.user)], [makeNotes(reader._id, 20), ...growth.map((g) => makeNotes(g.user._id, g.n))])
 
   const peaks = new Map<string, number[]>(dirs.map((d) => [d, []]))
   try {
@@ -50,7 +46,7 @@ async function main(): Promise<void> {
           mark('32 conn')
           for (const { n, user } of growth) {
             const headers = authorization(user)
-            const paths = { list: '/get-all-notes', literal: `/search-notes?query=${encodeURIComponent(LITERAL_QUERY)}`, regex: `/search-notes?query=${encodeURIComponent(REGEX_QUERY)}` }
+            const paths = { list: '/get-all-notes', literal: searchPath(LITERAL_QUERY), regex: searchPath(REGEX_QUERY) }
             for (const [what, path] of Object.entries(paths)) {
               const req: LoadRequest = { method: 'GET', path, headers }
               await runLoad(service.url, [req], SERIAL, 1)

@@ -67,7 +67,7 @@ const json = (value: unknown) => JSON.stringify(value)
 /** For the phases that measure the store's reads: no listing answered from memory. */
 const NO_LISTING_CACHE = { LISTING_CACHE_MB: '0' }
 const auth = (token: string) => ({ authorization: `Bearer ${token}` })
-const searchPath = (query: string) => `/search-notes?query=${encodeURIComponent(query)}`
+export const searchPath = (query: string) => `/search-notes?query=${encodeURIComponent(query)}`
 
 /** The service's memory for the log: RSS peak so far, and V8's heap and external memory now (from /metrics). */
 async function memoryOf(service: ServiceProcess): Promise<string> {
@@ -83,7 +83,8 @@ async function memoryOf(service: ServiceProcess): Promise<string> {
   return `service RSS peak so far ${mb(service.rss.max)}${v8}`
 }
 
-async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<NoteRecord>[]) {
+/** Writes the users, then each batch of notes, into a migrated store, and closes it. */
+export async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<NoteRecord>[]) {
   await seeder.migrate()
   await seeder.insertUsers(users)
   for (const batch of notes) await seeder.insertNotes(batch)
