@@ -55,13 +55,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // before the store opens, so a failure to load leaves nothing open. The client connects in
   // start() below (lazyConnect), so creating it first holds no connection either.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  // Changes after start-up are logged once the app's logger exists (the first one, during
-  // start-up, is the normal start).
+  // The listener proves itself live asynchronously, possibly before the app's logger exists: a
+  // change seen before then is logged as soon as it does. The first "live" says that notices
+  // work at all (behind PgBouncer's transaction pooling it never comes, docs/caching.md).
   let log: FastifyInstance['log'] | undefined = undefined
+  let unlogged: boolean | undefined
+  let wasLive = false
+  const logNotices = (live: boolean) => {
+    if (!live) log!.warn('PostgreSQL account notices lost: each request reads its account version from the database until they are back')
+    else if (wasLive) log!.info('PostgreSQL account notices are back: kept accounts and sessions are used without a version query again')
+    else log!.info('PostgreSQL account notices are live: kept accounts and sessions are used without a version query')
+    wasLive ||= live
+  }
   const store = await openStore(config, {
     accountNotices: (live) => {
-      if (live) log?.info('PostgreSQL account notices are back: kept accounts and sessions are used without a version query again')
-      else log?.warn('PostgreSQL account notices lost: each request reads its account version from the database until they are back')
+      if (log) logNotices(live)
+      else unlogged = live
     },
   })
   let app: FastifyInstance
@@ -72,6 +81,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw err
   }
   log = app.log
+  if (unlogged !== undefined) logNotices(unlogged)
   await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')

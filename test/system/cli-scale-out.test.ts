@@ -115,10 +115,17 @@ if (kinds.includes('postgresql')) {
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
       const log = logLines(child)
       await log.waitFor(1, (e) => LISTENING.test(e.msg))
+      // The listener proves itself live after the store opens, maybe after the server listens:
+      // a loss before that changes nothing (its notices are not used yet) and is not a warning.
+      const [live] = await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account notices are live'))
+      assert.equal(live?.level, 30) // info
       const admin = new pg.Client({ connectionString: db.url })
       await admin.connect()
       try {
-        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'notes-service account listener' AND datname = current_database()")
+        const { rowCount } = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'notes-service account listener' AND datname = current_database()",
+        )
+        assert.equal(rowCount, 1)
         const [lost] = await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account notices lost'))
         assert.equal(lost?.level, 40) // warn
         await log.waitFor(1, (e) => e.msg.startsWith('PostgreSQL account notices are back'))
@@ -128,7 +135,8 @@ if (kinds.includes('postgresql')) {
       }
       assert.equal(await exited, 0)
       // A graceful stop closes the listener on purpose: that is not logged as a loss.
-      assert.equal(log.entries.filter((e) => e.msg.startsWith('PostgreSQL account notices lost')).length, 1)
+      const count = (start: string) => log.entries.filter((e) => e.msg.startsWith(`PostgreSQL account notices ${start}`)).length
+      assert.deepEqual([count('are live'), count('lost'), count('are back')], [1, 1, 1])
     })
   })
 }
