@@ -2,7 +2,7 @@
 // list, and the editor. Every change shows at once; a delete can be undone for a few seconds
 // before it is sent (and is sent at once if the page goes away); every failure is shown.
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { ApiError, type Note, type NoteFields } from '../api'
+import { ApiError, type Note, type NoteFields, messageOf } from '../api'
 import { useNotes } from '../notes-state'
 import { highlighter } from '../search'
 import { useSession, useSignedIn } from '../session'
@@ -85,7 +85,7 @@ export function NotesPage() {
         (err: unknown) => {
           forget(id)
           if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `“${entry.note.title}” was not deleted: ${err instanceof Error ? err.message : String(err)}` })
+          toasts.show({ kind: 'error', message: `“${entry.note.title}” was not deleted: ${messageOf(err)}` })
         },
       )
     },
@@ -118,7 +118,7 @@ export function NotesPage() {
       onPin: (note: Note, isPinned: boolean) => {
         notesRef.current.setPinned(note, isPinned).catch((err: unknown) => {
           if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `Could not ${isPinned ? 'pin' : 'unpin'} “${note.title}”: ${err instanceof Error ? err.message : String(err)}` })
+          toasts.show({ kind: 'error', message: `Could not ${isPinned ? 'pin' : 'unpin'} “${note.title}”: ${messageOf(err)}` })
         })
       },
       onDelete: (note: Note) => {
