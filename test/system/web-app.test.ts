@@ -230,6 +230,41 @@ describe('the web app in a browser', () => {
             await card(page, 'Hardware store').waitFor({ state: 'detached' })
           })
 
+          it('drops a note deleted on another device once pinning, deleting or editing it meets "Note not found"', async () => {
+            const token = (await tokenOf(page))!
+            await writeNote(page, { title: 'Gone to pin', content: 'a' })
+            await writeNote(page, { title: 'Gone to delete', content: 'b' })
+            await writeNote(page, { title: 'Gone to edit', content: 'c' })
+            for (const note of (await serverNotes(server.base, token)).filter((n) => n.title.startsWith('Gone to'))) {
+              const res = await fetch(`${server.base}/delete-note/${note._id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
+              assert.equal(res.status, 200)
+            }
+            // A delete answered 404 is done: the card stays away and no error is shown.
+            const deleted = page.waitForResponse((r) => r.url().includes('/delete-note/'))
+            await card(page, 'Gone to delete').getByRole('button', { name: 'Delete “Gone to delete”' }).click()
+            await page.getByText('Deleted “Gone to delete”').waitFor({ state: 'detached', timeout: 10_000 })
+            assert.equal((await deleted).status(), 404)
+            // A pin answered 404 shows the API's message, and the card goes.
+            await card(page, 'Gone to pin').getByRole('button', { name: 'Pin “Gone to pin”' }).click()
+            const toast = page.getByRole('alert').filter({ hasText: 'Could not pin “Gone to pin”: Note not found' })
+            await toast.waitFor()
+            await card(page, 'Gone to pin').waitFor({ state: 'detached' })
+            assert.equal(await card(page, 'Gone to delete').count(), 0)
+            assert.equal(await page.getByText('was not deleted').count(), 0)
+            await toast.getByRole('button', { name: 'Dismiss' }).click()
+            await toast.waitFor({ state: 'detached' })
+            // An edit answered 404 shows the API's message in the editor, and the card goes.
+            await card(page, 'Gone to edit').getByRole('button', { name: 'Gone to edit', exact: true }).click()
+            await page.getByRole('dialog', { name: 'Edit note' }).getByLabel('Title').fill('Gone to edit, changed')
+            await page.keyboard.press('Control+Enter')
+            assert.equal(await alertText(page), 'Note not found')
+            await card(page, 'Gone to edit').waitFor({ state: 'detached' })
+            await page.keyboard.press('Escape') // unsaved changes: asks first
+            await page.getByText('You have unsaved changes').waitFor()
+            await page.keyboard.press('Escape')
+            await page.getByRole('dialog').waitFor({ state: 'detached' })
+          })
+
           it('switches between cards and list', async () => {
             await page.getByRole('button', { name: 'List', exact: true }).click()
             await page.locator('.note-grid.list article.note-row').first().waitFor()

@@ -23,6 +23,11 @@ function replaceIfPresent(list: Note[], note: Note): Note[] {
   return list.some((n) => n._id === note._id) ? upsert(list, note) : list
 }
 
+/** A 404 from edit, pin or delete: the note is gone (deleted on another device, say). */
+function isGone(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 404
+}
+
 export interface SearchState {
   pattern: string
   /** Undefined while the first answer for this pattern is on its way. */
@@ -130,7 +135,10 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
       return note
     },
     async edit(id, fields) {
-      const { note } = await call(api.editNote(token, id, fields))
+      const { note } = await call(api.editNote(token, id, fields)).catch((err: unknown) => {
+        if (isGone(err)) apply((list) => list.filter((n) => n._id !== id))
+        throw err
+      })
       apply((list) => replaceIfPresent(list, note))
       if (pattern !== undefined) setSearchCount((n) => n + 1)
       return note
@@ -142,12 +150,15 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
         const { note: saved } = await call(api.setPinned(token, note._id, isPinned))
         apply((list) => replaceIfPresent(list, saved))
       } catch (err) {
-        apply((list) => replaceIfPresent(list, note))
+        apply((list) => (isGone(err) ? list.filter((n) => n._id !== note._id) : replaceIfPresent(list, note)))
         throw err
       }
     },
     async remove(id, keepalive = false) {
-      await call(api.deleteNote(token, id, keepalive))
+      // Already gone is what a delete asks for: not a failure to show.
+      await call(api.deleteNote(token, id, keepalive)).catch((err: unknown) => {
+        if (!isGone(err)) throw err
+      })
       apply((list) => list.filter((n) => n._id !== id))
     },
   }
