@@ -5,7 +5,8 @@
 // each). A full bench takes nine minutes and shows one peak; this shows the peak of each step.
 // Run: npm run build:bench && node dist-bench/bench/memory-ab.js DIR_A DIR_B [DIR ...]
 //      (each DIR a checkout with dist/ built, started by its own bin/notes-service, as npm start
-//      does); env ROUNDS=2, SIZES=10,100,1000,10000, WARM_UP=8 (seconds of 32-connection listings).
+//      does); env ROUNDS=2, SIZES=10,100,1000,10000, WARM_UP=8 (seconds of 32-connection listings),
+//      DATABASE_URL=postgres://… to run it on PostgreSQL (a database of its own, dropped after).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -13,6 +14,7 @@ import { publicUser } from '../src/services/accounts.js'
 import { createTokenService } from '../src/services/tokens.js'
 import type { UserRecord } from '../src/store/types.js'
 import { type LoadRequest, REALISTIC, SERIAL, runLoad } from './load.js'
+import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
 import { startService } from './processes.js'
 import { LITERAL_QUERY, REGEX_QUERY, SqliteSeeder, makeNotes, makeUser } from './seed.js'
 import { searchPath, seed } from './store-bench.js'
@@ -32,13 +34,17 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-memory-ab-'))
   const reader = makeUser('reader-20')
   const growth = sizes.map((n) => ({ n, user: makeUser(`growth-${n}`) }))
-  await seed(new SqliteSeeder(dataDir), [reader, ...growth.map((g) => g.user)], [makeNotes(reader._id, 20), ...growth.map((g) => makeNotes(g.user._id, g.n))])
+  const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
+  const seeder = databases ? new PostgresSeeder(await databases.create(dataDir)) : new SqliteSeeder(dataDir)
+  await seed(seeder, [reader, ...growth.map((g) => g.user)], [makeNotes(reader._id, 20), ...growth.map((g) => makeNotes(g.user._id, g.n))])
+  await databases?.settle(dataDir)
+  const databaseUrl = databases?.urlOf(dataDir)
 
   const peaks = new Map<string, number[]>(dirs.map((d) => [d, []]))
   try {
     for (let round = 0; round < rounds; round++) {
       for (const dir of dirs) {
-        const service = await startService({ dataDir, secret, env: { LISTING_CACHE_MB: '0' }, command: [resolve(dir, 'bin/notes-service')] })
+        const service = await startService({ dataDir, databaseUrl, secret, env: { LISTING_CACHE_MB: '0' }, command: [resolve(dir, 'bin/notes-service')] })
         const steps: string[] = []
         const mark = (label: string) => steps.push(`${label} ${mb(service.rss.mark())}`)
         try {
@@ -63,6 +69,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
+    await databases?.dropAll()
   }
   console.log('\n| build | peak RSS MB, each round |\n|---|---|')
   for (const [dir, values] of peaks) console.log(`| ${dir} | ${values.join(', ')} |`)
