@@ -10,8 +10,14 @@ import { type Harness, type NoteBody, addNote, register, startHarness, targets }
 
 /** Characters whose UTF-8 takes one to four bytes, and those JSON escapes. */
 const unit = fc.constantFrom('a', 'Z', ' ', 'é', 'ß', '€', '日', '😀', '\u2028', '"', '\\', '\n', '\u0000')
-/** A content of 1 to 12 000 characters (add-note requires one): three make a listing on either side of 16 Ki. */
-const content = fc.tuple(fc.array(unit, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 1500 })).map(([units, times]) => units.join('').repeat(times).slice(0, 12_000))
+/**
+ * A content of 1 to 12 000 characters (add-note requires one): three make a listing on either
+ * side of 16 Ki. A cut through an emoji's surrogate pair drops its first half: an unpaired
+ * surrogate is refused by add-note (docs/compatibility.md), which is not what this test is about.
+ */
+const content = fc
+  .tuple(fc.array(unit, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 1500 }))
+  .map(([units, times]) => units.join('').repeat(times).slice(0, 12_000).replace(/[\uD800-\uDBFF]$/, ''))
 
 for (const { mode, storeKind } of targets()) {
   for (const listingCacheMb of [16, 0]) {
