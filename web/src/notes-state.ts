@@ -13,8 +13,12 @@ export function compareNotes(a: Note, b: Note): number {
   return a._id < b._id ? 1 : a._id > b._id ? -1 : 0
 }
 
+function without(list: Note[], id: string): Note[] {
+  return list.filter((n) => n._id !== id)
+}
+
 function upsert(list: Note[], note: Note): Note[] {
-  const next = list.filter((n) => n._id !== note._id)
+  const next = without(list, note._id)
   next.push(note)
   return next.sort(compareNotes)
 }
@@ -136,7 +140,7 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
     },
     async edit(id, fields) {
       const { note } = await call(api.editNote(token, id, fields)).catch((err: unknown) => {
-        if (isGone(err)) apply((list) => list.filter((n) => n._id !== id))
+        if (isGone(err)) apply((list) => without(list, id))
         throw err
       })
       apply((list) => replaceIfPresent(list, note))
@@ -150,7 +154,7 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
         const { note: saved } = await call(api.setPinned(token, note._id, isPinned))
         apply((list) => replaceIfPresent(list, saved))
       } catch (err) {
-        apply((list) => (isGone(err) ? list.filter((n) => n._id !== note._id) : replaceIfPresent(list, note)))
+        apply((list) => (isGone(err) ? without(list, note._id) : replaceIfPresent(list, note)))
         throw err
       }
     },
@@ -159,7 +163,7 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
       await call(api.deleteNote(token, id, keepalive)).catch((err: unknown) => {
         if (!isGone(err)) throw err
       })
-      apply((list) => list.filter((n) => n._id !== id))
+      apply((list) => without(list, id))
     },
   }
 }
