@@ -7,6 +7,7 @@ import { serve } from './cluster.js'
 import { ConfigError, parseConfig } from './config.js'
 import { migrateSqlite, openSqliteDatabase } from './store/sqlite/index.js'
 import { TRANSFER_USAGE, transferCommands } from './transfer/commands.js'
+import { escapeForTerminal } from './unicode.js'
 
 const USAGE = `usage: notes-service <command>
 
@@ -52,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     default:
-      process.stderr.write(`unknown command "${command}"\n${USAGE}`)
+      process.stderr.write(`unknown command "${escapeForTerminal(command)}"\n${USAGE}`)
       return 2
   }
 }
@@ -62,9 +63,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (err: unknown) => {
-    // One clear line for a bad variable or a start-up failure, not a stack trace.
+    // One clear line for a bad variable or a start-up failure, not a stack trace; escaped
+    // (unicode.ts), since a message may quote a value or a stored text.
     const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : err instanceof Error ? err.message : String(err)
-    process.stderr.write(`notes-service: ${message}\n`)
+    process.stderr.write(`notes-service: ${escapeForTerminal(message)}\n`)
     process.exitCode = 1
   },
 )

@@ -23,7 +23,9 @@ export function answerUnroutable(err: FastifyError, request: FastifyRequest, rep
       ? 'Session not found'
       : `Route ${request.method} ${path} not found`
   request.log.info({ code: err.code }, 'unroutable request')
-  void reply.code(404).header('access-control-allow-origin', '*').send({ error: true, message })
+  // Fastify answers these outside any route, so neither the CORS plugin nor app.ts's no-store
+  // hook runs: both headers are set here.
+  void reply.code(404).header('access-control-allow-origin', '*').header('cache-control', 'no-store').send({ error: true, message })
 }
 
 const MALFORMED: Record<string, [number, string]> = {
@@ -43,7 +45,7 @@ export function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Socke
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${message.split(':')[0]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     )
   }
   socket.destroy()

@@ -1,13 +1,22 @@
 // The pieces of the transfer commands on their own: the JSON splitter at every chunk boundary,
-// format detection, export of one user, and the progress reporter in both output modes.
+// format detection, export of one user, the progress reporter in both output modes, and the
+// escaping of what import and export print of users' text (src/unicode.ts), on both stores.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { ObjectId } from 'bson'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { JsonSplitter, type RawRecord } from '../src/transfer/json-splitter.js'
 import { Progress } from '../src/transfer/progress.js'
 import { detectFormat } from '../src/transfer/source.js'
 import { type Layout, LAYOUTS, notesFile, sampleData, usersFile } from './support/mongoexport.js'
+import { openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, exportTexts, runImport } from './support/transfer.js'
+
+/** The code points of `text` a terminal acts on: C0 but the newline, DEL, C1, the bidi controls. */
+const terminalControls = (text: string) =>
+  [...text].map((c) => c.codePointAt(0)!).filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
+const BIDI_CONTROLS = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
+const HOSTILE = 'Ops\u001b]0;owned\u0007\u001b[2J\r\nforged\u009b31m\u0085\u202egnp.exe\u2066\u200f\u007f'
 
 function split(array: boolean, text: string, chunkSize: number): RawRecord[] {
   const splitter = new JsonSplitter(array)
@@ -84,6 +93,44 @@ describe('export', () => {
     }
   })
 })
+
+for (const kind of storeKinds()) {
+  describe(`what import and export print of users' text is escaped (${kind})`, () => {
+    it('import: rejection lines quoting the file; export: DEL, C1 and bidi controls as \\u escapes, the same data', async () => {
+      const store = await openTestStore(kind)
+      const again = await openTestStore(kind)
+      try {
+        const user = (id: string, email: string) =>
+          JSON.stringify({ _id: { $oid: id }, fullName: HOSTILE, email, password: 'pw', createdOn: { $date: '2023-01-02T03:04:05.000Z' } })
+        const email = `ops\u001b[31m\u0085.${kind}@example.com`
+        const userId = new ObjectId().toHexString()
+        const lines = [user(userId, email), user(new ObjectId().toHexString(), email), `{"_id": \u001b[2J\u009b\u202e}`]
+        const { summary, output } = await runImport(store, { users: dir.file(`hostile-${kind}.json`, `${lines.join('\n')}\n`) })
+        assert.deepEqual([summary.users.imported, summary.users.rejected], [1, 2], output)
+        assert.match(output, /duplicate email "ops\\u001b\[31m\\u0085\./, 'the email is shown, escaped')
+        assert.match(output, /malformed user: not valid Extended JSON/)
+        assert.deepEqual(terminalControls(output), [], JSON.stringify(output))
+
+        const note = { _id: { $oid: new ObjectId().toHexString() }, title: HOSTILE, content: `body ${HOSTILE}`, tags: [HOSTILE], userId }
+        await runImport(store, { notes: dir.file(`hostile-notes-${kind}.json`, `${JSON.stringify(note)}\n`) })
+        for (const format of ['lines', 'array'] as const) {
+          const out = await exportTexts(store, dir, `hostile-${kind}-${format}`, { format })
+          for (const text of [out.users, out.notes]) assert.deepEqual(terminalControls(text), [], JSON.stringify(text))
+          assert.ok(out.notes.includes('\\u0085') && out.notes.includes('\\u202e'), out.notes)
+          // The same data: it imports elsewhere as it was stored.
+          const reimported = await runImport(again, { users: dir.file(`re-u-${kind}-${format}.json`, out.users), notes: dir.file(`re-n-${kind}-${format}.json`, out.notes) })
+          assert.equal(reimported.summary.users.rejected + reimported.summary.notes.rejected, 0, reimported.output)
+          const [stored] = await again.listNotes(userId)
+          assert.deepEqual([stored?.title, stored?.content, stored?.tags], [HOSTILE, `body ${HOSTILE}`, [HOSTILE]])
+          assert.equal((await again.findUserById(userId))?.fullName, HOSTILE)
+        }
+      } finally {
+        await store.close()
+        await again.close()
+      }
+    })
+  })
+}
 
 describe('progress', () => {
   const counts = { read: 50, imported: 40, skipped: 5, rejected: 5 }

@@ -2,7 +2,8 @@
 // characters, control characters, NUL, U+2028/2029, noncharacters) through add, edit, list,
 // search, export and import. Either the request is refused with the 400 that names the field, or
 // what the service answers is what every later read returns, decoded string for string; and every
-// response body, and the export file, is valid UTF-8.
+// response body, and the export file, is valid UTF-8. A name (fullName) must also hold no control
+// character (test/name-text.test.ts).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
@@ -13,7 +14,7 @@ import { buildApp } from '../src/app.js'
 import { emailKeyOf } from '../src/services/accounts.js'
 import type { NoteRecord, Store } from '../src/store/types.js'
 import { exportData } from '../src/transfer/export.js'
-import { notWellFormedMessage } from '../src/unicode.js'
+import { controlCharactersMessage, isNameText, notWellFormedMessage } from '../src/unicode.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
 import { responseChecker } from './support/openapi-check.js'
 import { openTestStore, storeKinds } from './support/stores.js'
@@ -294,9 +295,12 @@ for (const kind of storeKinds()) {
             const first = (['fullName', 'email', 'password'] as const).find((f) => !a[f].isWellFormed())
             if (!a.fullName) return assert.deepEqual(created.json, { error: true, message: 'Full Name is required' })
             if (!a.password) return assert.deepEqual(created.json, { error: true, message: 'Password is required' })
-            if (first) {
+            // Field by field: fullName's unpaired surrogate, then its control characters, then the others.
+            const refusal =
+              first === 'fullName' ? refused(first) : !isNameText(a.fullName) ? { error: true, message: controlCharactersMessage('fullName') } : first && refused(first)
+            if (refusal) {
               assert.equal(created.status, 400, created.text)
-              return assert.deepEqual(created.json, refused(first))
+              return assert.deepEqual(created.json, refusal)
             }
             assert.equal(created.status, 200, created.text)
             const key = emailKeyOf(a.email)

@@ -2,15 +2,21 @@
 // its standard streams replaced, on a database that a running app shares: what each command
 // prints and exits with, the password from standard input or generated, the confirmation of a
 // delete, errors for an unknown email, and that an operator's revocation is seen by the app at
-// its next request. test/system/users-cli.test.ts runs the real process on a terminal.
+// its next request; and that what they print holds no control character, whatever a stored name,
+// email or client holds. test/system/users-cli.test.ts runs the real process on a terminal.
 import assert from 'node:assert/strict'
 import { Readable, Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import argon2 from 'argon2'
+import fc from 'fast-check'
 import { type CliIo, runUsers } from '../src/accounts-cli/users.js'
 import { emailKeyOf } from '../src/services/accounts.js'
+import { newId } from '../src/services/ids.js'
+import type { SessionRecord } from '../src/store/types.js'
+import { escapeForTerminal } from '../src/unicode.js'
 import { type Harness, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
+import { makeUser } from './support/store-contract.js'
 import { storeKinds } from './support/stores.js'
 
 interface Run {
@@ -36,6 +42,28 @@ function io(input: { piped?: string; typed?: string }): CliIo & { out: () => str
 }
 
 const lines = (text: string) => text.split('\n').filter(Boolean)
+
+/** The code points of `text` a terminal acts on: C0 but the newline (the commands write it between lines), DEL, C1, the bidi controls. */
+const terminalControls = (text: string) =>
+  [...text].map((c) => c.codePointAt(0)!).filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
+const BIDI_CONTROLS = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
+
+/** The output as bytes holds no ESC, BEL or CR, and as text no other control character but the newline. */
+function assertNoControl(output: string, what: string): void {
+  const bytes = Buffer.from(output, 'utf8')
+  for (const byte of [0x1b, 0x07, 0x0d]) assert.ok(!bytes.includes(byte), `${what}: byte 0x${byte.toString(16)} in ${JSON.stringify(output)}`)
+  assert.deepEqual(terminalControls(output), [], `${what}: ${JSON.stringify(output)}`)
+}
+
+/**
+ * A name as an old database or an import may hold one: it retitles the window, rings, clears the
+ * screen, then forges a line of `users list` (CR LF and the columns of another account), with C1
+ * controls (CSI, NEL), bidi overrides, isolates and marks, DEL and NUL.
+ */
+const HOSTILE_NAME =
+  'Ops\u001b]0;owned\u0007\u001b[2J\u001b[H\r\n6b0000000000000000000000  admin@corp.example  Admin  2020-01-01T00:00:00.000Z' +
+  '\u009b31m\u0085\u202egnp.exe\u2066x\u2069\u200f\u061c\u007f\u0000'
+const HOSTILE_CLIENT = 'Agent/1.0\u001b[2J\u009b\u202e\r\nforged line'
 
 for (const kind of storeKinds()) {
   describe(`notes-service users (${kind})`, () => {
@@ -182,6 +210,93 @@ for (const kind of storeKinds()) {
       for (const args of [['show', nobody], ['reset-password', nobody], ['revoke-sessions', nobody], ['delete', nobody, '--yes']]) {
         assertOneLine(await users(args, { piped: 'pw' }), 1, new RegExp(`^notes-service: no account has the email "${nobody.replace(/[.]/g, '\\.')}"\\n$`))
       }
+    })
+
+    /** An account as an old database holds it, written to the store directly (no rule of the API on the way), with one session. */
+    const storeHostile = async (fullName: string, email: string, client: string) => {
+      const now = new Date().toISOString()
+      const user = makeUser({ fullName, email, emailKey: emailKeyOf(email) })
+      const session: SessionRecord = { _id: newId(), userId: user._id, createdOn: now, lastUsedOn: now, client }
+      assert.ok(await db.store.createUser(user, session))
+      return user
+    }
+
+    it('list and show print a hostile stored name, email and client escaped, as text and as JSON', async () => {
+      const email = `ops\u001b[31m\u202e.${uniqueEmail('hostile')}`
+      const user = await storeHostile(HOSTILE_NAME, email, HOSTILE_CLIENT)
+
+      const list = await users(['list'])
+      assert.equal(list.code, 0, list.stderr)
+      assertNoControl(list.stdout, 'users list')
+      const rows = lines(list.stdout)
+      assert.equal(rows.length, Number(/^(\d+)/.exec(list.stderr)?.[1]), 'one line per account: the name forges none')
+      assert.ok(rows.includes(`${user._id}  ${escapeForTerminal(email)}  ${escapeForTerminal(HOSTILE_NAME)}  ${user.createdOn}`), list.stdout)
+      assert.ok(rows.some((row) => row.includes('Ops\\u001b]0;owned\\u0007\\u001b[2J')), 'the operator sees that something was there')
+
+      const listJson = await users(['list', '--json'])
+      assertNoControl(listJson.stdout, 'users list --json')
+      const listed = (JSON.parse(listJson.stdout) as Array<{ _id: string; fullName: string; email: string }>).find((u) => u._id === user._id)
+      assert.deepEqual([listed?.fullName, listed?.email], [HOSTILE_NAME, email], 'the JSON is the stored data, only escaped')
+
+      const show = await users(['show', email])
+      assert.equal(show.code, 0, show.stderr)
+      assertNoControl(show.stdout, 'users show')
+      const shown = lines(show.stdout)
+      assert.equal(shown.length, 7, show.stdout)
+      assert.equal(shown[1], `email:    ${escapeForTerminal(email)}`)
+      assert.equal(shown[2], `name:     ${escapeForTerminal(HOSTILE_NAME)}`)
+      assert.ok(shown[6]?.endsWith(`  ${escapeForTerminal(HOSTILE_CLIENT)}`), shown[6])
+
+      const showJson = await users(['show', email, '--json'])
+      assertNoControl(showJson.stdout, 'users show --json')
+      const details = JSON.parse(showJson.stdout) as { user: { fullName: string; email: string }; sessions: Array<{ client: string }> }
+      assert.deepEqual([details.user.fullName, details.user.email, details.sessions.map((s) => s.client)], [HOSTILE_NAME, email, [HOSTILE_CLIENT]])
+
+      // The other commands that name the account, on standard error and output.
+      const declined = await users(['delete', email], { typed: 'not it\n' })
+      assert.equal(declined.code, 1)
+      assertNoControl(declined.stderr, 'users delete (the prompt)')
+      assert.ok(declined.stderr.includes(`(${escapeForTerminal(HOSTILE_NAME)})`), declined.stderr)
+      const revoked = await users(['revoke-sessions', email])
+      assert.equal(revoked.stdout, `every session of ${escapeForTerminal(email)} has ended\n`)
+      const unknown = await users(['show', `nobody\u001b[2J\u009b${uniqueEmail()}`])
+      assert.equal(unknown.code, 1)
+      assertNoControl(unknown.stderr, 'an unknown email')
+      const deleted = await users(['delete', email, '--yes'])
+      assert.equal(deleted.code, 0, deleted.stderr)
+      assertNoControl(deleted.stdout, 'users delete')
+    })
+
+    it('show, for arbitrary stored names, emails and clients: no control character printed, the JSON the stored data', async () => {
+      const controls = fc.constantFrom('\u0000', '\u0007', '\u001b', '\u001b[2J', '\r', '\n', '\t', '\u007f', '\u0085', '\u009b', '\u202e', '\u2066', '\u200f', '\u061c')
+      const text = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), controls), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(''))
+      await fc.assert(
+        fc.asyncProperty(text, text, text, async (fullName, local, client) => {
+          const email = `${local}.${uniqueEmail('any')}`
+          await storeHostile(fullName, email, client)
+          const asText = await users(['show', email])
+          assert.equal(asText.code, 0, asText.stderr)
+          assertNoControl(asText.stdout, 'users show')
+          assert.equal(lines(asText.stdout).length, 7, asText.stdout)
+          const asJson = await users(['show', email, '--json'])
+          assertNoControl(asJson.stdout, 'users show --json')
+          const details = JSON.parse(asJson.stdout) as { user: { fullName: string; email: string }; sessions: Array<{ client: string }> }
+          assert.deepEqual([details.user.fullName, details.user.email, details.sessions[0]?.client], [fullName, email, client])
+        }),
+        { numRuns: kind === 'postgresql' ? 15 : 30 },
+      )
+    })
+
+    it('create: refuses a name with a control character, in the API\'s words', async () => {
+      for (const name of ['Ops\u001b[2J', 'bell\u0007', 'two\nlines', 'c1\u0085', 'del\u007f', 'evil\u202eexe', 'iso\u2066late', 'mark\u200f']) {
+        const email = uniqueEmail('named')
+        assertOneLine(await users(['create', email, '--name', name], { piped: 'pw' }), 2, /^notes-service: fullName must not contain control characters\n$/)
+        assert.equal(await db.store.findUserByEmailKey(emailKeyOf(email)), undefined)
+      }
+      const email = uniqueEmail('named')
+      const run = await users(['create', email, '--name', 'Zoë 李 😀 محمد שלום'], { piped: 'pw' })
+      assert.equal(run.code, 0, run.stderr)
+      assert.equal((await db.store.findUserByEmailKey(emailKeyOf(email)))?.fullName, 'Zoë 李 😀 محمد שלום')
     })
 
     it('answers usage errors with exit code 2 and the usage', async () => {

@@ -3,6 +3,9 @@
 // services/account-admin.ts. Results go to standard output, errors to standard error as one
 // line; nothing is logged, and a generated password is written once, to standard output.
 // Exit codes: 0 done, 1 refused (unknown or taken email, declined confirmation), 2 usage or input.
+// What is printed holds no control character: users' text can (a name stored before names were
+// checked, or imported as it was; an email or a session's client, which no rule limits), so each
+// one is written as its visible escape (unicode.ts), in the JSON forms too.
 import type { Readable, Writable } from 'node:stream'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
@@ -16,6 +19,7 @@ import { defaultPasswordHasher } from '../services/passwords.js'
 import { SessionService } from '../services/sessions.js'
 import { openStore } from '../store/open.js'
 import type { UserRecord } from '../store/types.js'
+import { escapeForTerminal, escapeJsonForTerminal } from '../unicode.js'
 
 // The operator's input is held to the API's own rules (the same field schemas as the routes).
 const NewAccount = Type.Object({ fullName, email: emailField, password: passwordField }, { required: ['fullName', 'email', 'password'] })
@@ -46,7 +50,11 @@ export const processIo: CliIo = { stdin: process.stdin, stdout: process.stdout, 
 
 class UsageError extends Error {}
 
-const line = (out: Writable, text: string) => void out.write(`${text}\n`)
+/** One line of output: whatever `text` holds, newlines included, is escaped (unicode.ts). */
+const line = (out: Writable, text: string) => void out.write(`${escapeForTerminal(text)}\n`)
+
+/** JSON that is the same data to any reader and holds no control character (unicode.ts). */
+const json = (value: unknown) => escapeJsonForTerminal(JSON.stringify(value))
 
 /**
  * The password for create and reset-password: standard input to its end, less one final line
@@ -66,7 +74,7 @@ async function passwordFrom(io: CliIo): Promise<{ password: string; generated: b
 /** Asks on the terminal for the account's email again; true when it matches. */
 async function confirmed(io: CliIo, user: UserRecord, details: AccountDetails): Promise<boolean> {
   const prompt =
-    `Delete the account ${user.email} (${user.fullName}), its ${details.usage.notes} note(s) and ${details.sessions.length} session(s)? ` +
+    `Delete the account ${escapeForTerminal(user.email)} (${escapeForTerminal(user.fullName)}), its ${details.usage.notes} note(s) and ${details.sessions.length} session(s)? ` +
     'This cannot be undone.\nType the email to confirm: '
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false })
   try {
@@ -77,9 +85,10 @@ async function confirmed(io: CliIo, user: UserRecord, details: AccountDetails): 
   }
 }
 
-function describe(details: AccountDetails): string {
+/** The lines of `users show`, each written with line(). */
+function describe(details: AccountDetails): string[] {
   const { user, usage, sessions } = details
-  const rows = [
+  return [
     `id:       ${user._id}`,
     `email:    ${user.email}`,
     `name:     ${user.fullName}`,
@@ -88,11 +97,10 @@ function describe(details: AccountDetails): string {
     `sessions: ${sessions.length}`,
     ...sessions.map((s) => `  ${s._id}  created ${s.createdOn}  last used ${s.lastUsedOn}  ${s.client || '(no client given)'}`),
   ]
-  return rows.join('\n')
 }
 
 const showJson = (details: AccountDetails) =>
-  JSON.stringify({
+  json({
     user: publicUser(details.user),
     notes: details.usage.notes,
     noteBytes: details.usage.bytes,
@@ -113,17 +121,17 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       if (values.json) io.stdout.write('[')
       let n = 0
       for await (const user of admin.list()) {
-        if (values.json) io.stdout.write(`${n > 0 ? ',' : ''}\n${JSON.stringify(publicUser(user))}`)
+        if (values.json) io.stdout.write(`${n > 0 ? ',' : ''}\n${json(publicUser(user))}`)
         else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
         n++
       }
-      if (values.json) line(io.stdout, n > 0 ? '\n]' : ']')
+      if (values.json) io.stdout.write(n > 0 ? '\n]\n' : ']\n')
       else line(io.stderr, `${n} account(s)`)
       return 0
     }
     case 'show': {
       const details = await admin.details(emailOf(positionals, 'show'))
-      line(io.stdout, values.json ? showJson(details) : describe(details))
+      for (const row of values.json ? [showJson(details)] : describe(details)) line(io.stdout, row)
       return 0
     }
     case 'create': {
@@ -206,6 +214,6 @@ function parseUsersArgs(args: string[]) {
 }
 
 function usage(io: CliIo, message: string): number {
-  io.stderr.write(`notes-service: ${message}\nusage:\n${USERS_USAGE}`)
+  io.stderr.write(`notes-service: ${escapeForTerminal(message)}\nusage:\n${USERS_USAGE}`)
   return 2
 }

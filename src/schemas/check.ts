@@ -1,14 +1,16 @@
 // The request schemas (fields.ts) applied outside HTTP, to what an operator types (the `users`
-// commands): the same limits and the same refusal of unpaired surrogates, answered in the words
-// an HTTP client gets (validation-errors.ts). TypeBox checks its own schemas
-// (https://github.com/sinclairzx81/typebox#values), once the WELL_FORMED format is known to it.
+// commands): the same limits, the same refusal of unpaired surrogates and of control characters
+// in a name, answered in the words an HTTP client gets (validation-errors.ts). TypeBox checks its
+// own schemas (https://github.com/sinclairzx81/typebox#values), once the WELL_FORMED and
+// NAME_TEXT formats are known to it.
 import type { TObject } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
-import { WELL_FORMED, isWellFormedText, notWellFormedMessage } from '../unicode.js'
+import { NAME_TEXT, WELL_FORMED, formatProblemMessage, isNameText, isWellFormedText, notWellFormedMessage } from '../unicode.js'
 import { REQUIRED_MESSAGES } from './fields.js'
 
 if (!FormatRegistry.Has(WELL_FORMED)) FormatRegistry.Set(WELL_FORMED, isWellFormedText)
+if (!FormatRegistry.Has(NAME_TEXT)) FormatRegistry.Set(NAME_TEXT, isNameText)
 
 /**
  * The first problem of `value` against `schema`, in the API's words ("Email is required", "fullName
@@ -27,7 +29,7 @@ export function firstProblem(schema: TObject, value: Record<string, string | und
     case ValueErrorType.StringMaxLength:
       return `${field} must be at most ${String(error.schema.maxLength)} characters`
     case ValueErrorType.StringFormat:
-      return notWellFormedMessage(field)
+      return error.schema.format === NAME_TEXT ? formatProblemMessage(field, error.value) : notWellFormedMessage(field)
     default:
       return `${field} is invalid`
   }

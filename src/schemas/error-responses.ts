@@ -22,9 +22,9 @@ export const errorBody = (description: string, messages?: string[] | { pattern: 
   )
 
 const BAD_REQUEST =
-  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long ' +
-  'or holds an unpaired surrogate ("… must be valid Unicode text"), ' +
-  'or the body is not valid JSON or not an object.'
+  'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long, ' +
+  'holds an unpaired surrogate ("… must be valid Unicode text") or, for fullName, a control character ' +
+  '("fullName must not contain control characters"), or the body is not valid UTF-8, not valid JSON or not an object.'
 
 export const BadRequest = errorBody(BAD_REQUEST)
 

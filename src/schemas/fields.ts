@@ -7,8 +7,14 @@
 // object; then the first required field that is missing or falsy ("… is required", in the
 // `required` order); then each field in schema order, and for one field its type, its length,
 // then well-formed text (for tags: the array, its length, then each tag in order).
+//
+// fullName carries NAME_TEXT instead, which is WELL_FORMED and also refuses control characters
+// (C0, DEL, C1 and the bidi controls, unicode.ts): a name is shown on other people's screens and
+// printed by the operator commands, where such characters move the cursor or reorder the line.
+// An unpaired surrogate is still named as such first. Other fields keep them: a note's text is
+// its owner's own, and a password is never shown.
 import { Type } from '@sinclair/typebox'
-import { WELL_FORMED } from '../unicode.js'
+import { NAME_TEXT, WELL_FORMED } from '../unicode.js'
 
 export const LIMITS = {
   fullName: 200,
@@ -39,7 +45,13 @@ export const BARE_REQUIRED_FIELDS: ReadonlySet<string> = new Set(['title', 'cont
 /** A string field of at most `maxLength` characters that UTF-8 can carry. */
 const text = (maxLength: number) => Type.String({ maxLength, format: WELL_FORMED })
 
-export const fullName = text(LIMITS.fullName)
+export const fullName = Type.String({
+  maxLength: LIMITS.fullName,
+  format: NAME_TEXT,
+  description:
+    'At most 200 characters of valid Unicode text, without control characters: none of U+0000–U+001F, ' +
+    'U+007F–U+009F, or the bidirectional controls U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.',
+})
 export const email = text(LIMITS.email)
 export const password = text(LIMITS.password)
 export const title = text(LIMITS.title)

@@ -2,7 +2,7 @@
 // "X is required" words for missing fields, otherwise a message that names the field.
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
-import { WELL_FORMED, notWellFormedMessage } from '../unicode.js'
+import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'
 import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
 
 const ARTICLE: Record<string, string> = {
@@ -13,7 +13,18 @@ const ARTICLE: Record<string, string> = {
   number: 'a number',
 }
 
-export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string): ContractError {
+/** The value at an Ajv instancePath ("/fullName", "/tags/3") of the validated data. */
+function valueAt(data: unknown, path: string[]): unknown {
+  let value = data
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  return value
+}
+
+/**
+ * `data` is what was validated (the request's body for context 'body'): Ajv's errors do not
+ * carry the value, and the answer for a NAME_TEXT failure depends on it.
+ */
+export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, data?: unknown): ContractError {
   const first = errors[0]
   if (!first) return new ContractError(400, 'Invalid request')
   const params = first.params
@@ -46,6 +57,7 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
       )
     case 'format':
       if (params.format === WELL_FORMED) return new ContractError(400, notWellFormedMessage(field))
+      if (params.format === NAME_TEXT) return new ContractError(400, formatProblemMessage(field, valueAt(data, path)))
       return new ContractError(400, `${field} is invalid`)
     case 'maxItems':
       return new ContractError(400, `${field} must have at most ${String(params.limit)} items`)

@@ -8,6 +8,7 @@ import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
 import { openStore as openConfiguredStore } from '../store/open.js'
 import type { Store } from '../store/types.js'
+import { escapeForTerminal } from '../unicode.js'
 import { type ExportFormat, UnknownUserError, exportData } from './export.js'
 import { StrictStop, describeSummary, importData } from './import.js'
 import { Progress } from './progress.js'
@@ -105,7 +106,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
     return summary.users.rejected + summary.notes.rejected > 0 ? EXIT_REJECTED : 0
   } catch (err) {
     if (!(err instanceof StrictStop)) throw err
-    process.stderr.write(`stopped (--strict) at ${err.message}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
+    process.stderr.write(`stopped (--strict) at ${escapeForTerminal(err.message)}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
     return 1
   } finally {
     await store.close()
@@ -161,7 +162,7 @@ export async function runExport(args: string[], env: Env): Promise<number> {
     return 0
   } catch (err) {
     if (!(err instanceof UnknownUserError)) throw err
-    process.stderr.write(`notes-service: ${err.message}\n`)
+    process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\n`) // it quotes the email given
     return 1
   } finally {
     await store.close()
@@ -191,7 +192,7 @@ async function withUsage(run: (args: string[], env: Env) => Promise<number>, arg
   } catch (err) {
     const isUsage = err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
     if (!isUsage) throw err
-    process.stderr.write(`notes-service: ${err.message}\nusage:\n${TRANSFER_USAGE}`)
+    process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${TRANSFER_USAGE}`)
     return 2
   }
 }

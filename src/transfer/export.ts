@@ -2,11 +2,16 @@
 // lines or one JSON array, relaxed or canonical Extended JSON), so the files import again, here
 // or into MongoDB with mongoimport. Records come from the store in keyset pages and go out
 // through a stream with backpressure, so memory holds one page however large the database is.
+// Standard output is the default target and often a terminal, so the text is escaped for one
+// (escapeJsonForTerminal: DEL, C1 and the bidi controls as \u escapes, as JSON.stringify already
+// writes C0): the same data to any JSON reader, mongoimport and our import included, and the
+// same bytes in a file as on standard output.
 import { createWriteStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { emailKeyOf } from '../services/accounts.js'
 import type { NoteRecord, Store, UserRecord } from '../store/types.js'
+import { escapeJsonForTerminal } from '../unicode.js'
 import { type EjsonMode, noteToEjson, userToEjson } from './records.js'
 
 export type ExportFormat = 'lines' | 'array'
@@ -55,7 +60,7 @@ async function* render<T>(pages: AsyncIterable<T[]>, toText: (record: T) => stri
       first = false
       count()
     }
-    yield text
+    yield escapeJsonForTerminal(text)
   }
   if (format === 'array') yield ']\n'
 }

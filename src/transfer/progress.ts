@@ -4,6 +4,9 @@
 // Hand-written rather than a library (cli-progress and the like): the need is one line of text,
 // the bar has to step aside for interleaved messages, and the non-terminal mode has to print
 // plain, greppable lines; that is less code here than adapting a library to it.
+// A note's text is escaped (unicode.ts): it quotes the file being read (an email, a parser's
+// excerpt of a bad record), which may hold control characters.
+import { escapeForTerminal } from '../unicode.js'
 
 export interface Counts {
   read: number
@@ -62,7 +65,7 @@ export class Progress {
   /** A message on its own line; the bar is redrawn below it on the next tick. */
   note(message: string): void {
     this.clear()
-    this.out.write(`${message}\n`)
+    this.out.write(`${escapeForTerminal(message)}\n`)
   }
 
   /** The phase's last line, kept on screen. */
