@@ -29,8 +29,8 @@ import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { SessionService } from './services/sessions.js'
 import { type TokenUser, createTokenService } from './services/tokens.js'
-import { LowDiskSpaceError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
-import { WELL_FORMED, isWellFormedText } from './unicode.js'
+import { LowDiskSpaceError, SessionEndedError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
+import { NAME_TEXT, WELL_FORMED, isNameText, isWellFormedText } from './unicode.js'
 import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
 declare module 'fastify' {
@@ -52,6 +52,9 @@ export interface AppOptions {
   /** The web app's build (dist/web by default; see plugins/web-app.ts). */
   webRoot?: string
 }
+
+/** A request body that is not UTF-8 (the JSON parser below). */
+export const BODY_NOT_UTF8 = 'Request body is not valid UTF-8'
 
 /** Client errors raised by Fastify itself, in the contract's words. */
 function clientErrorMessage(err: FastifyError): string {
@@ -99,23 +102,51 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
-    // WELL_FORMED: strings UTF-8 can carry (unicode.ts), checked where every body is validated.
+    // WELL_FORMED: strings UTF-8 can carry; NAME_TEXT: those without control characters, for a
+    // name (unicode.ts); checked where every body is validated.
     ajv: {
       customOptions: {
         coerceTypes: false,
         allErrors: false,
-        formats: { [WELL_FORMED]: { type: 'string', validate: isWellFormedText } },
+        formats: {
+          [WELL_FORMED]: { type: 'string', validate: isWellFormedText },
+          [NAME_TEXT]: { type: 'string', validate: isNameText },
+        },
       },
     },
   })
 
   // JSON is the only body type (spec §1); an empty body counts as {} (decisions.md).
+  // The body must be UTF-8 (RFC 8259 §8.1), whatever its charset parameter says: bytes that are
+  // not (an overlong form, a lone continuation byte, a cut sequence, an encoded surrogate, a byte
+  // above F4) are a 400, instead of being stored as U+FFFD and acknowledged as if they had been
+  // read. A byte order mark at the start is skipped, as the RFC allows a reader to do: the
+  // decoder drops it (ignoreBOM false), as the JSON parser did before.
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString() // parseAs: 'string' hands over a string
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string
+    try {
+      text = utf8.decode(body as Buffer) // parseAs: 'buffer' hands over a Buffer
+    } catch {
+      return done(new ContractError(400, BODY_NOT_UTF8), undefined)
+    }
     if (text.trim() === '') return done(null, undefined)
     void parseJson(request, text, done)
+  })
+
+  // Every answer is `Cache-Control: no-store` unless its route set its own: tokens and accounts'
+  // data (login, create-account, get-user, get-sessions, edit-user, every note endpoint) must not
+  // be kept by a browser's cache or a proxy, where another user of the machine or the proxy
+  // could read them later, and an error answer has nothing worth keeping either. Applied to all
+  // rather than listed per route, so a new endpoint cannot be forgotten. The web app's pages and
+  // files set their own (web-app.ts: no-cache, or a year for hashed assets; @fastify/static sets
+  // it on the raw response, hence the second check), and keep it. The answers given outside any
+  // route (client-errors.ts) set no-store themselves.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control') && !reply.raw.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+    done(null, payload)
   })
 
   // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
@@ -152,9 +183,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let answer: ContractError
+    // A session that a revocation ended while its request ran: the request changed nothing.
+    if (err instanceof SessionEndedError) return answerAfterBody(request, reply, () => void sendUnauthorized(reply))
     if (err instanceof ContractError) answer = err
-    else if (err.validation) answer = contractErrorFromValidation(err.validation, err.validationContext ?? 'body')
-    else if (err instanceof StoreUnavailableError) {
+    else if (err.validation) {
+      const context = err.validationContext ?? 'body'
+      answer = contractErrorFromValidation(err.validation, context, context === 'body' ? request.body : undefined)
+    } else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
       answer = new ContractError(503, 'Service Unavailable: the database cannot be reached')
     } else if (err instanceof LowDiskSpaceError) {
@@ -191,7 +226,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
   const passwords = createPasswordHasher(config.passwordHashing)
   const sessions = new SessionService(store)
-  const accounts = new AccountService(store, tokens, guard, passwords, sessions, config.registration)
+  const accounts = new AccountService(store, tokens, guard, passwords, sessions, config.registration, config.minPasswordLength)
   // The 401 of the token check comes before the body is read (unread-body.ts).
   const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), refuse)
@@ -200,6 +235,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('user', null as unknown as TokenUser)
   app.decorateRequest('account', null as unknown as UserRecord)
   app.decorateRequest('sessionId', undefined)
+  app.decorateRequest('tokenIssuedAt', 0)
   app.decorateRequest('versionsChecked', undefined)
   accountRoutes(app, accounts, authenticate)
   // Search patterns run on threads of this app's own (each --workers process has its pool); no
@@ -208,7 +244,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => searches.close())
   noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate)
   // Beside the contract's: sessions, password, name, the account itself (docs/accounts.md).
-  accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords), authenticate)
+  accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)
   // The web app for people and the API reference, on this same origin (issue 22).
   await registerWebApp(app, options.webRoot)
   return app

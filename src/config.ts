@@ -14,6 +14,11 @@ export interface BruteForceConfig {
   emailLimit: number
   /** Failed logins allowed per client address, for any email. */
   ipLimit: number
+  /**
+   * Wrong passwords a signed-in session may send to change-password and delete-account; the one
+   * that uses the last ends the session. Counted apart from the login's limits.
+   */
+  sessionLimit: number
   /** "User already exists" answers allowed per client address. */
   registrationIpLimit: number
   /** Accounts one client address may register inside one registration window. */
@@ -83,6 +88,11 @@ export interface Config {
   /** `closed`: POST /create-account answers 403 (accounts come from the operator's import). */
   registration: 'open' | 'closed'
   /**
+   * Shortest password POST /create-account accepts, in characters; 0 accepts any non-empty one,
+   * as the contract does. change-password asks for at least NEW_PASSWORD_MIN_LENGTH whatever this is.
+   */
+  minPasswordLength: number
+  /**
    * SQLite only: create-account and note writes answer 507 while DATA_DIR's file system has less
    * than this many MB free; 0 switches the check off.
    */
@@ -143,12 +153,14 @@ export const defaultConfig: Config = {
     pairLimit: 10,
     emailLimit: 50,
     ipLimit: 100,
+    sessionLimit: 5,
     registrationIpLimit: 50,
     registrationsPerClient: 300,
     registrationWindowSeconds: 3600,
   },
   noteQuota: { notes: 50_000, megabytes: 200 },
   registration: 'open',
+  minPasswordLength: 0,
   minFreeDiskMb: 100,
   metrics: { enabled: true, port: undefined, host: '0.0.0.0' },
   databaseUrl: undefined,
@@ -313,6 +325,7 @@ export function parseConfig(env: Env): Config {
       pairLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT', d.bruteForce.pairLimit, 1, 1_000_000),
       emailLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT', d.bruteForce.emailLimit, 1, 1_000_000),
       ipLimit: integer(env, 'LOGIN_FAILURES_PER_CLIENT', d.bruteForce.ipLimit, 1, 1_000_000),
+      sessionLimit: integer(env, 'PASSWORD_FAILURES_PER_SESSION', d.bruteForce.sessionLimit, 1, 1000),
       registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
       registrationsPerClient: integer(env, 'REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationsPerClient, 1, 1_000_000),
       registrationWindowSeconds: integer(env, 'REGISTRATION_WINDOW_SECONDS', d.bruteForce.registrationWindowSeconds, 1, 86_400 * 7),
@@ -322,6 +335,7 @@ export function parseConfig(env: Env): Config {
       megabytes: integer(env, 'MAX_NOTE_MB_PER_ACCOUNT', d.noteQuota.megabytes, 0, 1_048_576),
     },
     registration: oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, d.registration),
+    minPasswordLength: integer(env, 'MIN_PASSWORD_LENGTH', d.minPasswordLength, 0, 1024),
     minFreeDiskMb: integer(env, 'MIN_FREE_DISK_MB', d.minFreeDiskMb, 0, 1_048_576),
     metrics: metricsConfig(env, host),
     databaseUrl,

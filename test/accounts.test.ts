@@ -131,14 +131,14 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(header?.alg, 'HS256')
         // sid names the token's session (docs/accounts.md).
         assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'sid', 'user'])
-        assert.match(payload!.sid as string, /^[0-9a-f]{24}$/)
+        assert.match(payload!.sid as string, /^[0-9a-f]{32}$/)
         assert.deepEqual(payload!.user, user)
         assert.equal((payload!.exp as number) - (payload!.iat as number), 36_000 * 60)
         assert.ok(!accessToken.includes(Buffer.from('token-password').toString('base64url').slice(0, 8)))
         const login = await post('/login', { email, password: 'token-password' })
         const loginPayload = JSON.parse(Buffer.from((login.json as { accessToken: string }).accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
         assert.deepEqual(loginPayload.user, user)
-        assert.match(loginPayload.sid as string, /^[0-9a-f]{24}$/)
+        assert.match(loginPayload.sid as string, /^[0-9a-f]{32}$/)
         assert.notEqual(loginPayload.sid, payload!.sid, 'each login opens a session of its own')
       })
 

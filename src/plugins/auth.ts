@@ -15,6 +15,8 @@ declare module 'fastify' {
     account: UserRecord
     /** The session the token names; undefined for a token issued before sessions existed. */
     sessionId: string | undefined
+    /** The token's `iat` in seconds (0 when none): the actor of account writes (sessions.ts actorOf). */
+    tokenIssuedAt: number
     /** The account's versions read for this request's lookup, if it read them (Store.listNotesJson). */
     versionsChecked: CheckedVersions | undefined
   }
@@ -62,6 +64,7 @@ export function authenticateWith(tokens: TokenService, findCaller: FindCaller, r
       request.account = caller.account
       request.user = publicUser(caller.account)
       request.sessionId = caller.sessionId
+      request.tokenIssuedAt = caller.issuedAt
       request.versionsChecked = caller.checked
       done()
     }, done)
@@ -70,5 +73,5 @@ export function authenticateWith(tokens: TokenService, findCaller: FindCaller, r
 
 /** The caller as the hook found it, for the services' rules. */
 export function callerOf(request: FastifyRequest): Authenticated {
-  return { account: request.account, sessionId: request.sessionId }
+  return { account: request.account, sessionId: request.sessionId, issuedAt: request.tokenIssuedAt }
 }

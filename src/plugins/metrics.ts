@@ -138,14 +138,17 @@ function timedCall(
 /** Counts failed logins where they are recorded, whether or not throttling is switched on. */
 export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteForceGuard {
   return {
-    assertLoginAllowed: (emailKey, client) => guard.assertLoginAllowed(emailKey, client),
-    recordLoginFailure: (emailKey, client) => {
-      metrics.loginFailures.inc()
-      return guard.recordLoginFailure(emailKey, client)
+    ...guard,
+    beginLogin: async (emailKey, client) => {
+      const attempt = await guard.beginLogin(emailKey, client)
+      return {
+        giveBack: () => attempt.giveBack(),
+        keep: () => {
+          metrics.loginFailures.inc()
+          return attempt.keep()
+        },
+      }
     },
-    assertRegistrationAllowed: (client) => guard.assertRegistrationAllowed(client),
-    recordDuplicateRegistration: (client) => guard.recordDuplicateRegistration(client),
-    reserveRegistration: (client) => guard.reserveRegistration(client),
   }
 }
 

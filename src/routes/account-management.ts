@@ -58,7 +58,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     onRequest: authenticate,
     schema: { ...about.deleteSession, params: sessionIdParams, response: { 200: SessionEnded, ...errors.deleteSession } },
     handler: async (request) => {
-      if (!(await sessions.end(request.user._id, request.params.sessionId))) throw new ContractError(404, SESSION_NOT_FOUND)
+      if (!(await sessions.end(callerOf(request), request.params.sessionId))) throw new ContractError(404, SESSION_NOT_FOUND)
       return { error: false, message: 'Session ended successfully' }
     },
   })
@@ -67,7 +67,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     onRequest: authenticate,
     schema: { ...about.logoutEverywhere, response: { 200: LoggedOutEverywhere, ...errors.logoutEverywhere } },
     handler: async (request, reply) => {
-      if (!(await sessions.endAll(request.user._id))) return sendUnauthorized(reply)
+      if (!(await sessions.endAll(request.user._id, callerOf(request)))) return sendUnauthorized(reply)
       return { error: false, message: 'Logged out everywhere' }
     },
   })
@@ -78,7 +78,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     schema: { ...about.changePassword, body: ChangePasswordBody, response: { 200: PasswordChanged, ...errors.changePassword } },
     handler: async (request, reply) => {
       const { currentPassword, newPassword } = request.body
-      if (!(await settings.changePassword(callerOf(request), currentPassword, newPassword, request.ip))) return sendUnauthorized(reply)
+      if (!(await settings.changePassword(callerOf(request), currentPassword, newPassword))) return sendUnauthorized(reply)
       return { error: false, message: 'Password changed successfully' }
     },
   })
@@ -88,7 +88,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     preValidation: dropFalsyFields,
     schema: { ...about.editUser, body: EditUserBody, response: { 200: UserUpdated, ...errors.editUser } },
     handler: async (request, reply) => {
-      const user = await settings.rename(request.user._id, request.body.fullName)
+      const user = await settings.rename(callerOf(request), request.body.fullName)
       if (!user) return sendUnauthorized(reply)
       return { error: false, user, message: 'User updated successfully' }
     },
@@ -99,7 +99,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     preValidation: dropFalsyFields,
     schema: { ...about.deleteAccount, body: DeleteAccountBody, response: { 200: AccountDeleted, ...errors.deleteAccount } },
     handler: async (request, reply) => {
-      if (!(await settings.deleteAccount(callerOf(request), request.body.password, request.ip))) return sendUnauthorized(reply)
+      if (!(await settings.deleteAccount(callerOf(request), request.body.password))) return sendUnauthorized(reply)
       return { error: false, message: 'Account deleted successfully' }
     },
   })

@@ -2,7 +2,6 @@
 // (docs/accounts.md), which sit beside the contract's in its style: `{error, message}` bodies and
 // the bare 401. Their own tag keeps them apart from the contract's in /openapi.json and /docs.
 import { Type } from '@sinclair/typebox'
-import { LOGIN_THROTTLED } from '../services/brute-force.js'
 import { BEARER } from './operations.js'
 import {
   BadRequest,
@@ -43,18 +42,10 @@ export const UserUpdated = Type.Object({ error: ok, user: User, message: Type.St
 export const AccountDeleted = done('The account, its notes and its sessions are deleted; its tokens get 401.')
 
 const SessionNotFound = errorBody('No session with this id belongs to the user (a malformed id included).', [SESSION_NOT_FOUND])
-/** The password checks count with failed logins (services/account-settings.ts). */
-const PasswordThrottled = Type.Object(
-  { error: Type.Literal(true), message: Type.Unsafe<string>({ type: 'string', enum: [LOGIN_THROTTLED] }) },
-  {
-    description: 'Too many wrong passwords (counted with failed logins) for this account or address; retry after Retry-After seconds.',
-    additionalProperties: false,
-    headers: { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
-  },
-)
 const WrongPassword = errorBody(
   'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long or holds an unpaired ' +
-    'surrogate, the body is not valid JSON or not an object, or the password is wrong ("Invalid Credentials", counted like a failed login).',
+    'surrogate, the body is not valid UTF-8, not valid JSON or not an object, the new password is shorter than 8 characters or the same as the current one, or the password is wrong ' +
+    '("Invalid Credentials", counted against this session: the one that uses its last allowed failure ends the session).',
 )
 
 const withBody = { 400: BadRequest, 401: Unauthorized, 413: PayloadTooLarge, 415: UnsupportedMediaType, 500: InternalError, 503: ServiceUnavailable }
@@ -65,9 +56,9 @@ export const accountErrorResponses = {
   getSessions: { 401: Unauthorized, 500: InternalError, 503: ServiceUnavailable },
   deleteSession: { ...withBody, 404: SessionNotFound },
   logoutEverywhere: withBody,
-  changePassword: { ...withBody, 400: WrongPassword, 429: PasswordThrottled },
+  changePassword: { ...withBody, 400: WrongPassword },
   editUser: withBody,
-  deleteAccount: { ...withBody, 400: WrongPassword, 429: PasswordThrottled },
+  deleteAccount: { ...withBody, 400: WrongPassword },
 }
 
 const about = (operationId: string, summary: string, description: string) => ({
@@ -86,9 +77,10 @@ export const accountOperations = {
   changePassword: about(
     'changePassword',
     'Change the password',
-    "Checks currentPassword (counted like a login), stores newPassword and ends every other session. The caller's session stays; " +
-      'a token issued before sessions existed ends too.',
+    "Checks currentPassword (wrong ones are counted per session, never toward the login's limits), stores newPassword " +
+      "(at least 8 characters, not the current one) and ends every other session. The caller's session stays; a token issued before " +
+      'sessions existed ends too. Commits only while the caller\'s session is alive: one that a revocation ended meanwhile answers 401.',
   ),
-  editUser: about('editUser', 'Rename', 'Sets fullName (at most 200 characters).'),
-  deleteAccount: about('deleteAccount', 'Delete the account', 'Checks the password (counted like a login), then deletes the account, its notes and its sessions.'),
+  editUser: about('editUser', 'Rename', 'Sets fullName (at most 200 characters, without control characters).'),
+  deleteAccount: about('deleteAccount', 'Delete the account', "Checks the password (wrong ones are counted per session), then deletes the account, its notes and its sessions, while the caller's session is alive."),
 }

@@ -1,13 +1,16 @@
 // What a signed-in user changes about their own account (docs/accounts.md): the name, the
-// password, and the account itself. A password is checked like a login's: against the stored
-// argon2id hash, with the same brute-force counters (per account and client address, per
-// account, per address), so these endpoints cannot be used to guess around the login's limits.
-import { ContractError } from '../errors.js'
-import type { UserRecord, Store } from '../store/types.js'
+// password, and the account itself. Each write commits only while the caller's session is alive
+// (the store checks it in the write's transaction: Store.updateUser's actor), so a request that a
+// revocation overtook changes nothing and answers 401. A password is checked against the stored
+// argon2id hash, counted per session before it is verified (services/brute-force.ts): never
+// toward the login's limits, so a stolen token cannot lock the owner out of login, and the
+// session ends when it has sent PASSWORD_FAILURES_PER_SESSION wrong ones.
+import { ContractError, badRequest } from '../errors.js'
+import { SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
 import type { BruteForceGuard } from './brute-force.js'
-import type { PasswordHasher } from './passwords.js'
-import { type Authenticated, revokeNow } from './sessions.js'
+import { NEW_PASSWORD_MIN_LENGTH, type PasswordHasher, SAME_PASSWORD, passwordLength, passwordTooShort } from './passwords.js'
+import { type Authenticated, type SessionService, actorOf, revokeNow } from './sessions.js'
 import type { TokenUser } from './tokens.js'
 
 export class AccountSettings {
@@ -15,11 +18,12 @@ export class AccountSettings {
     private readonly store: Store,
     private readonly guard: BruteForceGuard,
     private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionService,
   ) {}
 
   /** PUT /edit-user: the account renamed, or undefined when it is gone. */
-  async rename(userId: string, fullName: string): Promise<TokenUser | undefined> {
-    const user = await this.store.updateUser(userId, { fullName })
+  async rename(caller: Authenticated, fullName: string): Promise<TokenUser | undefined> {
+    const user = await this.store.updateUser(caller.account._id, { fullName }, undefined, actorOf(caller))
     return user && publicUser(user)
   }
 
@@ -29,24 +33,40 @@ export class AccountSettings {
    * whose token names no session cannot be told apart from the account's other such tokens, so
    * that token ends with them (it logs in again with the new password). false: the account is gone.
    */
-  async changePassword(caller: Authenticated, currentPassword: string, newPassword: string, ip: string): Promise<boolean> {
-    await this.checkPassword(caller.account, currentPassword, ip)
+  async changePassword(caller: Authenticated, currentPassword: string, newPassword: string): Promise<boolean> {
+    // Refused before anything is counted or hashed: these say nothing about the current password.
+    if (passwordLength(newPassword) < NEW_PASSWORD_MIN_LENGTH) throw badRequest(passwordTooShort('New password', NEW_PASSWORD_MIN_LENGTH))
+    if (newPassword === currentPassword) throw badRequest(SAME_PASSWORD)
+    await this.checkPassword(caller, currentPassword)
     const passwordHash = await this.passwords.hash(newPassword)
     const keep = caller.sessionId === undefined ? {} : { keep: caller.sessionId }
-    return (await this.store.updateUser(caller.account._id, { passwordHash }, revokeNow({ endSessions: true, ...keep }))) !== undefined
+    const revocation = revokeNow({ endSessions: true, ...keep })
+    return (await this.store.updateUser(caller.account._id, { passwordHash }, revocation, actorOf(caller))) !== undefined
   }
 
   /** DELETE /delete-account: the account, its notes and its sessions, in one transaction. false: already gone. */
-  async deleteAccount(caller: Authenticated, password: string, ip: string): Promise<boolean> {
-    await this.checkPassword(caller.account, password, ip)
-    return this.store.deleteUser(caller.account._id)
+  async deleteAccount(caller: Authenticated, password: string): Promise<boolean> {
+    await this.checkPassword(caller, password)
+    return this.store.deleteUser(caller.account._id, actorOf(caller))
   }
 
-  /** 429 past the limits; 400 "Invalid Credentials", counted as a failed login, when wrong. */
-  private async checkPassword(account: UserRecord, password: string, ip: string): Promise<void> {
-    await this.guard.assertLoginAllowed(account.emailKey, ip)
-    if (await this.passwords.verify(account.passwordHash, password)) return
-    await this.guard.recordLoginFailure(account.emailKey, ip)
+  /**
+   * 400 "Invalid Credentials" when wrong. When the session has used all its failures, it ends
+   * and the answer is 401 (SessionEndedError), the password unverified.
+   */
+  private async checkPassword(caller: Authenticated, password: string): Promise<void> {
+    const attempt = await this.guard.beginSessionCheck(caller.sessionId ?? `account:${caller.account._id}`)
+    if (!attempt) return this.endSession(caller)
+    if (await this.passwords.verify(caller.account.passwordHash, password)) return attempt.giveBack()
+    if (await attempt.keep()) await this.endSession(caller).catch(() => {})
     throw new ContractError(400, INVALID_CREDENTIALS)
+  }
+
+  /** Ends the caller's session (or its account's tokens without one), then answers 401. */
+  private async endSession(caller: Authenticated): Promise<never> {
+    await this.sessions.logout(caller).catch((err: unknown) => {
+      if (!(err instanceof SessionEndedError)) throw err
+    })
+    throw new SessionEndedError()
   }
 }

@@ -5,7 +5,7 @@ import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
 import { newId } from './ids.js'
-import type { PasswordHasher } from './passwords.js'
+import { type PasswordHasher, passwordLength, passwordTooShort } from './passwords.js'
 import type { SessionService } from './sessions.js'
 import type { TokenService, TokenUser } from './tokens.js'
 
@@ -58,6 +58,8 @@ export class AccountService {
     private readonly sessions: SessionService,
     /** REGISTRATION: `closed` refuses every registration (403); accounts come from an import. */
     private readonly registration: 'open' | 'closed' = 'open',
+    /** MIN_PASSWORD_LENGTH: 0 accepts any non-empty password, as the contract does. */
+    private readonly minPasswordLength = 0,
   ) {}
 
   /** Throws 403 while registration is closed; checked before the body is read. */
@@ -70,16 +72,25 @@ export class AccountService {
     const client = origin.ip
     this.assertRegistrationOpen()
     const email = requireEmail(input.email)
+    if (passwordLength(input.password) < this.minPasswordLength) throw badRequest(passwordTooShort('Password', this.minPasswordLength))
     const emailKey = emailKeyOf(email)
-    await this.guard.assertRegistrationAllowed(client)
+    // Counted as a possible "User already exists" before the lookup, so parallel registrations
+    // of taken emails cannot pass the limit together; given back when an account is made.
+    const duplicate = await this.guard.beginRegistration(client)
     // Cheap early answer for the common duplicate; the unique index settles races below.
     if (await this.store.findUserByEmailKey(emailKey)) {
-      await this.guard.recordDuplicateRegistration(client)
+      await duplicate.keep()
       return { created: false }
     }
     // Counted before the argon2 work, so a client past its limit costs no hash; given back
     // below when no account is made (a duplicate that won a race, a store that refused).
-    const release = await this.guard.reserveRegistration(client)
+    let reserved
+    try {
+      reserved = await this.guard.reserveRegistration(client)
+    } catch (err) {
+      await duplicate.giveBack().catch(() => {})
+      throw err
+    }
     let created = false
     try {
       const user: UserRecord = {
@@ -97,10 +108,9 @@ export class AccountService {
         return { created: true, user: pub, accessToken: this.tokens.issue(pub, session._id) }
       }
     } finally {
-      // A failed release leaves the registration counted: the error that matters is the store's.
-      if (!created) await release().catch(() => {})
+      // A failed give-back leaves the attempt counted: the error that matters is the store's.
+      await (created ? duplicate : reserved).giveBack().catch(() => {})
     }
-    await this.guard.recordDuplicateRegistration(client)
     return { created: false }
   }
 
@@ -111,15 +121,18 @@ export class AccountService {
   async login(emailInput: string, password: string, origin: Origin): Promise<{ email: string; accessToken: string }> {
     const email = requireEmail(emailInput)
     const emailKey = emailKeyOf(email)
-    await this.guard.assertLoginAllowed(emailKey, origin.ip)
+    // Counted before the password is verified (brute-force.ts), given back when it was right.
+    const attempt = await this.guard.beginLogin(emailKey, origin.ip)
     const user = await this.store.findUserByEmailKey(emailKey)
     const ok = await this.passwords.verify(user?.passwordHash ?? (await this.passwords.dummyHash()), password)
     // An account deleted while its password was checked has no session to open: as if unknown.
     const session = user && ok ? await this.sessions.open(user._id, origin.userAgent) : undefined
     if (!user || !session) {
-      await this.guard.recordLoginFailure(emailKey, origin.ip)
+      await attempt.keep()
       throw new ContractError(400, INVALID_CREDENTIALS)
     }
+    // A give-back that fails leaves one attempt counted; the login itself succeeded.
+    await attempt.giveBack().catch(() => {})
     return { email: user.email, accessToken: this.tokens.issue(publicUser(user), session._id) }
   }
 }

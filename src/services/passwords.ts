@@ -15,6 +15,18 @@ import { type PasswordHashingConfig, defaultConfig } from '../config.js'
 export const ARGON2_CONCURRENCY = Math.max(1, availableParallelism() - 1)
 const argon2Slot = pLimit(ARGON2_CONCURRENCY)
 
+/**
+ * The shortest new password change-password accepts (OWASP ASVS 5.0 V6.2.1: at least 8). Lengths
+ * count code points, so an emoji is one character, as a person counts it.
+ */
+export const NEW_PASSWORD_MIN_LENGTH = 8
+
+export const passwordTooShort = (field: 'Password' | 'New password', min: number) => `${field} must be at least ${min} characters`
+export const SAME_PASSWORD = 'New password must be different from the current password'
+
+/** The length of a password as the rules count it: code points. */
+export const passwordLength = (password: string): number => [...password].length
+
 export interface PasswordHasher {
   hash(password: string): Promise<string>
   /** Whether `password` matches `hash`; a malformed stored hash never lets anybody in. */

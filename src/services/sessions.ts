@@ -4,8 +4,8 @@
 // and worker at its next request, and survives restarts. Tokens issued before sessions existed
 // name none: they are accepted until they expire, unless the account's "not before" time has
 // been moved past their `iat` (docs/accounts.md).
-import type { CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
-import { isWellFormedId, newId } from './ids.js'
+import type { Actor, CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
+import { isWellFormedSessionId, newSessionId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
 
 /**
@@ -41,6 +41,8 @@ export interface Authenticated {
   account: UserRecord
   /** undefined for a token issued before sessions existed. */
   sessionId: string | undefined
+  /** The token's `iat`, in seconds since the epoch (0 when it has none). */
+  issuedAt: number
   /** The account's versions as the lookup read them for this request (Store.listNotesJson). */
   checked?: CheckedVersions
 }
@@ -54,6 +56,11 @@ export interface ListedSession {
   current: boolean
 }
 
+/** The caller as an account write's actor: the write commits only while its token is admitted. */
+export function actorOf(caller: Authenticated): Actor {
+  return { sessionId: caller.sessionId, issuedAt: new Date(caller.issuedAt * 1000).toISOString() }
+}
+
 /** Whether the account's "not before" time lets a token without a session through. */
 export function admitsTokenWithoutSession(account: UserRecord, issuedAt: number): boolean {
   return account.tokensNotBefore === undefined || Date.parse(account.tokensNotBefore) <= issuedAt * 1000
@@ -65,7 +72,7 @@ export class SessionService {
   /** A new session of the account, used now (stored by the caller, or by open()). */
   newSession(userId: string, userAgent: string | undefined): SessionRecord {
     const now = new Date().toISOString()
-    return { _id: newId(), userId, createdOn: now, lastUsedOn: now, client: clientOf(userAgent) }
+    return { _id: newSessionId(), userId, createdOn: now, lastUsedOn: now, client: clientOf(userAgent) }
   }
 
   /**
@@ -86,14 +93,14 @@ export class SessionService {
     const { sessionId } = token
     if (sessionId === undefined) {
       return this.store.findUserById(token.user._id).then((account) =>
-        account && admitsTokenWithoutSession(account, token.issuedAt) ? { account, sessionId } : undefined,
+        account && admitsTokenWithoutSession(account, token.issuedAt) ? { account, sessionId, issuedAt: token.issuedAt } : undefined,
       )
     }
     return this.store.findSession(sessionId).then((found) => {
       // A session names one account; a token naming another account's session is refused.
       if (!found || found.user._id !== token.user._id) return undefined
       this.touchWhenStale(found.session)
-      return { account: found.user, sessionId, checked: found.checked }
+      return { account: found.user, sessionId, issuedAt: token.issuedAt, checked: found.checked }
     })
   }
 
@@ -108,27 +115,33 @@ export class SessionService {
     return sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client, current: s._id === currentId }))
   }
 
-  /** Ends one of the account's sessions; false when it has none with this id (a malformed one included). */
-  end(userId: string, sessionId: string): Promise<boolean> {
-    return isWellFormedId(sessionId) ? this.store.deleteSession(userId, sessionId) : Promise.resolve(false)
+  /**
+   * DELETE /delete-session: ends one of the caller's account's sessions, while the caller's own
+   * is alive (else SessionEndedError); false when the account has none with this id (a malformed
+   * one included).
+   */
+  end(caller: Authenticated, sessionId: string): Promise<boolean> {
+    if (!isWellFormedSessionId(sessionId)) return Promise.resolve(false)
+    return this.store.deleteSession(caller.account._id, sessionId, actorOf(caller))
   }
 
   /**
    * POST /logout: ends the caller's session. A token without a session cannot be told apart
    * from the account's other such tokens, so the account's "not before" time moves to now: they
-   * all end, and the account's sessions stay. false when the account is gone.
+   * all end, and the account's sessions stay. false when the account is gone; SessionEndedError
+   * when the session ended meanwhile.
    */
   async logout(caller: Authenticated): Promise<boolean> {
-    if (caller.sessionId !== undefined) {
-      await this.store.deleteSession(caller.account._id, caller.sessionId)
-      return true
-    }
-    return (await this.store.updateUser(caller.account._id, {}, revokeNow({ endSessions: false }))) !== undefined
+    if (caller.sessionId !== undefined) return this.store.deleteSession(caller.account._id, caller.sessionId, actorOf(caller))
+    return (await this.store.updateUser(caller.account._id, {}, revokeNow({ endSessions: false }), actorOf(caller))) !== undefined
   }
 
-  /** Every session and every token without a session end (logout-everywhere, `users revoke-sessions`). */
-  async endAll(userId: string): Promise<boolean> {
-    return (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }))) !== undefined
+  /**
+   * Every session and every token without a session end: POST /logout-everywhere (with the
+   * caller as actor) and `users revoke-sessions` (none).
+   */
+  async endAll(userId: string, caller?: Authenticated): Promise<boolean> {
+    return (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }), caller && actorOf(caller))) !== undefined
   }
 
   /**

@@ -71,6 +71,19 @@ export interface Revocation {
   keep?: string
 }
 
+/**
+ * Who makes an account write (Store.updateUser, deleteUser, deleteSession): the write commits
+ * only while this token is still admitted, checked in the write's own transaction, so a request
+ * that a revocation overtook changes nothing (docs/accounts.md, "Revocation is final"). With a
+ * session, its row must still be there; without one (a token issued before sessions existed),
+ * the account's "not before" time must not be past the token's `iat`.
+ */
+export interface Actor {
+  sessionId: string | undefined
+  /** The token's `iat`, ISO 8601 (toISOString's fixed width, so the text compares as the time). */
+  issuedAt: string
+}
+
 /** Which sessions of an account a new one pushes out (Store.createSession). */
 export interface SessionPruning {
   /** Sessions created before this (ISO 8601) have outlived their tokens and are deleted. */
@@ -171,11 +184,12 @@ export interface Store {
   findUserById(id: string): Promise<UserRecord | undefined>
   /**
    * Applies the change and the revocation in one transaction; resolves to the account as
-   * stored afterwards, or undefined (and changes nothing) when no account has this id.
+   * stored afterwards, or undefined (and changes nothing) when no account has this id. With an
+   * actor that is no longer admitted, rejects with SessionEndedError and changes nothing.
    */
-  updateUser(userId: string, change: AccountChange, revocation?: Revocation): Promise<UserRecord | undefined>
-  /** Deletes the account, its notes and its sessions in one transaction; false when absent. */
-  deleteUser(userId: string): Promise<boolean>
+  updateUser(userId: string, change: AccountChange, revocation?: Revocation, actor?: Actor): Promise<UserRecord | undefined>
+  /** Deletes the account, its notes and its sessions in one transaction; false when absent. Actor: as updateUser. */
+  deleteUser(userId: string, actor?: Actor): Promise<boolean>
 
   // Sessions (docs/accounts.md). Every session query but findSession takes the owner's id.
   /**
@@ -192,8 +206,8 @@ export interface Store {
   touchSession(sessionId: string, lastUsedOn: string, staleBefore: string): Promise<void>
   /** The account's sessions created at or after `createdSince`: newest lastUsedOn first, then createdOn, then _id descending. */
   listSessions(userId: string, createdSince: string): Promise<SessionRecord[]>
-  /** Deletes the account's session; false when it has no session with this id. */
-  deleteSession(userId: string, sessionId: string): Promise<boolean>
+  /** Deletes the account's session; false when it has no session with this id. Actor: as updateUser. */
+  deleteSession(userId: string, sessionId: string, actor?: Actor): Promise<boolean>
 
   /**
    * Inserts the note; resolves to false (and stores nothing) when its account does not exist:
@@ -310,6 +324,17 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.name = 'StoreUnavailableError'
+  }
+}
+
+/**
+ * The actor of an account write is no longer admitted: its session ended (or its account went)
+ * after the request was authenticated. Answered with the bare 401, and nothing was changed.
+ */
+export class SessionEndedError extends Error {
+  constructor() {
+    super('the session ended before the write')
+    this.name = 'SessionEndedError'
   }
 }
 

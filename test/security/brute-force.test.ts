@@ -12,7 +12,7 @@ import { type Account, type Harness, register, startHarness, uniqueEmail } from 
 const WRONG = 'not the password'
 
 async function harnessWith(limits: Partial<BruteForceConfig>, config: Partial<Config> = {}): Promise<Harness> {
-  const bruteForce: BruteForceConfig = { enabled: true, windowSeconds: 900, pairLimit: 1000, emailLimit: 1000, ipLimit: 1000, registrationIpLimit: 1000, registrationsPerClient: 1000, registrationWindowSeconds: 900, ...limits }
+  const bruteForce: BruteForceConfig = { enabled: true, windowSeconds: 900, pairLimit: 1000, emailLimit: 1000, ipLimit: 1000, sessionLimit: 1000, registrationIpLimit: 1000, registrationsPerClient: 1000, registrationWindowSeconds: 900, ...limits }
   return startHarness('inject', { config: { trustProxy: true, bruteForce, ...config } })
 }
 

@@ -52,7 +52,7 @@ for (const { mode, storeKind } of targets()) {
       const changed = await register(h.client)
       const changedOther = await login(changed)
       await call('GET', '/get-user', changedOther)
-      await call('PUT', '/change-password', changed.token, { currentPassword: changed.password, newPassword: 'new one' })
+      await call('PUT', '/change-password', changed.token, { currentPassword: changed.password, newPassword: 'a new one, long enough' })
 
       const deleted = await register(h.client)
       const deletedOther = await login(deleted)

@@ -48,7 +48,8 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     await send('GET', `/search-notes?query=${encodeURIComponent(PASSWORD)}`, { token })
     // The account-management endpoints that take a password (docs/accounts.md).
     await send('PUT', '/change-password', { token, body: { currentPassword: `${PASSWORD}x`, newPassword: PASSWORD } })
-    await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: PASSWORD } })
+    await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: PASSWORD } }) // refused: the same
+    await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} and more` } })
     await send('DELETE', '/delete-account', { token, body: { password: `${PASSWORD}x` } })
     await send('GET', '/get-sessions', { token })
     const db = new Database(join(tmp.path, SQLITE_FILE), { readonly: true })

@@ -120,6 +120,21 @@ function headersFor(options: RequestOptions): { headers: Record<string, string>;
   return { headers, payload }
 }
 
+/** A client of a service listening at `base` (http://host:port), over real sockets (fetch). */
+export function urlClient(base: string): Client {
+  return {
+    mode: 'http',
+    async request(method, path, opts = {}) {
+      const { headers, payload } = headersFor(opts)
+      const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
+      const text = await res.text()
+      const h: Record<string, string> = {}
+      res.headers.forEach((v, k) => (h[k] = v))
+      return { status: res.status, headers: h, text, json: parseJson(text) }
+    },
+  }
+}
+
 export async function startHarness(mode: Mode, options: HarnessOptions = {}): Promise<Harness> {
   const store = options.store ?? (await openTestStore(options.storeKind ?? 'sqlite'))
   const app = await buildApp({
@@ -136,19 +151,14 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
   if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })
   else await app.ready()
 
+  const overSocket = urlClient(base)
   const client: Client = {
     mode,
     async request(method, path, opts = {}) {
+      if (mode === 'http') return overSocket.request(method, path, opts)
       const { headers, payload } = headersFor(opts)
-      if (mode === 'inject') {
-        const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
-        return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
-      }
-      const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
-      const text = await res.text()
-      const h: Record<string, string> = {}
-      res.headers.forEach((v, k) => (h[k] = v))
-      return { status: res.status, headers: h, text, json: parseJson(text) }
+      const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
+      return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
     },
   }
   if (options.checkResponses !== false) {

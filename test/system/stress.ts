@@ -134,7 +134,7 @@ async function load() {
 
 /** Real email with a wrong password vs an unknown email: medians and spread of the login time. */
 async function enumerationTiming() {
-  const h = await startHarness('http', { config: { passwordHashing: defaultConfig.passwordHashing, bruteForce: { enabled: false, windowSeconds: 1, pairLimit: 1, emailLimit: 1, ipLimit: 1, registrationIpLimit: 1, registrationsPerClient: 1, registrationWindowSeconds: 1 } } })
+  const h = await startHarness('http', { config: { passwordHashing: defaultConfig.passwordHashing, bruteForce: { enabled: false, windowSeconds: 1, pairLimit: 1, emailLimit: 1, ipLimit: 1, sessionLimit: 1, registrationIpLimit: 1, registrationsPerClient: 1, registrationWindowSeconds: 1 } } })
   const a = await register(h.client)
   const times: Record<'real' | 'unknown', number[]> = { real: [], unknown: [] }
   const bodies = new Set<string>()

@@ -141,9 +141,9 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     findUserById,
     findSession,
     listNotesJson,
-    updateUser: (userId, change, revocation) => changing(userId, driver.updateUser(userId, change, revocation)),
-    deleteUser: (userId) => changing(userId, driver.deleteUser(userId)),
-    deleteSession: (userId, sessionId) => changing(userId, driver.deleteSession(userId, sessionId)),
+    updateUser: (userId, change, revocation, actor) => changing(userId, driver.updateUser(userId, change, revocation, actor)),
+    deleteUser: (userId, actor) => changing(userId, driver.deleteUser(userId, actor)),
+    deleteSession: (userId, sessionId, actor) => changing(userId, driver.deleteSession(userId, sessionId, actor)),
     touchSession: (sessionId, lastUsedOn, staleBefore) =>
       changing(sessions.get(sessionId)?.userId, driver.touchSession(sessionId, lastUsedOn, staleBefore)),
     // A new session's account is known: its first lookup can already be kept.

@@ -167,7 +167,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const versionPool = createVersionPool(options)
   const versionQuery = queryOver(versionPool)
   const users = new PostgresUsers(query, pool)
-  const sessions = new PostgresSessions(query)
+  const sessions = new PostgresSessions(query, pool)
   const notes = new PostgresNotes(query)
   const transfer = new PostgresTransfer(pool, query)
   const quota = new PostgresQuota(query)
@@ -177,13 +177,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     createUser: (user, session) => users.create(user, session),
     findUserByEmailKey: (key) => users.findByEmailKey(key),
     findUserById: (id) => users.findById(id),
-    updateUser: (userId, change, revocation) => users.update(userId, change, revocation),
-    deleteUser: (userId) => users.delete(userId),
+    updateUser: (userId, change, revocation, actor) => users.update(userId, change, revocation, actor),
+    deleteUser: (userId, actor) => users.delete(userId, actor),
     createSession: (session, prune) => sessions.create(session, prune),
     findSession: (sessionId) => sessions.find(sessionId),
     touchSession: (sessionId, lastUsedOn, staleBefore) => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore),
     listSessions: (userId, createdSince) => sessions.list(userId, createdSince),
-    deleteSession: (userId, sessionId) => sessions.delete(userId, sessionId),
+    deleteSession: (userId, sessionId, actor) => sessions.delete(userId, sessionId, actor),
     insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn, q) =>

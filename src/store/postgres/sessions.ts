@@ -1,14 +1,19 @@
 // Session queries of the PostgreSQL driver (mirrors sqlite/sessions.ts); migration 9's table.
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import type { SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
+import type pg from 'pg'
+import type { Actor, SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
 import { SESSION_COLUMNS, type SessionRow, type UserRow, decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
-import type { Query } from './query.js'
+import { type Query, inTransaction } from './query.js'
+import { lockAccount } from './users.js'
 
 /** A session's columns under s_ names beside its account's columns (find). */
 type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 export class PostgresSessions {
-  constructor(private readonly query: Query) {}
+  constructor(
+    private readonly query: Query,
+    private readonly pool: pg.Pool,
+  ) {}
 
   /** The session and its account: one lookup by the sessions primary key, joined on the users primary key. */
   async find(sessionId: string): Promise<SessionOfAccount | undefined> {
@@ -25,21 +30,23 @@ export class PostgresSessions {
   }
 
   /**
-   * One statement: the sessions `prune` pushes out are deleted and the new one inserted, in one
-   * transaction. The deletion reads the snapshot before the insert, so it keeps keepMost - 1.
+   * One statement: the account's row is locked (the pruning ends sessions, so it waits for a
+   * write that checked its own session: users.ts lockAccount), the sessions `prune` pushes out
+   * are deleted and the new one inserted, in one transaction. The deletion reads the snapshot
+   * before the insert, so it keeps keepMost - 1. Nothing is inserted when the account is gone.
    */
   async create(session: SessionRecord, prune: SessionPruning): Promise<boolean> {
     try {
-      await this.query(
+      const { rowCount } = await this.query(
         'sessions.insert',
-        `WITH pruned AS (
-           DELETE FROM sessions WHERE user_id = $2 AND (created_on < $6
+        `WITH account AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE), pruned AS (
+           DELETE FROM sessions WHERE user_id = (SELECT id FROM account) AND (created_on < $6
              OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 AND created_on >= $6 ${LIST_ORDER} LIMIT $7))
          )
-         INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)`,
+         INSERT INTO sessions (${SESSION_COLUMNS}) SELECT $1, id, $3, $4, $5 FROM account`,
         [session._id, session.userId, session.createdOn, session.lastUsedOn, encodeText(session.client), prune.createdBefore, Math.max(0, prune.keepMost - 1)],
       )
-      return true
+      return rowCount === 1
     } catch (err) {
       // foreign_key_violation: the account does not exist (any more).
       if ((err as { code?: unknown }).code === '23503') return false
@@ -60,8 +67,13 @@ export class PostgresSessions {
     return rows.map(sessionFromRow)
   }
 
-  async delete(userId: string, sessionId: string): Promise<boolean> {
-    const result = await this.query('sessions.delete', 'DELETE FROM sessions WHERE user_id = $1 AND id = $2', [userId, sessionId])
-    return result.rowCount === 1
+  /** With an actor, in a transaction that first locks the account and checks it (users.ts lockAccount). */
+  async delete(userId: string, sessionId: string, actor?: Actor): Promise<boolean> {
+    const text = 'DELETE FROM sessions WHERE user_id = $1 AND id = $2'
+    if (!actor) return (await this.query('sessions.delete', text, [userId, sessionId])).rowCount === 1
+    return inTransaction(this.pool, async (client) => {
+      if (!(await lockAccount(client, userId, actor, 'NO KEY UPDATE'))) return false
+      return (await client.query({ name: 'sessions.delete', text, values: [userId, sessionId] })).rowCount === 1
+    })
   }
 }

@@ -1,9 +1,32 @@
 // User queries of the PostgreSQL driver (mirrors sqlite/users.ts). Named queries are prepared
 // once per connection.
 import type pg from 'pg'
-import type { AccountChange, Revocation, SessionRecord, UserRecord } from '../types.js'
+import { type AccountChange, type Actor, type Revocation, SessionEndedError, type SessionRecord, type UserRecord } from '../types.js'
 import { type UserRow, encodeText, userFromRow } from './rows.js'
 import { type Query, inTransaction } from './query.js'
+
+/**
+ * Locks the account's row for the transaction, then checks the actor (types.ts Actor): false when
+ * no account has this id; SessionEndedError when the actor is no longer admitted. Every write
+ * that ends sessions or moves "not before" takes this row lock before it does (update, delete,
+ * deleteSession, createSession's pruning), so once the check has passed nothing ends the actor's
+ * session before this transaction commits. The check is a statement of its own after the lock:
+ * in READ COMMITTED it reads a new snapshot, which holds every revocation committed while the
+ * lock was awaited (a single statement would judge by the snapshot it started with).
+ */
+export async function lockAccount(client: pg.PoolClient, userId: string, actor: Actor | undefined, lock: 'UPDATE' | 'NO KEY UPDATE'): Promise<boolean> {
+  const locked = await client.query<{ tokens_not_before: string | null }>(`SELECT tokens_not_before FROM users WHERE id = $1 FOR ${lock}`, [userId])
+  const row = locked.rows[0]
+  if (!row) return false
+  if (!actor) return true
+  if (actor.sessionId === undefined) {
+    if (row.tokens_not_before !== null && row.tokens_not_before > actor.issuedAt) throw new SessionEndedError()
+    return true
+  }
+  const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [actor.sessionId, userId])
+  if (session.rowCount !== 1) throw new SessionEndedError()
+  return true
+}
 
 export class PostgresUsers {
   constructor(
@@ -48,8 +71,24 @@ export class PostgresUsers {
    * whose parameter is NULL; GREATEST ignores a NULL, so a first "not before" is simply set),
    * and its sessions end only when the row was there to update.
    */
-  async update(userId: string, change: AccountChange, revocation?: Revocation): Promise<UserRecord | undefined> {
-    const { rows } = await this.query<UserRow>(
+  async update(userId: string, change: AccountChange, revocation?: Revocation, actor?: Actor): Promise<UserRecord | undefined> {
+    const values = [
+      userId,
+      change.fullName === undefined ? null : encodeText(change.fullName),
+      change.passwordHash ?? null,
+      revocation?.notBefore ?? null,
+      revocation?.endSessions ?? false,
+      revocation?.keep ?? null,
+    ]
+    if (!actor) return this.updateStatement(values, this.query)
+    return inTransaction(this.pool, async (client) => {
+      if (!(await lockAccount(client, userId, actor, 'NO KEY UPDATE'))) return undefined
+      return this.updateStatement(values, (name, text, v) => client.query({ name, text, values: v }))
+    })
+  }
+
+  private async updateStatement(values: unknown[], query: Query): Promise<UserRecord | undefined> {
+    const { rows } = await query<UserRow>(
       'users.update',
       `WITH changed AS (
          UPDATE users SET
@@ -62,14 +101,7 @@ export class PostgresUsers {
          DELETE FROM sessions WHERE $5::boolean AND user_id = $1 AND id IS DISTINCT FROM $6::text AND EXISTS (SELECT 1 FROM changed)
        )
        SELECT * FROM changed`,
-      [
-        userId,
-        change.fullName === undefined ? null : encodeText(change.fullName),
-        change.passwordHash ?? null,
-        revocation?.notBefore ?? null,
-        revocation?.endSessions ?? false,
-        revocation?.keep ?? null,
-      ],
+      values,
     )
     return rows[0] && userFromRow(rows[0])
   }
@@ -81,10 +113,9 @@ export class PostgresUsers {
    * its owner by accident), so the notes go before the account; its sessions, note versions and
    * usage rows follow it by cascade.
    */
-  delete(userId: string): Promise<boolean> {
+  delete(userId: string, actor?: Actor): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
-      const locked = await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])
-      if (locked.rowCount !== 1) return false
+      if (!(await lockAccount(client, userId, actor, 'UPDATE'))) return false
       await client.query('DELETE FROM notes WHERE user_id = $1', [userId])
       await client.query('DELETE FROM users WHERE id = $1', [userId])
       return true

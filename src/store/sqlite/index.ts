@@ -13,7 +13,7 @@ import { SqliteNotes } from './notes.js'
 import { SqliteQuota } from './quota.js'
 import { SqliteSessions } from './sessions.js'
 import { SqliteTransfer } from './transfer.js'
-import { SqliteUsers } from './users.js'
+import { SqliteUsers, actorCheck } from './users.js'
 
 export interface SqliteOptions {
   /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
@@ -98,8 +98,9 @@ function freeSpaceGuard(options: SqliteOptions): FreeSpaceGuard | undefined {
 export function openSqliteStore(options: SqliteOptions): StoreDriver {
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
-  const users = new SqliteUsers(db)
-  const sessions = new SqliteSessions(db)
+  const assertAdmitted = actorCheck(db)
+  const users = new SqliteUsers(db, assertAdmitted)
+  const sessions = new SqliteSessions(db, assertAdmitted)
   const notes = new SqliteNotes(db)
   const transfer = new SqliteTransfer(db)
   const quota = new SqliteQuota(db, notes)
@@ -126,13 +127,13 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     createUser: (user, session) => roomFor(() => writer.write(() => createUser(user, session))),
     findUserByEmailKey: async (key) => users.findByEmailKey(key),
     findUserById: async (id) => users.findById(id),
-    updateUser: (userId, change, revocation) => writer.write(() => users.update(userId, change, revocation)),
-    deleteUser: (userId) => writer.write(() => users.remove(userId)),
+    updateUser: (userId, change, revocation, actor) => writer.write(() => users.update(userId, change, revocation, actor)),
+    deleteUser: (userId, actor) => writer.write(() => users.remove(userId, actor)),
     createSession: (session, prune) => writer.write(() => sessions.create(session, prune)),
     findSession: async (sessionId) => sessions.find(sessionId),
     touchSession: (sessionId, lastUsedOn, staleBefore) => writer.write(() => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore)),
     listSessions: async (userId, createdSince) => sessions.list(userId, createdSince),
-    deleteSession: (userId, sessionId) => writer.write(() => sessions.delete(userId, sessionId)),
+    deleteSession: (userId, sessionId, actor) => writer.write(() => sessions.delete(userId, sessionId, actor)),
     insertNote: (note, q) =>
       roomFor(() => writer.write(() => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)))),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),

@@ -1,8 +1,9 @@
 // Session queries of the SQLite driver (mirrors postgres/sessions.ts); migration 7's table.
 import type { Database, Statement, Transaction } from 'better-sqlite3'
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import type { SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
+import type { Actor, SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'
 import { SESSION_COLUMNS, type SessionRow, type UserRow, sessionFromRow, userFromRow } from './rows.js'
+import type { ActorCheck } from './users.js'
 
 /** A session's columns under s_ names beside its account's columns (findSession). */
 type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
@@ -16,7 +17,10 @@ export class SqliteSessions {
   /** Runs inside the caller's write transaction, as a savepoint. */
   readonly create: Transaction<(session: SessionRecord, prune: SessionPruning) => boolean>
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly assertAdmitted: ActorCheck,
+  ) {
     this.insert = db.prepare(
       `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (@_id, @userId, @createdOn, @lastUsedOn, @client)`,
     )
@@ -65,7 +69,9 @@ export class SqliteSessions {
     return this.ofUser.all(userId, createdSince).map(sessionFromRow)
   }
 
-  delete(userId: string, sessionId: string): boolean {
+  /** Runs inside the caller's write transaction, so the actor's check and the delete are one. */
+  delete(userId: string, sessionId: string, actor?: Actor): boolean {
+    this.assertAdmitted(userId, actor)
     return this.remove.run(userId, sessionId).changes === 1
   }
 }
