@@ -7,7 +7,8 @@ import { type Query, inTransaction } from './query.js'
 
 /**
  * Locks the account's row for the transaction, then checks the actor (types.ts Actor): false when
- * no account has this id; SessionEndedError when the actor is no longer admitted. Every write
+ * no account has this id and there is no actor; SessionEndedError when the actor is no longer
+ * admitted (its account gone included). Every write
  * that ends sessions or moves "not before" takes this row lock before it does (update, delete,
  * deleteSession, createSession's pruning), so once the check has passed nothing ends the actor's
  * session before this transaction commits. The check is a statement of its own after the lock:
@@ -17,6 +18,8 @@ import { type Query, inTransaction } from './query.js'
 export async function lockAccount(client: pg.PoolClient, userId: string, actor: Actor | undefined, lock: 'UPDATE' | 'NO KEY UPDATE'): Promise<boolean> {
   const locked = await client.query<{ tokens_not_before: string | null }>(`SELECT tokens_not_before FROM users WHERE id = $1 FOR ${lock}`, [userId])
   const row = locked.rows[0]
+  // An actor's account that is gone took the actor's session with it.
+  if (!row && actor) throw new SessionEndedError()
   if (!row) return false
   if (!actor) return true
   if (actor.sessionId === undefined) {
