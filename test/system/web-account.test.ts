@@ -1,7 +1,8 @@
 // The web app's account page (issue 23), in Debian's Chromium against the built service, on
 // SQLite and on PostgreSQL: reached from the header as a chunk loaded only then, renaming, the
 // sessions list (another login shows up; signing it out makes its token get 401), signing out
-// everywhere, changing the password, deleting the account behind a typed confirmation, and the
+// everywhere, changing the password (a new one under 8 characters or equal to the current one
+// refused before anything is sent), deleting the account behind a typed confirmation, and the
 // header's Sign out ending the token on the server after the deletes still waiting for their
 // undo. axe-core finds no serious violation on the page; nothing leaves loopback, breaks the CSP
 // (Trusted Types included) or throws.
@@ -113,14 +114,39 @@ describe('the account page in a browser', () => {
         assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent), 'Where you are signed in')
       })
 
-      it("changes the password, showing the API's message for a wrong one; the other sessions end, this one goes on", async () => {
+      it("changes the password, refusing a short or unchanged one before sending it, showing the API's message for a wrong one; the other sessions end, this one goes on", async () => {
         const other = await loginElsewhere(server.base, email)
         await page.reload()
         await eventually('the list shows the other login', async () => (await sessionRows(page).count()) === 2)
-        await page.getByLabel('Current password').fill('not my password')
-        await page.getByLabel('New password').fill('a brand new passphrase')
+
+        // The new password asks for 8 characters other than the current ones: a hint under the
+        // field; a shorter or the same one is refused in the API's words, with nothing sent.
+        const sent: string[] = []
+        const watch = (request: { url(): string }) => void sent.push(new URL(request.url()).pathname)
+        page.on('request', watch)
+        const next = page.getByLabel('New password')
+        assert.equal(await next.getAttribute('minlength'), '8')
+        const hint = page.getByText('At least 8 characters, different from the current one.', { exact: true })
+        assert.ok(await hint.isVisible(), 'the hint shows under the field')
+        assert.equal(await next.getAttribute('aria-describedby'), await hint.getAttribute('id'), 'the hint describes the field')
+        await page.getByLabel('Current password').fill(PASSWORD)
+        await next.fill('abc12')
         await page.getByRole('button', { name: 'Change password' }).click()
-        assert.equal(await alertText(page), 'Invalid Credentials')
+        await page.getByRole('alert').filter({ hasText: /^New password must be at least 8 characters$/ }).waitFor()
+        assert.equal(await next.getAttribute('aria-invalid'), 'true')
+        assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')), 'newPassword')
+        await next.fill(PASSWORD)
+        assert.equal(await next.getAttribute('aria-invalid'), null, 'typing clears the mark')
+        await page.getByRole('button', { name: 'Change password' }).click()
+        await page.getByRole('alert').filter({ hasText: /^New password must be different from the current password$/ }).waitFor()
+        page.off('request', watch)
+        assert.ok(!sent.includes('/change-password'), `nothing sent: ${sent.join(', ')}`)
+        assert.equal(await userStatus(server.base, other), 200, 'nothing changed: the other session goes on')
+
+        await page.getByLabel('Current password').fill('not my password')
+        await next.fill('a brand new passphrase')
+        await page.getByRole('button', { name: 'Change password' }).click()
+        await page.getByRole('alert').filter({ hasText: /^Invalid Credentials$/ }).waitFor()
         assert.equal(await userStatus(server.base, other), 200)
 
         await page.getByLabel('Current password').fill(PASSWORD)

@@ -1,9 +1,10 @@
 // The web app as a person uses it (issue 22), in Debian's Chromium against the real service
 // started as `npm start` starts it, on SQLite and on PostgreSQL, at a desktop and a phone
-// viewport: signing up and in, staying signed in, the 401 path, notes (create, edit, tags, pin,
-// delete and undo), cards and list, search (literal, regex, invalid pattern), the tag filter, the
-// keyboard, untrusted Markdown, and the API's own messages. Every page must load nothing from
-// another host, break no CSP rule and throw nothing.
+// viewport: signing up (a password under 8 characters refused before anything is sent, an
+// operator's higher minimum in the API's words) and in (with no minimum), staying signed in, the
+// 401 path, notes (create, edit, tags, pin, delete and undo), cards and list, search (literal,
+// regex, invalid pattern), the tag filter, the keyboard, untrusted Markdown, and the API's own
+// messages. Every page must load nothing from another host, break no CSP rule and throw nothing.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -80,13 +81,34 @@ describe('the web app in a browser', () => {
             await context?.close()
           })
 
-          it('signs up, showing the API\'s messages for what is missing and for a taken email', async () => {
+          it('signs up, showing the API\'s messages for what is missing and for a taken email, and refusing a short password before sending it', async () => {
             await page.goto(`${server.base}/`)
             await page.waitForURL(`${server.base}/sign-in`)
             await page.getByRole('link', { name: 'Create an account' }).click()
             await page.waitForURL(`${server.base}/sign-up`)
             await page.getByRole('button', { name: 'Create account' }).click()
             assert.equal(await alertText(page), 'Full Name is required')
+
+            // The password asks for 8 characters: a hint under the field, and a shorter one is
+            // refused in the API's words with nothing sent.
+            const sent: string[] = []
+            const watch = (request: { url(): string }) => void sent.push(new URL(request.url()).pathname)
+            page.on('request', watch)
+            await page.getByLabel('Full name').fill(fullName)
+            await page.getByLabel('Email').fill(email)
+            const password = page.getByLabel('Password')
+            assert.equal(await password.getAttribute('minlength'), '8')
+            const hint = page.getByText('At least 8 characters.', { exact: true })
+            assert.ok(await hint.isVisible(), 'the hint shows under the field')
+            assert.equal(await password.getAttribute('aria-describedby'), await hint.getAttribute('id'), 'the hint describes the field')
+            await password.fill('abc12')
+            await page.getByRole('button', { name: 'Create account' }).click()
+            await page.getByRole('alert').filter({ hasText: /^Password must be at least 8 characters$/ }).waitFor()
+            assert.equal(await password.getAttribute('aria-invalid'), 'true')
+            assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')), 'password')
+            page.off('request', watch)
+            assert.ok(!sent.includes('/create-account'), `nothing sent: ${sent.join(', ')}`)
+
             await signUp(page, server.base, fullName, email)
             assert.equal(page.url(), `${server.base}/`)
             await page.getByRole('link', { name: fullName }).waitFor()
@@ -153,6 +175,28 @@ describe('the web app in a browser', () => {
                 if (i < Number(PAIR_LIMIT)) assert.equal(await alertText(other.page), 'Invalid Credentials')
               }
               assert.match(await alertText(other.page), /^Too many failed login attempts; try again later \(wait \d+ min( \d+ s)?\)$/)
+              assertClean(other.record)
+            } finally {
+              await other.context.close()
+            }
+          })
+
+          it('signs in with a password shorter than sign-up asks for: the sign-in form imposes no minimum', async () => {
+            // An account the API took with a 5-character password (any non-empty one, unless
+            // MIN_PASSWORD_LENGTH is set), as accounts from before the minimum have.
+            const shortEmail = uniqueEmail(`web-short-${viewport}`)
+            const created = await apiCall(server.base, '', 'POST', '/create-account', { fullName: `Short ${viewport}`, email: shortEmail, password: 'abc12' })
+            assert.equal(created.status, 200, JSON.stringify(created.json))
+            const other = await openPage(browser(), VIEWPORTS[viewport])
+            try {
+              await other.page.goto(`${server.base}/sign-in`)
+              const password = other.page.getByLabel('Password')
+              assert.equal(await password.getAttribute('minlength'), null)
+              assert.equal(await other.page.getByText('At least 8 characters.').count(), 0)
+              await other.page.getByLabel('Email').fill(shortEmail)
+              await password.fill('abc12')
+              await other.page.getByRole('button', { name: 'Sign in' }).click()
+              await other.page.getByRole('link', { name: `Short ${viewport}` }).waitFor()
               assertClean(other.record)
             } finally {
               await other.context.close()
@@ -440,4 +484,34 @@ describe('the web app in a browser', () => {
       }
     })
   }
+
+  describe('with a minimum set by the operator (MIN_PASSWORD_LENGTH=12)', () => {
+    let server: WebServer
+    before(async () => {
+      server = await startWebServer('sqlite', { MIN_PASSWORD_LENGTH: '12' })
+    })
+    after(async () => {
+      await server?.close()
+    })
+
+    it("shows the API's message for a password long enough for the page but not for the API", async () => {
+      const { context, page, record } = await openPage(browser(), { ...VIEWPORTS.desktop, colorScheme: 'light' })
+      try {
+        await page.goto(`${server.base}/sign-up`)
+        await page.getByLabel('Full name').fill('Ada Twelve')
+        await page.getByLabel('Email').fill(uniqueEmail('web-min-length'))
+        await page.getByLabel('Password').fill('ten chars!')
+        const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/create-account')
+        await page.getByRole('button', { name: 'Create account' }).click()
+        assert.equal((await answer).status(), 400)
+        assert.equal(await alertText(page), 'Password must be at least 12 characters')
+        await page.getByLabel('Password').fill('twelve chars')
+        await page.getByRole('button', { name: 'Create account' }).click()
+        await page.getByRole('link', { name: 'Ada Twelve' }).waitFor()
+        assertClean(record)
+      } finally {
+        await context.close()
+      }
+    })
+  })
 })

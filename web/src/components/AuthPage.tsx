@@ -1,8 +1,11 @@
 // Sign in (POST /login, then GET /get-user for the name) and sign up (POST /create-account).
 // The form leaves checking to the API (noValidate), so a person reads the API's own words:
-// "Invalid Credentials", "User already exists", "Full Name is required", a 429's wait.
+// "Invalid Credentials", "User already exists", "Full Name is required", a 429's wait. One
+// exception: signing up, a password typed shorter than the minimum (passwords.ts) is refused
+// here, in the API's words, before anything is sent. Signing in never checks a length.
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { api, messageOf } from '../api'
+import { MIN_PASSWORD_LENGTH, PASSWORD_HINT, signUpPasswordProblem } from '../passwords'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { NoteIcon } from './Icons'
@@ -15,14 +18,18 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const [email, setEmail] = useState(keptEmail ?? '')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<string>()
+  const [passwordRefused, setPasswordRefused] = useState(false)
   const [busy, setBusy] = useState(false)
   const errorId = useId()
+  const passwordId = useId()
+  const hintId = useId()
   const firstField = useRef<HTMLInputElement>(null)
   const passwordField = useRef<HTMLInputElement>(null)
   const signUp = mode === 'sign-up'
 
   useEffect(() => {
     setError(undefined)
+    setPasswordRefused(false)
     document.title = signUp ? 'Create an account · Notes' : 'Sign in · Notes'
     // After a session ended, the email is known: the password is what is missing.
     if (!signUp && keptEmail) passwordField.current?.focus()
@@ -32,6 +39,13 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   async function submit(event: FormEvent) {
     event.preventDefault()
     if (busy) return
+    const problem = signUp ? signUpPasswordProblem(password) : undefined
+    setPasswordRefused(Boolean(problem))
+    if (problem) {
+      setError(problem)
+      passwordField.current?.focus()
+      return
+    }
     setBusy(true)
     setError(undefined)
     try {
@@ -82,17 +96,29 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
               onChange={(e) => setEmail(e.target.value)}
             />
           </label>
-          <label className="field">
-            <span>Password</span>
+          <div className="field">
+            <label htmlFor={passwordId}>Password</label>
             <input
               ref={passwordField}
+              id={passwordId}
               name="password"
               type="password"
               autoComplete={signUp ? 'new-password' : 'current-password'}
+              minLength={signUp ? MIN_PASSWORD_LENGTH : undefined}
+              aria-describedby={signUp ? hintId : undefined}
+              aria-invalid={passwordRefused || undefined}
               value={password}
-              onChange={(e) => setPassword(e.target.value)}
+              onChange={(e) => {
+                setPassword(e.target.value)
+                setPasswordRefused(false)
+              }}
             />
-          </label>
+            {signUp && (
+              <p className="field-hint" id={hintId}>
+                {PASSWORD_HINT}
+              </p>
+            )}
+          </div>
           {error && (
             <p className="form-error" id={errorId} role="alert">
               {error}

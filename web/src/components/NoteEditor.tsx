@@ -26,7 +26,7 @@ const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigat
 
 export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null)
-  const titleField = useRef<HTMLInputElement>(null)
+  const titleField = useRef<HTMLTextAreaElement>(null)
   const [title, setTitle] = useState(target.title)
   const [content, setContent] = useState(target.content)
   const [tags, setTags] = useState(target.tags)
@@ -108,7 +108,22 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
         )}
         <label className="field">
           <span>Title</span>
-          <input ref={titleField} name="title" value={title} onChange={(e) => setTitle(e.target.value)} autoComplete="off" />
+          {/* A textarea, so a long title wraps and shows whole; it stays one line of text: Enter
+              saves, as in a one-line field, and pasted line breaks become spaces. */}
+          <textarea
+            ref={titleField}
+            name="title"
+            className="title-field"
+            rows={1}
+            value={title}
+            onChange={(e) => setTitle(e.target.value.replace(/[\r\n]+/g, ' '))}
+            onKeyDown={(e) => {
+              if (e.key !== 'Enter' || e.ctrlKey || e.metaKey || e.nativeEvent.isComposing) return
+              e.preventDefault()
+              e.currentTarget.form?.requestSubmit()
+            }}
+            autoComplete="off"
+          />
         </label>
         <div className="field">
           <div className="field-label-row">

@@ -23,6 +23,18 @@ function countTags(notes: Note[] | undefined): Array<[string, number]> {
 
 const plural = (n: number, one: string) => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`
 
+const QUOTED_MAX = 60
+
+/**
+ * A title or search quoted in a message, in quotation marks, cut to its first 60 characters: a
+ * toast quoting a 1 000-character title would cover a phone's screen and push the API's message,
+ * which follows the quote, out of sight.
+ */
+function quoted(text: string): string {
+  const characters = [...text]
+  return `“${characters.length > QUOTED_MAX ? `${characters.slice(0, QUOTED_MAX).join('')}…` : text}”`
+}
+
 export function NotesPage() {
   const session = useSession()
   const { token, user } = useSignedIn()
@@ -85,7 +97,7 @@ export function NotesPage() {
         (err: unknown) => {
           forget(id)
           if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `“${entry.note.title}” was not deleted: ${messageOf(err)}` })
+          toasts.show({ kind: 'error', message: `${quoted(entry.note.title)} was not deleted: ${messageOf(err)}` })
         },
       )
     },
@@ -118,7 +130,7 @@ export function NotesPage() {
       onPin: (note: Note, isPinned: boolean) => {
         notesRef.current.setPinned(note, isPinned).catch((err: unknown) => {
           if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `Could not ${isPinned ? 'pin' : 'unpin'} “${note.title}”: ${messageOf(err)}` })
+          toasts.show({ kind: 'error', message: `Could not ${isPinned ? 'pin' : 'unpin'} ${quoted(note.title)}: ${messageOf(err)}` })
         })
       },
       onDelete: (note: Note) => {
@@ -126,7 +138,7 @@ export function NotesPage() {
         for (const [, entry] of pending.current) toasts.dismiss(entry.toast)
         setDeleting((set) => new Set(set).add(note._id))
         const toast = toasts.show({
-          message: `Deleted “${note.title}”`,
+          message: `Deleted ${quoted(note.title)}`,
           timeoutMs: UNDO_MS,
           action: {
             label: 'Undo',
@@ -229,7 +241,7 @@ export function NotesPage() {
     body = (
       <div className="empty">
         {searching ? (
-          <p className="empty-title">No notes match {regex ? 'this pattern' : `“${typed.trim()}”`}</p>
+          <p className="empty-title">No notes match {regex ? 'this pattern' : quoted(typed.trim())}</p>
         ) : tag ? (
           <p className="empty-title">No notes with the tag “{tag}”</p>
         ) : (
@@ -264,8 +276,8 @@ export function NotesPage() {
               </button>
             )}
             {tagCounts.map(([t, count]) => (
-              <button key={t} type="button" className="filter-chip" aria-pressed={tag === t} onClick={() => setTag(tag === t ? undefined : t)}>
-                {t} <span className="count">{count}</span>
+              <button key={t} type="button" className="filter-chip" aria-pressed={tag === t} title={t} onClick={() => setTag(tag === t ? undefined : t)}>
+                <span className="filter-chip-name">{t}</span> <span className="count">{count}</span>
               </button>
             ))}
           </div>

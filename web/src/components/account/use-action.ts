@@ -1,5 +1,6 @@
 // One request of the account page at a time per form: whether it is under way, and what came of
-// it, in the API's words for a failure. A 401 ends the session as everywhere else in the app.
+// it, in the API's words for a failure. A 401 ends the session as everywhere else in the app. A
+// form that refuses what was typed before sending anything shows why in the same place.
 import { useCallback, useState } from 'react'
 import { SessionEndedError, messageOf } from '../../api'
 import { useSession } from '../../session'
@@ -12,11 +13,13 @@ export interface Action {
   done?: string
   /** Runs `work`; what it resolves to is shown as done. */
   run: (work: () => Promise<string | undefined>) => Promise<void>
+  /** Shows `message` as the failure, with no request sent. */
+  refuse: (message: string) => void
 }
 
 export function useAction(): Action {
   const { ended } = useSession()
-  const [state, setState] = useState<Omit<Action, 'run'>>({ busy: false })
+  const [state, setState] = useState<Omit<Action, 'run' | 'refuse'>>({ busy: false })
   const run = useCallback(
     async (work: () => Promise<string | undefined>) => {
       setState({ busy: true })
@@ -30,5 +33,6 @@ export function useAction(): Action {
     },
     [ended],
   )
-  return { ...state, run }
+  const refuse = useCallback((error: string) => setState({ busy: false, error }), [])
+  return { ...state, run, refuse }
 }
