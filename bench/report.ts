@@ -1,5 +1,5 @@
 // The Markdown report: machine, disk limit, every comparison with the ceiling, login under
-// load, growth, scale, and the targets with their outcome.
+// load, growth, scale, and the targets (docs/performance.md) with their outcome.
 import type { CommitRate } from './disk.js'
 import type { LoadResult } from './load.js'
 import type { Plan, StoreResult } from './store-bench.js'

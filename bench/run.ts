@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
   }
   // The smoke check measures one store, SQLite unless --store says otherwise, so that it stays
-  // under the 2 minutes issue 4 allows (both stores take about three).
+  // under the 2 minutes a smoke check is allowed (both stores take about three).
   const only = values.store?.toLowerCase() ?? (values.quick ? 'sqlite' : undefined)
   if (values.quick && values.store === undefined && process.env.DATABASE_URL) {
     process.stderr.write('--quick measures SQLite only; add --store postgresql for a PostgreSQL smoke check\n')

@@ -2,7 +2,7 @@
 // families of adversarial patterns (counted repetitions of groups with loops or optional parts,
 // alternations of `.*x`, nested counted repetitions, wide and Unicode classes), each taken at the
 // largest size the cost bound accepts, timed over 100 000-character texts chosen to keep every
-// copy alive (the issue's 'a' × 99 990 + '!', random letters, the pattern's own letters, CJK, digits,
+// copy alive ('a' × 99 990 + '!', random letters, the pattern's own letters, CJK, digits,
 // 2-byte letters); and ordinary patterns. Each pattern runs in a child process with a time limit,
 // so a pattern that would take minutes reports "> limit" instead of holding the sweep.
 // Prints, per pattern: its estimated cost, accepted or refused, the slowest text's milliseconds

@@ -1,4 +1,4 @@
-// Does a search pattern that costs RE2 time still slow everybody else down (issue 20)? Starts
+// Does a search pattern that costs RE2 time still slow everybody else down? Starts
 // the built service (SQLite, in a temporary directory), gives one user NOTES notes as large as the
 // limits allow (title 1 000 and content 100 000 characters of '漢字', or with --text a of
 // 'a' × 99 990 + '!'), and measures GET /healthz, one request after another, first with no search
@@ -14,8 +14,8 @@
 // Run: npm run build:bench && node dist-bench/bench/search-isolation.js [--build DIR] [--only isolation|ordinary]
 //      [--seconds S] [--rounds N] [--notes N] [--attackers N] [--attack PATTERN] [--text cjk|a]
 // --build: the root of another checkout, built, whose service and store are measured instead
-// (e.g. the code before the cost bound, with --attack '(.*a){1000}' --text a; the code before
-// issue 20, with --only ordinary: its isolation phase does not finish).
+// (e.g. the code before the cost bound, with --attack '(.*a){1000}' --text a; code that runs
+// RE2 on the main thread, with --only ordinary: its isolation phase does not finish).
 // Service settings (SEARCH_THREADS, SEARCH_TIMEOUT_MS, ...) pass through from the environment.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// The web app's speed in Chromium with many notes (issue 22): for one account of 1 000 and one of
+// The web app's speed in Chromium with many notes: for one account of 1 000 and one of
 // 10 000 notes (seeded straight into SQLite, as the main bench does), the time from navigation to
 // the first note card on screen, and the long tasks (over 50 ms, the browser's own Long Tasks
 // API) while scrolling through the list and while typing a search. The service is the built one,

@@ -82,16 +82,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
-    // default), so a slow-loris client outlived REQUEST_TIMEOUT_MS by up to 30 s (found by
-    // test/system/no-hang.test.ts). Check four times per timeout period, at most once a second.
+    // default), so a slow-loris client would outlive REQUEST_TIMEOUT_MS by up to that much
+    // (test/system/no-hang.test.ts sends one). Check four times per timeout period, at most once
+    // a second.
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
     },
     connectionTimeout: config.connectionTimeoutMs,
-    // Fastify's default 72 s keep-alive (sent as `Keep-Alive: timeout=72`) outlived the 60 s idle
-    // timeout, so clients trusting the hint reused closed sockets (found by no-hang.test.ts).
+    // Fastify's default 72 s keep-alive (sent as `Keep-Alive: timeout=72`) would outlive the idle
+    // timeout (CONNECTION_TIMEOUT_MS), and clients trusting the hint would reuse closed sockets
+    // (test/system/no-hang.test.ts).
     keepAliveTimeout: Math.min(72_000, config.connectionTimeoutMs),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
@@ -116,12 +118,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
 
-  // JSON is the only body type (spec §1); an empty body counts as {} (decisions.md).
+  // JSON is the only body type; an empty body counts as {} (docs/contract.md, "Request bodies").
   // The body must be UTF-8 (RFC 8259 §8.1), whatever its charset parameter says: bytes that are
   // not (an overlong form, a lone continuation byte, a cut sequence, an encoded surrogate, a byte
   // above F4) are a 400, instead of being stored as U+FFFD and acknowledged as if they had been
   // read. A byte order mark at the start is skipped, as the RFC allows a reader to do: the
-  // decoder drops it (ignoreBOM false), as the JSON parser did before.
+  // decoder drops it (ignoreBOM false), so clients that write one keep working.
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
   const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -152,15 +154,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
   if (metrics) recordRequests(app, metrics)
 
-  // CORS as the described system's Express `cors()` with its defaults (decisions.md; the defaults:
-  // https://github.com/expressjs/cors#configuration-options): origin `*`, the six methods below,
+  // CORS as the described system's Express `cors()` with its defaults (docs/contract.md, "CORS";
+  // the defaults: https://github.com/expressjs/cors#configuration-options): origin `*`, the six methods below,
   // the requested headers reflected (with `Vary: Access-Control-Request-Headers`), preflight
   // answered 204, no credentials, no max-age. @fastify/cors's own default methods are only
-  // GET,HEAD,POST, which made browsers refuse PUT and DELETE from another origin (issue 20).
+  // GET,HEAD,POST, with which browsers refuse PUT and DELETE from another origin.
   // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204, as
   // from Express, instead of the plugin's plain-text 400 "Invalid Preflight Request", which no
-  // contract answer looks like (found by test/security/fuzz.test.ts). One difference is left: the
-  // plugin's 204 also says `Content-Length: 0`, which browsers accept.
+  // contract answer looks like (test/security/fuzz.test.ts sends such requests). One difference is
+  // left: the plugin's 204 also says `Content-Length: 0`, which browsers accept.
   await app.register(cors, { origin: '*', methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', strictPreflight: false })
 
   // The request line is written at info; above that level (LOG_LEVEL=warn, logging off) the hook
@@ -215,7 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.code(404).send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 
-  // Operations (issue 7): the API description first, since it collects routes as they are added.
+  // Operations: the API description first, since it collects routes as they are added.
   await registerOpenApi(app)
   app.decorate('metrics', metrics)
   if (metrics) registerMetrics(app, metrics, config.metrics)
@@ -245,7 +247,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate)
   // Beside the contract's: sessions, password, name, the account itself (docs/accounts.md).
   accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)
-  // The web app for people and the API reference, on this same origin (issue 22).
+  // The web app for people and the API reference, on this same origin.
   await registerWebApp(app, options.webRoot)
   return app
 }

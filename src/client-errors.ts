@@ -1,6 +1,6 @@
 // Answers for requests that never reach a route, in the contract's error shape
-// `{error: true, message}` (decisions.md) instead of Fastify's own `{error, code, statusCode}`
-// bodies. Both were found by the attack tests of issue 5 (test/security/).
+// `{error: true, message}` (docs/contract.md, "Errors") instead of Fastify's own
+// `{error, code, statusCode}` bodies. The attack tests in test/security/ send both kinds of request.
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
@@ -12,8 +12,8 @@ const SESSION_ID_ROUTE = /^\/delete-session\//
 /**
  * Requests the router cannot even look up: a path with invalid percent-encoding (`%FF`) or a
  * parameter over the router's length limit. A noteId that cannot be decoded or is too long is
- * a malformed id, so 404 "Note not found" (decisions.md), and a sessionId likewise "Session not
- * found"; any other such path is an unknown route.
+ * a malformed id, so 404 "Note not found" (docs/contract.md, "Ids"), and a sessionId likewise
+ * "Session not found"; any other such path is an unknown route.
  */
 export function answerUnroutable(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?')[0] ?? ''

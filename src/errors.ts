@@ -1,6 +1,6 @@
 // Errors the services raise with the contract's status and message. The app's error handler
 // turns them into `{error: true, message}`, or `{message}` for the two add-note messages the
-// specification sends without an `error` key (notes-service-interface.md §4, POST /add-note).
+// contract sends without an `error` key (docs/contract.md, "POST /add-note").
 
 export class ContractError extends Error {
   constructor(

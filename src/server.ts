@@ -51,8 +51,9 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
-  // ioredis (~20 MB resident when imported alone) is loaded only when REDIS_URL asks for it,
-  // before the store opens, so a failure to load leaves nothing open. The client connects in
+  // ioredis, which costs resident memory (docs/performance.md, "What shaped the design"), is
+  // loaded only when REDIS_URL asks for it, before the store opens, so a failure to load leaves
+  // nothing open. The client connects in
   // start() below (lazyConnect), so creating it first holds no connection either.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
   // The listener proves itself live asynchronously, possibly before the app's logger exists: a

@@ -1,7 +1,7 @@
 // Answers given before the request's body has all arrived: 413 for a body over BODY_LIMIT, 415,
 // 401 from the token check, 404 for a path the router cannot read. Answering and closing while
 // the client is still sending makes the kernel reset the connection, and a client still writing
-// its body then fails (`write EPIPE`, ECONNRESET) without ever reading the answer (issue 20); the
+// its body then fails (`write EPIPE`, ECONNRESET) without ever reading the answer; the
 // connection is closed after a 413 always (Fastify), and after any answer when the client asked
 // for `Connection: close`. So what is left of the body is read and thrown away first, up to a
 // bound, and the answer is sent once the body has ended: the client finishes sending, then reads

@@ -1,5 +1,5 @@
-// POST /create-account, POST /login, GET /get-user: every rule of the specification (§4, §5)
-// and of decisions.md, against inject and against a real listening server.
+// POST /create-account, POST /login, GET /get-user: every rule of docs/contract.md for them,
+// against inject and against a real listening server.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
@@ -93,7 +93,7 @@ for (const { mode, storeKind } of targets()) {
         }
       })
 
-      it('answers 400 for over-long fields (decisions.md limits)', async () => {
+      it('answers 400 for over-long fields', async () => {
         const cases: Array<[Record<string, unknown>, RegExp]> = [
           [{ fullName: 'x'.repeat(201), email: uniqueEmail(), password: 'pw' }, /fullName must be at most 200/],
           [{ fullName: 'A', email: 'x'.repeat(245) + '@example.com', password: 'pw' }, /email must be at most 254/],
@@ -211,7 +211,7 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(body.user._id, account.userId)
         assert.equal(body.user.fullName, 'Grace Hopper')
         assert.equal(body.user.email, account.email)
-        assert.ok(body.user.createdOn, 'createdOn is returned (decisions.md)')
+        assert.ok(body.user.createdOn, 'createdOn is returned')
       })
 
       it('answers 401 when the token user no longer exists', async () => {

@@ -1,4 +1,4 @@
-// Brute-force protection (decisions.md): failures are counted and throttled with 429 and
+// Brute-force protection (docs/security.md, "Brute-force limits"): failures are counted and throttled with 429 and
 // Retry-After; successes never count; the feature can be switched off.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

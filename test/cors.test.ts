@@ -1,4 +1,4 @@
-// CORS as the described system's Express `cors()` with its defaults (decisions.md, issue 20): for
+// CORS as the described system's Express `cors()` with its defaults (docs/contract.md, "CORS"): for
 // every route and method of the contract, the account-management routes and the service's other
 // routes, a browser's preflight gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE
 // and the requested headers reflected; the answer itself (success or error) carries origin `*`.

@@ -1,11 +1,24 @@
 // The documentation holds together: README.md stays a first screen (at most 250 lines) that links
-// every docs/ file; every relative link in README.md, docs/*.md and bench/README.md reaches an
-// existing file, and its #anchor an existing heading; every pointer from the code to a docs
-// section (a page, then the heading's or bold lead-in's name in quotes) exists; and the docs hold no dates or
-// commit hashes (git keeps history).
+// every docs/ file; every relative link in README.md, docs/*.md and bench/README.md stays inside
+// the repository (a link that resolves outside its root fails, whether or not something is there)
+// and reaches an existing file, and its #anchor an existing heading; every pointer from the code
+// to a docs section (a page, then the heading's or bold lead-in's name in quotes) exists; every
+// file path named in a comment exists; and the docs hold no dates or commit hashes (git keeps
+// history).
+//
+// A file path in a comment is a token of the form `<dir>/<segments>.<ext>`, read from the
+// repository's root: <dir> is one of src, test, web, bench, docs, scripts; each segment is made of
+// letters, digits, `_`, `.` and `-`, separated by `/`; <ext> is ts, tsx, md, sh, json or css; the
+// character before the token is not a letter, digit, `_`, `.`, `/` or `-` (so `dist/src/cli.js`
+// and `../src/app.ts` are not read as `src/...`), and the one after it is not a letter, digit,
+// `_`, `/` or `-`. Globs and placeholders (`test/**/*.test.ts`, `src/store/*/users.ts`) contain
+// `*` and are not file paths. The files read are those of the code pointers below: src, test,
+// bench, bin, scripts, web/src and .ci. A comment is a line whose text starts with `//`, `/*`,
+// `*`, `#` (not `#!`) or `--`, every line of a `/* ... */` block, and what follows ` // ` or
+// ` # ` after code on a line.
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { describe, it } from 'node:test'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -89,10 +102,12 @@ describe('links in README.md, bench/README.md and docs/', () => {
         if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue // http:, https:, mailto:
         const [path = '', anchor] = link.split('#')
         const target = path === '' ? join(ROOT, page) : resolve(ROOT, dirname(page), decodeURIComponent(path))
-        const inside = !relative(ROOT, target).startsWith('..')
-        // The specification lives beside the repository (../shared/spec), as in CI; a clone
-        // elsewhere has no such folder, and then those links are not checked.
-        if (!inside && !existsSync(join(ROOT, '..', 'shared'))) continue
+        // Whatever lies beside one clone is missing from the next: a link must stay inside.
+        const outside = relative(ROOT, target)
+        if (outside === '..' || outside.startsWith(`..${sep}`) || isAbsolute(outside)) {
+          broken.push(`${link}: leaves the repository`)
+          continue
+        }
         if (!existsSync(target)) {
           broken.push(`${link}: no such file`)
           continue
@@ -106,11 +121,47 @@ describe('links in README.md, bench/README.md and docs/', () => {
   }
 })
 
+/** The comment lines of a source file, by the rule in this file's header. */
+function commentsOf(text: string): string[] {
+  const comments: string[] = []
+  let inBlock = false
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim()
+    if (inBlock) {
+      comments.push(line)
+      if (line.includes('*/')) inBlock = false
+    } else if (trimmed.startsWith('/*')) {
+      comments.push(line)
+      inBlock = !trimmed.slice(2).includes('*/')
+    } else if (/^(?:\/\/|\*|--)/.test(trimmed) || (trimmed.startsWith('#') && !trimmed.startsWith('#!'))) {
+      comments.push(line)
+    } else {
+      const trailing = /\s(?:\/\/|#)\s(.*)$/.exec(line)
+      if (trailing) comments.push(trailing[1] as string)
+    }
+  }
+  return comments
+}
+
+/** File paths named in a comment, by the rule in this file's header. */
+const FILE_PATH = /(?<![\w./-])(?:src|test|web|bench|docs|scripts)\/[\w.-]+(?:\/[\w.-]+)*\.(?:ts|tsx|md|sh|json|css)(?![\w/-])/g
+
 describe('pointers from the code to the docs', () => {
   const files = ['src', 'test', 'bench', 'bin', 'scripts', 'web/src', '.ci']
     .flatMap(codeFiles)
     .concat(['bin/notes-service', '.ci/run'])
     .filter((file) => file !== 'test/docs-links.test.ts')
+  it('name files that exist', () => {
+    const missing: string[] = []
+    for (const file of files) {
+      for (const comment of commentsOf(read(file))) {
+        for (const [path] of comment.matchAll(FILE_PATH)) {
+          if (!existsSync(join(ROOT, path))) missing.push(`${file}: ${path} does not exist`)
+        }
+      }
+    }
+    assert.deepEqual(missing, [])
+  })
   it('name docs/ pages and headings that exist', () => {
     const broken: string[] = []
     for (const file of files) {

@@ -1,5 +1,5 @@
-// The note endpoints: every rule of the specification (§4) and of decisions.md, against inject
-// and against a real listening server.
+// The note endpoints: every rule of docs/contract.md for them, against inject and against a real
+// listening server.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Account, type Harness, targets, type NoteBody, addNote, register, startHarness } from './support/harness.js'

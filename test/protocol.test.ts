@@ -1,5 +1,5 @@
-// What every endpoint shares: authentication (spec §5), CORS, body parsing, unknown routes and
-// internal failures (spec §7; decisions.md "Settled where the specification is silent").
+// What every endpoint shares (docs/contract.md, "Conventions"): authentication, CORS, body
+// parsing, unknown routes and internal failures.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
@@ -62,7 +62,7 @@ for (const { mode, storeKind } of targets()) {
       assert.equal(ok.status, 200)
     })
 
-    it('does not check the scheme word (decisions.md)', async () => {
+    it('does not check the scheme word', async () => {
       const res = await h.client.request('GET', '/get-all-notes', { headers: { authorization: `Token ${a.token}` } })
       assert.equal(res.status, 200)
     })

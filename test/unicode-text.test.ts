@@ -197,7 +197,7 @@ for (const kind of storeKinds()) {
           seen.editAccepted++
           assert.equal(edited.status, 200, edited.text)
           const after = (edited.json as { note: NoteRecord }).note
-          // Only truthy fields apply (spec §4): an empty title leaves it; tags [] is truthy.
+          // Only truthy fields apply (docs/contract.md, "PUT /edit-note/:noteId"): an empty title leaves it; tags [] is truthy.
           const expected = { ...note, ...(edit.title ? { title: edit.title } : {}), ...(edit.content ? { content: edit.content } : {}), ...(edit.tags ? { tags: edit.tags } : {}) }
           assert.deepEqual(noteFields(after), noteFields(expected))
           await assertReadsEqual(client, store, dir, after)

@@ -1,5 +1,5 @@
-// Bearer-token authentication (spec §5). The token is the second space-separated part of the
-// Authorization header; the scheme word is not checked (decisions.md, "Kept exactly"). Any
+// Bearer-token authentication (docs/contract.md, "Authentication"). The token is the second
+// space-separated part of the Authorization header; the scheme word is not checked. Any
 // failure is a bare 401 whose body is the plain status text, never JSON.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { publicUser } from '../services/accounts.js'
@@ -45,7 +45,7 @@ export type FindCaller = (token: VerifiedToken) => Promise<Authenticated | undef
  * A correctly signed token is refused unless the store, asked on this request, still holds its
  * session and account (docs/accounts.md): the signature check may come from the verified-token
  * cache (tokens.ts), this lookup never does, so an ended session or a deleted account gets 401
- * on every instance at its next request (issue 5 for deleted accounts, issue 23 for sessions).
+ * on every instance at its next request.
  * An account deleted after this check is caught by the foreign key: add-note answers 401 too.
  * A callback hook, not an async one: every authenticated request runs it, and an async hook
  * costs a promise of its own and one more turn of the microtask queue (docs/performance.md,

@@ -1,10 +1,10 @@
 // Histograms whose label sets are looked up once, for the metrics recorded on every request.
 // Kept by hand because the library's way costs a named target more than 5 %: prom-client's
 // `observe(labels, value)` and `inc(labels)` check the label names and build a string key from
-// the values on every call, which took GET /get-user to about 0.94 of its req/s
-// (docs/performance.md). Here a cell is found once per label set (the route's hook keeps one per
-// status code; the timed store one per operation and outcome), and observing is a bucket search
-// and three additions.
+// the values on every call, which costs GET /get-user several per cent of its rate
+// (docs/performance.md, "What shaped the design"). Here a cell is found once per label set (the
+// route's hook keeps one per status code; the timed store one per operation and outcome), and
+// observing is a bucket search and three additions.
 //
 // The histogram is registered in the app's prom-client Registry (`registerMetric`) and answers
 // `get()` in the shape of prom-client's own Histogram, so /metrics prints exactly what a

@@ -79,9 +79,9 @@ export function createMetrics(): Metrics {
 
 /**
  * A Store whose every call (close aside) is timed into `store_query_duration_seconds`, labelled
- * with the method's name. Built once as a plain object: a Proxy ran its get trap and an extra
- * async function on every call of the hot path. Methods are looked up along the prototype chain,
- * as the Proxy did, so a store built with Object.create (tests) is timed too; they are read once,
+ * with the method's name. Built once as a plain object: a Proxy would run its get trap and an
+ * extra async function on every call of the hot path. Methods are looked up along the prototype
+ * chain, so a store built with Object.create (tests) is timed too; they are read once,
  * when the app is built.
  */
 export function timedStore(store: Store, metrics: Metrics): Store {
@@ -157,8 +157,8 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
  * `throttled_requests_total`. Call it before any route is added, CORS's `OPTIONS *` included:
  * each route gets its own onResponse hook through an onRoute hook, with the route pattern fixed
  * when the route is added (https://fastify.dev/docs/latest/Reference/Hooks/#onroute shows adding
- * a hook this way). Reading `request.routeOptions.url` per request instead cost a fresh object
- * per access (Fastify 5 builds routeOptions in a getter). Requests no route matched are recorded
+ * a hook this way). Reading `request.routeOptions.url` per request instead would cost a fresh
+ * object per access (Fastify 5 builds routeOptions in a getter). Requests no route matched are recorded
  * by one app-level hook as `(unmatched)`: the 404 handler runs the app-level hooks, no route's.
  */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {

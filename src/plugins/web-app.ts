@@ -1,15 +1,16 @@
 // Serves the web app and the API reference on the service's own origin, from the build in
 // dist/web (`npm run build`, run by `npm start`; vite.config.ts): the app's HTML at its own
 // pages, the API reference (Swagger UI) at /docs, and the hashed assets they load. None of these
-// paths is one of the contract's, and an unknown path still gets the API's 404 JSON (decisions.md):
-// the app is served only at the paths listed here, never as a catch-all.
+// paths is one of the contract's, and an unknown path still gets the API's 404 JSON
+// (docs/contract.md, "Errors"): the app is served only at the paths listed here, never as a
+// catch-all.
 //
 // Every answer of this plugin carries the headers a browser enforces (CSP, nosniff, Referrer-Policy,
 // frame-ancestors 'none'); the API's JSON is left as the contract has it. Files are sent from
 // their brotli or gzip copies made at build time, hashed assets (@fastify/static's preCompressed)
 // with a year of immutable caching, HTML with no-cache (revalidated with its ETag on every load).
 // The two HTML pages are read once at start-up and sent from memory: they start every visit, and
-// reading them from disk each time cost tens of milliseconds on a busy machine.
+// reading them from disk each time is slow on a busy machine (docs/web-app.md, "How it is served").
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

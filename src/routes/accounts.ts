@@ -1,4 +1,4 @@
-// POST /create-account, POST /login, GET /get-user (notes-service-interface.md §4).
+// POST /create-account, POST /login, GET /get-user (docs/contract.md, "Endpoints").
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'

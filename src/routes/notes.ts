@@ -1,4 +1,4 @@
-// The note endpoints (notes-service-interface.md §4). Handlers only parse, call NoteService and
+// The note endpoints (docs/contract.md, "Endpoints"). Handlers only parse, call NoteService and
 // shape the reply; the rules live in services/notes.ts.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -22,7 +22,7 @@ const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
 const SearchQuery = Type.Object({ query }, { required: ['query'] })
 type Params = Static<typeof noteIdParams>
 
-/** The 500 message of edit, delete and pin has a trailing space (spec §4; decisions.md). */
+/** The 500 message of edit, delete and pin has a trailing space (docs/contract.md, "Quirks kept"). */
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
 
 /**
@@ -45,9 +45,9 @@ const FOUND = notesBody('Notes matching the search query retrieved successfully'
  * The listing's body. A kept listing (Buffer) gets its body made once: the cache hands back the
  * same Buffer while a user's notes are unchanged (and never modifies it), so a repeated listing
  * sends the body made for it the first time instead of copying its kilobytes again. Held weakly:
- * a body goes when its notes Buffer leaves the cache. 29.1–30.9 against 31.3–33.4 µs of service
- * CPU per cached PostgreSQL listing (docs/performance.md, "What shaped the design"). A listing
- * read for this request (a string) is wrapped as it is.
+ * a body goes when its notes Buffer leaves the cache. It saves service CPU on every cached
+ * listing (docs/performance.md, "What shaped the design"). A listing read for this request (a
+ * string) is wrapped as it is.
  */
 const LISTED = (() => {
   const wrap = notesBody('All notes retrieved successfully')

@@ -28,7 +28,10 @@ const BAD_REQUEST =
 
 export const BadRequest = errorBody(BAD_REQUEST)
 
-/** add-note answers its two "is required" errors without the `error` key (spec §4). */
+/**
+ * add-note answers its two "is required" errors without the `error` key (docs/contract.md,
+ * "POST /add-note").
+ */
 export const AddNoteBadRequest = Type.Union(
   [
     Type.Object({ error: Type.Literal(true), message: message() }, { additionalProperties: false }),
@@ -40,7 +43,10 @@ export const AddNoteBadRequest = Type.Union(
   { description: `${BAD_REQUEST} A missing title or content is answered as {message} without the error key.` },
 )
 
-/** The bare 401: the plain text `Unauthorized`, never JSON (spec §5). Never serialised: sent as a string. */
+/**
+ * The bare 401: the plain text `Unauthorized`, never JSON (docs/contract.md, "The 401"). Never
+ * serialised: sent as a string.
+ */
 export const Unauthorized = {
   description: 'The Authorization header is missing, has no second part, or its token fails verification.',
   content: { 'text/plain': { schema: Type.Unsafe<string>({ type: 'string', enum: ['Unauthorized'] }) } },
@@ -78,7 +84,7 @@ const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reache
 const internalError = (text: string) =>
   errorBody('An unexpected failure inside the service.', [text])
 export const InternalError = internalError('Internal Server Error')
-/** edit, delete and pin answer 500 with a trailing space (spec §4). */
+/** edit, delete and pin answer 500 with a trailing space (docs/contract.md, "Quirks kept"). */
 export const InternalErrorTrailingSpace = internalError('Internal Server Error ')
 
 export const ServiceUnavailable = errorBody('The database cannot be reached.', [DATABASE_UNREACHABLE])

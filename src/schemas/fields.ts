@@ -1,5 +1,5 @@
 // Request schemas (JSON Schema through TypeBox), validated by Fastify's Ajv before a handler
-// runs. Size limits come from decisions.md ("Limits on sizes"). Falsy values have already been
+// runs. Size limits: docs/contract.md, "Field problems". Falsy values have already been
 // dropped by the route (they count as missing), so `required` answers for them too.
 //
 // Every string field carries the WELL_FORMED format (unicode.ts): an unpaired surrogate is a 400
@@ -27,7 +27,7 @@ export const LIMITS = {
   query: 500,
 } as const
 
-/** Answers for a missing (or falsy) required field, in the specification's words. */
+/** Answers for a missing (or falsy) required field, in the contract's words. */
 export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
   fullName: 'Full Name is required',
   email: 'Email is required',
@@ -39,7 +39,7 @@ export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
   query: 'Search query is required',
 }
 
-/** The add-note "is required" answers carry no `error` key (spec §4, POST /add-note rules 1-2). */
+/** The add-note "is required" answers carry no `error` key (docs/contract.md, "POST /add-note"). */
 export const BARE_REQUIRED_FIELDS: ReadonlySet<string> = new Set(['title', 'content'])
 
 /** A string field of at most `maxLength` characters that UTF-8 can carry. */

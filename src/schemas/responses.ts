@@ -26,7 +26,7 @@ export const ErrorBody = Type.Object({ error: Type.Literal(true), message: Type.
 
 export const CreateAccountOk = Type.Union([
   Type.Object({ error: ok, user: User, accessToken: Type.String(), message: Type.String() }),
-  ErrorBody, // "User already exists" is answered with 200 (spec §4 rule 2)
+  ErrorBody, // "User already exists" is answered with 200 (docs/contract.md, "POST /create-account")
 ], { description: 'Registered; or {error: true, message: "User already exists"} when the email is taken.' })
 export const LoginOk = Type.Object(
   { error: ok, message: Type.String(), email: Type.String(), accessToken: Type.String() },

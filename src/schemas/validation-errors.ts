@@ -1,5 +1,6 @@
-// Turns the first Ajv error of a request into the contract's answer: the specification's
-// "X is required" words for missing fields, otherwise a message that names the field.
+// Turns the first Ajv error of a request into the contract's answer: the contract's
+// "X is required" words for missing fields, otherwise a message that names the field
+// (docs/contract.md, "Field problems").
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'

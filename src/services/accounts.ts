@@ -1,5 +1,5 @@
-// The account rules: registration and login (notes-service-interface.md §4, decisions.md), each
-// of which opens a session that its token names (services/sessions.ts). Emails are compared by
+// The account rules: registration and login (docs/contract.md, "POST /create-account" and
+// "POST /login"), each of which opens a session that its token names (services/sessions.ts). Emails are compared by
 // their key (emailKeyOf); passwords are argon2id.
 import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -34,11 +34,11 @@ export type RegistrationResult =
  * letters, the ligature ﬁ) are the same account, then lower-cased by Unicode's default mapping,
  * which depends on no locale (toLowerCase, never toLocaleLowerCase).
  * https://unicode.org/reports/tr15/#Norm_Forms
- * Stored keys were recomputed with this rule by the stores' migrations (store/email-rekey.ts).
+ * The stores' migrations recompute stored keys with this rule (store/email-rekey.ts).
  */
 export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
-/** The public user record: never a password or a hash (decisions.md, "Records"). */
+/** The public user record: never a password or a hash (docs/contract.md, "The user"). */
 export function publicUser(user: UserRecord): TokenUser {
   return { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn }
 }

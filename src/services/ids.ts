@@ -1,5 +1,5 @@
-// Ids are 24-character lower-case hex strings shaped like MongoDB ObjectIds (decisions.md,
-// "Records"), so data and clients of the described system keep working.
+// Ids are 24-character lower-case hex strings shaped like MongoDB ObjectIds (docs/contract.md,
+// "Ids"), so data and clients of the described system keep working.
 // Session ids are not: an ObjectId is a time, a process and a counter, so consecutive ones differ
 // only in their last digits, and they tell order and activity. A session id is 128 random bits
 // from the operating system's secure source (OWASP ASVS 5.0 V7.2.3), written as 32 lower-case hex

@@ -1,4 +1,4 @@
-// The note rules of the contract (notes-service-interface.md §4), written once for every store:
+// The note rules of the contract (docs/contract.md, "Endpoints"), written once for every store:
 // ownership (every lookup carries the token's user), truthy-only edits, pin semantics. The list
 // order is the store's (src/store/list-order.ts).
 import type { NoteQuotaConfig } from '../config.js'
@@ -63,7 +63,10 @@ export class NoteService {
     }
   }
 
-  /** Applies only the truthy fields (§4 PUT /edit-note rule 2): `isPinned: false` does not unpin. */
+  /**
+   * Applies only the truthy fields (docs/contract.md, "PUT /edit-note/:noteId"): `isPinned: false`
+   * does not unpin.
+   */
   async edit(userId: string, noteId: string, edit: NoteEdit): Promise<NoteRecord> {
     const patch: NotePatch = {}
     if (edit.title) patch.title = edit.title
@@ -73,7 +76,10 @@ export class NoteService {
     return this.patch(userId, noteId, patch)
   }
 
-  /** Stores `isPinned` whenever it is present, false included (§4 PUT /update-note-pinned). */
+  /**
+   * Stores `isPinned` whenever it is present, false included (docs/contract.md,
+   * "PUT /update-note-pinned/:noteId").
+   */
   async setPinned(userId: string, noteId: string, isPinned: boolean | undefined): Promise<NoteRecord> {
     return this.patch(userId, noteId, isPinned === undefined ? {} : { isPinned })
   }
@@ -97,7 +103,8 @@ export class NoteService {
     const search = this.searches.start(query)
     try {
       const json = await this.store.searchNotesJson(userId, search)
-      // A user without candidates sent no page: the pattern is still checked (decisions.md, 400).
+      // A user without candidates sent no page: the pattern is still checked (docs/contract.md,
+      // "GET /search-notes": 400).
       await search.validate()
       return json
     } finally {

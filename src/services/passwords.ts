@@ -9,8 +9,8 @@ import { type PasswordHashingConfig, defaultConfig } from '../config.js'
 /**
  * How many argon2 computations run at once in this process: all CPUs but one (at least one).
  * Without a bound a burst of logins fills libuv's 4 threads, each with 19 MiB, takes every core
- * from the event loop (other endpoints' p99 climbs) and pushes RSS past 200 MB; queued hashes
- * simply wait.
+ * from the event loop (other endpoints' p99 climbs) and takes the process past its memory target
+ * (docs/performance.md, "What shaped the design"); queued hashes simply wait.
  */
 export const ARGON2_CONCURRENCY = Math.max(1, availableParallelism() - 1)
 const argon2Slot = pLimit(ARGON2_CONCURRENCY)

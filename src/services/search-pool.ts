@@ -1,6 +1,6 @@
 // Search patterns run on RE2 in a pool of worker threads (piscina), never on the main thread: one
 // RE2 call over a 100 000-character note can take seconds for a pattern such as `(.*a){1000}`
-// (docs/search.md), and on the main thread it held every other request for as long (issue 20).
+// (docs/search.md), and on the main thread it would hold every other request for as long.
 // The store reads the candidate notes page by page on the main thread and hands each page to
 // Search.matchPage, which sends it to a thread and gets back which notes match.
 //
@@ -8,7 +8,8 @@
 // - a pattern whose estimated matching cost per character is over MAX_PATTERN_COST is answered
 //   400 "query is too complex: ..." at once (search-cost.ts: microseconds on the main thread), so
 //   that one RE2 call over the largest note stays well under the budget; it takes no thread,
-//   no compile (up to ~0.4 s for the largest patterns) and no place among the searches under way;
+//   no compile (slowest for exactly such patterns: docs/search.md, "The cost bound") and no
+//   place among the searches under way;
 // - a search may match for SEARCH_TIMEOUT_MS (its own time on a thread, waiting excluded); past
 //   it the search is answered 400 (the pattern's cost is the client's, as for an invalid one);
 // - at most SEARCH_THREADS + SEARCH_QUEUE searches are under way; one more is answered 503 with
@@ -54,9 +55,9 @@ const IDLE_THREAD_MS = 60_000
 
 /**
  * A search thread's young generation, in MB (V8 gives each thread its own heap; this is two
- * semi-spaces and the young large-object space). By default V8 lets it grow to 48 MB, and it did
- * once a thread had matched a few pages: the thread only copies in a page's texts and sends back
- * numbers, so a small one is enough (docs/performance.md, "Memory").
+ * semi-spaces and the young large-object space). By default V8 lets it grow to 48 MB, which a
+ * thread reaches after matching a few pages: the thread only copies in a page's texts and sends
+ * back numbers, so a small one is enough (docs/performance.md, "Memory").
  */
 const THREAD_YOUNG_GENERATION_MB = 6
 
@@ -74,9 +75,9 @@ export class SearchPool {
       maxThreads: limits.threads,
       idleTimeout: IDLE_THREAD_MS,
       resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
-      // The threads keep the main thread's priority: at nice +10, a mixed load at 64 connections
-      // (test/security/load.test.ts) kept the busy main thread ahead of them until searches
-      // waited out the budget (503). Their number is what leaves the main threads CPU.
+      // The threads keep the main thread's priority: at a lower one (nice +10) a busy main thread,
+      // as under the mixed load of test/system/load.test.ts, runs ahead of them until searches
+      // wait out their budget (503). Their number is what leaves the main threads CPU.
     })
     this.retryAfter = String(Math.max(1, Math.ceil(limits.timeoutMs / 1000)))
   }

@@ -4,14 +4,14 @@
 // runs of plain ASCII characters that every match must contain, in that order (`meet` and ` at `
 // in `meet(ing)? at [0-9]{1,2}(am|pm)`), a note whose title and content each lack them (compared
 // case-insensitively) cannot match, and RE2 is skipped for it. All the runs are kept, not only
-// the longest: `meet` alone let half of the bench's notes through (the word "meeting" is common),
-// `meet` then ` at ` one in twenty, the notes that match.
+// the longest: `meet` alone lets half of the bench's notes through (the word "meeting" is
+// common), `meet` then ` at ` one in twenty, the notes that match.
 //
 // Exactness: the runs are taken only from the pattern's top-level sequence (no top-level `|`),
 // only from unquantified ordinary characters, and skip groups, classes, escapes and anything
-// unusual; when in doubt there is no run and every note goes to RE2 as before. A match is the
-// concatenation of what each element of that sequence matched, so it holds the runs one after
-// the other, without overlap, in the pattern's order. Case folding: RE2's case-insensitive match
+// unusual; when in doubt there is no run and every note goes to RE2, as without a prefilter. A
+// match is the concatenation of what each element of that sequence matched, so it holds the runs
+// one after the other, without overlap, in the pattern's order. Case folding: RE2's case-insensitive match
 // puts each ASCII letter in its Unicode simple-case-folding orbit, which is {lower, upper} except
 // k (also U+212A KELVIN SIGN) and s (also U+017F LONG S). `toLowerCase` maps U+212A to k; U+017F
 // is replaced by s by hand. No other character folds onto an ASCII one, so the text's lower-cased
@@ -63,7 +63,7 @@ export function requiredRuns(pattern: string): string[] | undefined {
       continue
     }
     if (c === '{') {
-      // A repetition's bounds ({2}, {1,3}, {2,}) are not text: reading them as a run made
+      // A repetition's bounds ({2}, {1,3}, {2,}) are not text: reading them as a run would make
       // `ab{100,200}` require "100,200". Anything else after `{` is ordinary text again.
       endRun()
       const bounds = /^\{[0-9]*(,[0-9]*)?\}/.exec(pattern.slice(i))

@@ -10,7 +10,8 @@ import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-t
 
 /**
  * Compiled patterns, most recently used last: a search sends its pattern with every page, and
- * compiling a large one takes up to ~0.1 s (~0.4 s for the largest RE2 compiles, which the cost bound refuses). A pattern RE2 refuses is kept with its message.
+ * compiling a large one takes long (docs/search.md, "The cost bound"). A pattern RE2 refuses is
+ * kept with its message.
  */
 const compiled = new Map<string, RE2 | string>()
 const CACHED_PATTERNS = 16
@@ -20,7 +21,7 @@ function compile(pattern: string): RE2 | string {
   if (re !== undefined) compiled.delete(pattern)
   else {
     try {
-      // 'i': case-insensitive, as the specification says; 'u': match by code point, not UTF-16 unit.
+      // 'i': case-insensitive, as the contract says; 'u': match by code point, not UTF-16 unit.
       re = new RE2(pattern, 'iu')
     } catch (err) {
       re = err instanceof Error ? err.message : String(err)

@@ -1,6 +1,6 @@
 // Access tokens: HS256 JWTs through fast-jwt. The algorithm is pinned on verify, so `alg: none`
 // and every other algorithm are refused (RFC 8725 §3.1); `exp` is required and checked; an `iat`
-// further ahead than MAX_CLOCK_SKEW_MS is refused (issue 20).
+// further ahead than MAX_CLOCK_SKEW_MS is refused.
 // Payload: {user: {_id, fullName, email, createdOn}, sid, iat, exp}: never a password or a hash.
 // `sid` names the token's session (docs/accounts.md); tokens issued before sessions existed have
 // none. A valid signature is not enough to get in: the authenticate hook (plugins/auth.ts) also
@@ -8,7 +8,7 @@
 import { createSigner, createVerifier } from 'fast-jwt'
 import { LRUCache } from 'lru-cache'
 
-/** 36000 minutes (25 days), as the specification says (§2, "Access token"). */
+/** 36000 minutes (25 days): docs/contract.md, "The access token". */
 export const TOKEN_LIFETIME_MS = 36_000 * 60 * 1000
 
 /**

@@ -1,7 +1,8 @@
 // Store selection: DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store; either
 // driver is wrapped by the cache layer (cache/) unless STORE_CACHE is off.
 // The PostgreSQL driver (`pg` and src/store/postgres) is imported only when DATABASE_URL is set:
-// imported alone it adds ~14 MB of resident memory that an SQLite server would carry for nothing.
+// it adds resident memory that an SQLite server would carry for nothing (docs/performance.md,
+// "What shaped the design").
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'

@@ -92,7 +92,7 @@ export interface SessionPruning {
   keepMost: number
 }
 
-/** A note as stored and as returned on the wire (decisions.md "Records"). */
+/** A note as stored and as returned on the wire (docs/contract.md, "The note"). */
 export interface NoteRecord {
   _id: string
   title: string
@@ -167,8 +167,8 @@ export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { diffe
 /**
  * A JSON text as a response sends it: a string as a driver read it, or its UTF-8 bytes as the
  * cache layer keeps them. A string read for one response is young garbage that V8 frees at its
- * next young-generation collection; a Buffer's memory lives outside V8's heap and waited for
- * V8's external-memory limit (64 MB above the last full collection), which grew RSS by tens of
+ * next young-generation collection; a Buffer's memory lives outside V8's heap and waits for
+ * V8's external-memory limit (64 MB above the last full collection), which grows RSS by tens of
  * megabytes under a stream of uncached listings (docs/performance.md, "Memory"). A kept listing
  * is bytes, so that sending it again encodes nothing.
  */

@@ -46,8 +46,8 @@ function threadPoolSize(env: Env): number {
 /**
  * What the import needs set in its environment before it starts. Besides the pool size: each
  * argon2id hash takes 19 MiB, and glibc's malloc, once such a block is freed, raises its mmap
- * threshold and keeps later blocks in its heaps, so the process held ~19 MiB per thread for
- * good after the users were done (measured: 253 MB peak for 200 000 notes instead of ~150 MB).
+ * threshold and keeps later blocks in its heaps, so the process would hold 19 MiB per thread for
+ * good after the users are done (docs/performance.md, "Import").
  * A fixed threshold keeps large blocks mmapped and gives them back on free.
  * (https://man7.org/linux/man-pages/man3/mallopt.3.html, M_MMAP_THRESHOLD)
  */

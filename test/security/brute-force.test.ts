@@ -1,4 +1,4 @@
-// Brute force (issue 5; decisions.md "Brute-force protection"): failed logins are limited per
+// Brute force (docs/security.md, "Brute-force limits"): failed logins are limited per
 // (email, client) pair, per email and per client; duplicate registrations per client. Each limit
 // is tested alone with small configured limits; client addresses come from X-Forwarded-For
 // (TRUST_PROXY on). A real and an unknown email get the same answer after the same argon2 work;

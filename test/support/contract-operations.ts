@@ -1,4 +1,4 @@
-/** The contract's operations (notes-service-interface.md §4), as OpenAPI method and path. */
+/** The contract's operations (docs/contract.md, "Endpoints"), as OpenAPI method and path. */
 export const CONTRACT_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['post', '/create-account'],
   ['post', '/login'],

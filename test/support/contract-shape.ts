@@ -1,7 +1,7 @@
-// Checks one response against the wire contract's shapes (notes-service-interface.md and
-// decisions.md): the status is one the contract uses, a 401 is plain `Unauthorized`, errors are
-// `{error: true, message}` (or add-note's bare `{message}`), and each 200 has its endpoint's
-// exact keys. Returns the problems found; an empty list means the response is in shape.
+// Checks one response against the wire contract's shapes (docs/contract.md): the status is one
+// the contract uses, a 401 is plain `Unauthorized`, errors are `{error: true, message}` (or
+// add-note's bare `{message}`), and each 200 has its endpoint's exact keys. Returns the problems
+// found; an empty list means the response is in shape.
 import { APP_PAGES, DOCS_PAGE } from '../../src/plugins/web-app.js'
 
 export interface Seen {

@@ -137,7 +137,7 @@ describe('the web app in a browser', () => {
             await page.getByText('No notes yet').waitFor()
             page.off('request', ask)
             assert.equal(page.url(), `${server.base}/`)
-            // The listing is asked for once, as the script starts (src/early-listing.ts): before
+            // The listing is asked for once, as the script starts (web/src/early-listing.ts): before
             // the module script has finished, so before DOMContentLoaded, not after React rendered.
             assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), ['/get-all-notes'])
             const [asksAt, contentLoaded] = await page.evaluate(() => {

@@ -1,4 +1,4 @@
-// The public API, as every client uses it (../shared/spec/notes-service-interface.md §4): same
+// The public API, as every client uses it (docs/contract.md, "Endpoints"): same
 // paths, same bodies, and POST /logout of the account endpoints beside it (docs/accounts.md; the
 // others are in account-api.ts, loaded with the account page). Errors carry the API's own
 // message: any `{error: true, message}` or `{message}` body (the add-note "is required" answers

@@ -1,7 +1,7 @@
 // The signed-in person's notes as the app holds them: the whole list (GET /get-all-notes), the
 // current search's results (GET /search-notes, debounced, the older request cancelled), and every
 // change made here applied to both at once, in the API's order: pinned first, then newest
-// createdOn, ties by _id descending (decisions.md).
+// createdOn, ties by _id descending (docs/contract.md, "List order").
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, type Note, type NoteFields, SessionEndedError, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'

@@ -1,5 +1,5 @@
 // What the search box sends and what it highlights. The API treats the query as a
-// case-insensitive regular expression (spec §4, GET /search-notes); a person types words, so by
+// case-insensitive regular expression (docs/contract.md, "GET /search-notes"); a person types words, so by
 // default the app escapes every metacharacter and the API matches the text literally. With the
 // regex switch on, the pattern goes through as typed. Pure functions (no DOM), unit-tested in
 // test/web-search.test.ts.

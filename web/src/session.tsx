@@ -1,6 +1,6 @@
 // Who is signed in. The token from POST /login or /create-account is kept (storage.ts). When the
 // app starts with a kept token, it shows the notes at once for the user named in the token's
-// payload (decisions.md: `{user: {_id, fullName, email, createdOn}}`, read, not trusted: the API
+// payload (docs/contract.md, "The access token": `{user: {_id, fullName, email, createdOn}}`, read, not trusted: the API
 // checks the token on every request) while GET /get-user checks it and brings the account's
 // current record. Any 401 ends the session: the app goes back to the sign-in page with a message,
 // keeping what the editor held (a draft restored after signing in).

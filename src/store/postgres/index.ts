@@ -67,8 +67,7 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
  * Its statements use generic plans. PostgreSQL plans a prepared statement afresh for every
  * execution when the plan for the values at hand looks cheaper than the generic one, and for
  * `user_id = ANY($1::text[])` it always does (a one-element array looks cheaper than the ten
- * elements a generic plan assumes): in pgbench, 35–36 µs of PostgreSQL CPU per version query
- * against 19–20 µs with the generic plan; through the service, 7.4 -> 4.5 µs per cached listing
+ * elements a generic plan assumes), and the planning costs more than the generic plan saves
  * (docs/performance.md, "What shaped the design"). Only this connection: elsewhere a generic
  * plan can be far worse (an unknown LIMIT is taken as a tenth of the rows).
  * https://www.postgresql.org/docs/current/runtime-config-query.html#GUC-PLAN-CACHE-MODE
@@ -76,10 +75,10 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
  * Set with SET when the connection opens, not with the startup `options`, which would replace
  * any the operator gives (PGOPTIONS, or `options` in DATABASE_URL, e.g. a search_path). The pool's
  * `onConnect` hook runs it before the pool hands the connection out, so the first version query
- * is never queued behind it: sent from the pool's 'connect' event instead, it was, and node-
- * postgres printed a DeprecationWarning in the service's output (queuing a query on a busy client
- * is to stop working in pg 9). Should the SET fail, that connection only plans as PostgreSQL
- * chooses. https://github.com/brianc/node-postgres/issues/3617 (the warning), /pull/3620 (onConnect)
+ * is never queued behind it: sent from the pool's 'connect' event instead, it would be, and
+ * node-postgres warns (DeprecationWarning) on a query queued on a busy client, which pg 9 is to
+ * refuse. Should the SET fail, that connection only plans as PostgreSQL chooses.
+ * https://github.com/brianc/node-postgres/issues/3617 (the warning), /pull/3620 (onConnect)
  */
 export function createVersionPool(options: PostgresOptions): pg.Pool {
   return createPostgresPool(options, {

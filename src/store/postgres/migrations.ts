@@ -26,7 +26,7 @@ export const migrations: readonly Migration[] = [
         id            text COLLATE "C" PRIMARY KEY,
         full_name     text NOT NULL,
         email         text NOT NULL,
-        -- trimmed, lower-cased email: the unique key for duplicates and login (decisions.md)
+        -- trimmed, lower-cased email: the unique key for duplicates and login (docs/contract.md, "Emails")
         email_key     text COLLATE "C" NOT NULL UNIQUE,
         password_hash text NOT NULL,
         created_on    text COLLATE "C" NOT NULL
@@ -55,10 +55,9 @@ export const migrations: readonly Migration[] = [
     // Each note keeps its JSON text (the bytes JSON.stringify writes for its record, keys in
     // noteFromRow's order, compact; stored U+0000 escapes still in it: rows.ts decodeJsonText),
     // computed by PostgreSQL whenever the row is written. A listing then joins stored text
-    // instead of escaping every field of every note on every read: pgbench, 8 clients, a 20-note
-    // listing, 8 700–10 800 listings/s built per read against 17 000–19 400 from the column
-    // (docs/performance.md, "What shaped the design"). note_json is IMMUTABLE, as a generated
-    // column needs: to_json of text and array_to_json of text[] depend on no setting. Adding a
+    // instead of escaping every field of every note on every read (docs/performance.md, "What
+    // shaped the design"). note_json is IMMUTABLE, as a generated column needs: to_json of text
+    // and array_to_json of text[] depend on no setting. Adding a
     // stored column rewrites the table once, under an exclusive lock: a large table takes a
     // while to migrate.
     // Concatenated rather than json_build_object, which writes "key" : value with spaces.
@@ -121,14 +120,12 @@ export const migrations: readonly Migration[] = [
     // CASCADE); TRUNCATE of notes deletes them all, and a user without rows is never answered
     // from memory.
     //
-    // A row trigger, not a statement trigger with transition tables: through the service at 32
-    // connections, edit-note lost about a tenth of its rate with it and a third with the
-    // statement trigger (docs/performance.md, "What shaped the design"). A row this transaction has
+    // A row trigger, not a statement trigger with transition tables, which costs edit-note far
+    // more of its rate (docs/performance.md, "What shaped the design"). A row this transaction has
     // already set is left alone (its xmin is this transaction's id): every change of the
     // transaction becomes visible at once, with that version, and a bulk insert of a user's
-    // notes writes their row once instead of once per note (200 000 notes of 2 000 users in one
-    // statement: 4.9–5.7 s without the trigger, 7.6–8.8 s setting the row every time, 6.4–7.4 s
-    // with this).
+    // notes writes their row once instead of once per note, which spares an import most of the
+    // trigger's cost.
     sql: `
       CREATE SEQUENCE note_version;
 
@@ -181,10 +178,10 @@ export const migrations: readonly Migration[] = [
     // Sharded as note_versions is, and kept by migration 4's trigger function, replaced here to
     // do both: a change adds its deltas to the row of the writing backend's shard, so concurrent
     // writes of one account rarely wait for each other's row lock until commit (with one row per
-    // account, 32 connections adding notes to one account committed them one at a time, at about
-    // a third of the rate), and one trigger call per row costs PostgreSQL about 35 µs less CPU
-    // per insert than a second trigger. An account's usage is the sum of its rows; one without
-    // rows uses nothing. Pins change no size and leave the usage rows alone.
+    // account they would commit one at a time), and one trigger call per row costs PostgreSQL
+    // less CPU per insert than a second trigger (docs/performance.md, "What shaped the design").
+    // An account's usage is the sum of its rows; one without rows uses nothing. Pins change no
+    // size and leave the usage rows alone.
     //
     // note_quota_check decides whether a write may add to an account. It takes the account's
     // advisory lock of its backend's slot (the shard again), then reads the sums: each statement

@@ -24,7 +24,7 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error',
   'Client was closed and is not queryable',
   // The pool has been ended: the service is stopping. A request whose client has already gone
-  // can still be running then (found by stopping the service under pipelined load); it gets the
+  // can still be running then (stopping the service under pipelined load does it); it gets the
   // 503 of a store that is not there, not a 500 logged as a bug.
   'Cannot use a pool after calling end on the pool',
 ]

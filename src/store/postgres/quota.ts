@@ -13,7 +13,7 @@ import { NOTE_COLUMNS, type NoteRow, encodeText, noteFromRow } from './rows.js'
 
 /**
  * The most bytes one write can add to an account as stored: every UTF-16 unit of the largest
- * note the routes accept (decisions.md, "Limits on sizes") at 6 bytes, what U+FFFF takes with
+ * note the routes accept (docs/contract.md, "Field problems") at 6 bytes, what U+FFFF takes with
  * its escape (rows.ts). A check holding one slot leaves this much room for each other slot.
  */
 export const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)

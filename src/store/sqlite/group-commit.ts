@@ -1,9 +1,9 @@
-// Group commit for the SQLite driver. With synchronous=FULL every COMMIT waits for an fsync
-// (about 1 ms on the development disk, so at most ~900 single-row commits per second). Writes
-// that arrive while the event loop is busy (parsing other requests, or blocked in the previous
-// fsync: better-sqlite3 is synchronous) are queued and run together in one transaction, paying
-// one fsync for the whole batch. A write's promise settles only after the COMMIT holding it has
-// returned, so nothing is acknowledged before it is on disk.
+// Group commit for the SQLite driver. With synchronous=FULL every COMMIT waits for an fsync, so
+// the disk bounds single-row commits per second (docs/performance.md, "What shaped the design").
+// Writes that arrive while the event loop is busy (parsing other requests, or blocked in the
+// previous fsync: better-sqlite3 is synchronous) are queued and run together in one transaction,
+// paying one fsync for the whole batch. A write's promise settles only after the COMMIT holding
+// it has returned, so nothing is acknowledged before it is on disk.
 //
 // The batch is flushed on setImmediate: that runs after the poll phase, so one batch holds every
 // write whose request was read in the same event-loop turn, and no timer adds latency when the

@@ -21,7 +21,7 @@ export const migrations: readonly Migration[] = [
         id            TEXT PRIMARY KEY,
         full_name     TEXT NOT NULL,
         email         TEXT NOT NULL,
-        -- trimmed, lower-cased email: the unique key for duplicates and login (decisions.md)
+        -- trimmed, lower-cased email: the unique key for duplicates and login (docs/contract.md, "Emails")
         email_key     TEXT NOT NULL UNIQUE,
         password_hash TEXT NOT NULL,
         created_on    TEXT NOT NULL
@@ -48,11 +48,10 @@ export const migrations: readonly Migration[] = [
     version: 2,
     name: 'note-json',
     // Each note keeps its JSON text (the wire shape, keys in NoteRecord's order), computed by
-    // SQLite whenever the row is written, with the expression listings used to build on every
-    // read: the bytes sent are the same as before. A listing then joins stored text instead of
-    // escaping every field of every note on every read: 20 notes, 22 µs built per read against
-    // 7 µs joined (docs/performance.md, "What shaped the design"). SQLite cannot add a STORED
-    // column to a table, so the table is rebuilt
+    // SQLite whenever the row is written, with the expression that builds the note's wire JSON,
+    // so the bytes sent are those of the record. A listing then joins stored text instead of
+    // escaping every field of every note on every read (docs/performance.md, "What shaped the
+    // design"). SQLite cannot add a STORED column to a table, so the table is rebuilt
     // (https://www.sqlite.org/lang_altertable.html#otheralter): once, inside the migration's
     // transaction; a large database takes a while to migrate. The columns are written out again
     // rather than shared with migration 1: a released migration's text must never change, which

@@ -11,7 +11,7 @@ import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
  * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
  * read by one statement, as one consistent snapshot; a longer one is read page by page with a
  * yield between pages, so a user with 10 000 notes does not hold the event loop for the whole
- * read (issue 5). A note re-pinned while a long list is being read may then be left out of that
+ * read. A note re-pinned while a long list is being read may then be left out of that
  * one answer; none appears twice.
  */
 export const LIST_PAGE_ROWS = 1000
@@ -121,9 +121,10 @@ export class SqliteNotes {
     )
     this.remove = db.prepare(`DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
     const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
-    // Page sizes are written into the SQL, not bound: a bound LIMIT made a 20-note listing 8 µs
-    // slower (17 against 9 µs in a loop, SQLite 3.53). The first page has no start key to compare
-    // with: the row-value bound, always true there, cost as much again.
+    // Page sizes are written into the SQL, not bound: SQLite runs a short listing with a bound
+    // LIMIT markedly slower. The first page has no start key to compare with, so it leaves out
+    // the row-value bound, always true there and as costly (docs/performance.md, "What shaped
+    // the design").
     this.listFirstPage = db.prepare(pageOf(`SELECT id, json FROM notes WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`))
     this.listPage = db.prepare(pageOf(
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,

@@ -7,10 +7,9 @@
 //
 // The check is made in JS, with Buffer.byteLength, which counts a string's bytes as SQLite's
 // octet_length counts the stored text (lone surrogates included: 3 bytes each), so the check
-// and the triggers agree (test/note-quota-store.test.ts holds them to it). Made in the INSERT
-// statement instead (INSERT ... SELECT ... WHERE EXISTS, with json_each over the tags), the
-// check cost about 35 000 more instructions per insert than the statement alone (callgrind,
-// 20 000 inserts); read and compared here, nothing measurable.
+// and the triggers agree (test/note-quota-store.test.ts holds them to it). It is made here, not
+// in the INSERT statement (INSERT ... SELECT ... WHERE EXISTS, with json_each over the tags),
+// which costs each insert far more (docs/performance.md, "What shaped the design").
 import type { Database, Statement } from 'better-sqlite3'
 import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'

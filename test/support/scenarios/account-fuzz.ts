@@ -42,7 +42,7 @@ const accountBody = fc.oneof(
 
 /**
  * Requests of `routes`, each with one of `tokens` under any scheme word (the scheme is not
- * checked, spec §5), path ids that stay inside the route (no '/' or dot segment), HEAD for GET
+ * checked: docs/contract.md, "Authentication"), path ids that stay inside the route (no '/' or dot segment), HEAD for GET
  * routes too, and any body.
  */
 export function tokenRequests(routes: ReadonlyArray<readonly [string, string]>, tokens: string[], ids: string[]): fc.Arbitrary<FuzzRequest> {

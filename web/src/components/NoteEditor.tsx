@@ -57,8 +57,8 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
   async function save(event?: FormEvent) {
     event?.preventDefault()
     if (busy) return
-    // edit-note leaves a field unchanged when it is sent empty (spec §4): say so instead, in the
-    // words add-note uses.
+    // edit-note leaves a field unchanged when it is sent empty (docs/contract.md,
+    // "PUT /edit-note/:noteId"): say so instead, in the words add-note uses.
     if (!isNew && !title) return setError('Title is required')
     if (!isNew && !content) return setError('content is required')
     setBusy(true)
