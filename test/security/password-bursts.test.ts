@@ -3,17 +3,12 @@
 // the counters in this process's memory and in Redis (REDIS_URL). The same scenarios run against
 // real processes, `serve --workers 2` and two instances sharing Redis, in
 // test/system/password-bursts.test.ts.
-import { after, before, describe, it } from 'node:test'
+import { after, before, describe } from 'node:test'
 import { defaultConfig } from '../../src/config.js'
 import { type LimiterFactory, memoryLimiters } from '../../src/services/brute-force.js'
 import { type RedisLimiters, createRedisLimiters } from '../../src/services/redis-limiters.js'
 import { type Harness, startHarness } from '../support/harness.js'
-import {
-  loginBurstFromOneAddress,
-  loginBurstOverAccounts,
-  loginBurstOverAddresses,
-  sessionBurst,
-} from '../support/scenarios/password-bursts.js'
+import { burstTests } from '../support/scenarios/password-bursts.js'
 import { TEST_REDIS_URL, serviceAvailable } from '../support/services.js'
 import { storeKinds } from '../support/stores.js'
 
@@ -42,13 +37,7 @@ for (const storeKind of storeKinds()) {
         await redis?.close()
       })
 
-      it('login: 40 at once from one address, the right password last', () => loginBurstFromOneAddress(h.client, limits))
-      it('login: 120 wrong at once for one account from 120 addresses', () => loginBurstOverAddresses(h.client, limits))
-      it('login: 120 wrong at once from one address for 120 emails', () => loginBurstOverAccounts(h.client, limits))
-      for (const endpoint of ['change-password', 'delete-account'] as const) {
-        it(`${endpoint}: 40 at once with one token from one address`, () => sessionBurst(h.client, limits, endpoint, false))
-        it(`${endpoint}: 40 at once with one token from 40 addresses`, () => sessionBurst(h.client, limits, endpoint, true))
-      }
+      burstTests(() => h.client, limits)
     })
   }
 }

@@ -6,16 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, describe } from 'node:test'
 import { defaultConfig } from '../../src/config.js'
 import { type ChildServer, startChild } from '../support/child-server.js'
 import { type Client, urlClient } from '../support/harness.js'
-import {
-  loginBurstFromOneAddress,
-  loginBurstOverAccounts,
-  loginBurstOverAddresses,
-  sessionBurst,
-} from '../support/scenarios/password-bursts.js'
+import { burstTests } from '../support/scenarios/password-bursts.js'
 import { TEST_REDIS_URL, type TestDatabase, createTestDatabase, serviceAvailable } from '../support/services.js'
 
 const limits = defaultConfig.bruteForce
@@ -25,16 +20,6 @@ function roundRobin(servers: ChildServer[]): Client {
   const clients = servers.map((s) => urlClient(s.base))
   let next = 0
   return { mode: 'http', request: (method, path, options) => clients[next++ % clients.length]!.request(method, path, options) }
-}
-
-function bursts(client: () => Client): void {
-  it('login: 40 at once from one address, the right password last', () => loginBurstFromOneAddress(client(), limits))
-  it('login: 120 wrong at once for one account from 120 addresses', () => loginBurstOverAddresses(client(), limits))
-  it('login: 120 wrong at once from one address for 120 emails', () => loginBurstOverAccounts(client(), limits))
-  for (const endpoint of ['change-password', 'delete-account'] as const) {
-    it(`${endpoint}: 40 at once with one token from one address`, () => sessionBurst(client(), limits, endpoint, false))
-    it(`${endpoint}: 40 at once with one token from 40 addresses`, () => sessionBurst(client(), limits, endpoint, true))
-  }
 }
 
 describe('parallel password bursts: serve --workers 2 (SQLite, counters in the primary)', { timeout: 180_000 }, () => {
@@ -47,7 +32,7 @@ describe('parallel password bursts: serve --workers 2 (SQLite, counters in the p
     await server.stop()
     rmSync(dataDir, { recursive: true, force: true })
   })
-  bursts(() => urlClient(server.base))
+  burstTests(() => urlClient(server.base), limits)
 })
 
 if (serviceAvailable('postgresql') && serviceAvailable('redis')) {
@@ -67,6 +52,6 @@ if (serviceAvailable('postgresql') && serviceAvailable('redis')) {
       await db.drop()
       rmSync(dataDir, { recursive: true, force: true })
     })
-    bursts(() => roundRobin(servers))
+    burstTests(() => roundRobin(servers), limits)
   })
 }

@@ -5,6 +5,7 @@
 // and 401 (the session ended) were not. So the count of verified passwords is read from outside.
 // The service must trust X-Forwarded-For (TRUST_PROXY) for the bursts spread over addresses.
 import assert from 'node:assert/strict'
+import { it } from 'node:test'
 import type { BruteForceConfig } from '../../../src/config.js'
 import { INVALID_CREDENTIALS } from '../../../src/services/accounts.js'
 import { LOGIN_THROTTLED } from '../../../src/services/brute-force.js'
@@ -96,4 +97,15 @@ export async function sessionBurst(client: Client, limits: Limits, endpoint: Ses
   const password = endpoint === 'change-password' && succeeded ? NEW_PASSWORD : a.password
   const owner = await login(client, a.email, password, ip)
   assert.equal(owner.status, 200, `${what}: the owner logs in from the same address: ${owner.status} ${owner.text}`)
+}
+
+/** Every burst above as a test of the current suite, each against the client `client()` gives then. */
+export function burstTests(client: () => Client, limits: Limits): void {
+  it('login: 40 at once from one address, the right password last', () => loginBurstFromOneAddress(client(), limits))
+  it('login: 120 wrong at once for one account from 120 addresses', () => loginBurstOverAddresses(client(), limits))
+  it('login: 120 wrong at once from one address for 120 emails', () => loginBurstOverAccounts(client(), limits))
+  for (const endpoint of ['change-password', 'delete-account'] as const) {
+    it(`${endpoint}: 40 at once with one token from one address`, () => sessionBurst(client(), limits, endpoint, false))
+    it(`${endpoint}: 40 at once with one token from 40 addresses`, () => sessionBurst(client(), limits, endpoint, true))
+  }
 }
