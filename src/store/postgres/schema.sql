@@ -1,0 +1,325 @@
+-- The schema of a fresh PostgreSQL database after every migration, as test/support/schema-text.ts
+-- writes it. Not run by anything: written by
+--   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
+-- and checked by the same test without the variable.
+
+-- table account_usage
+(
+  user_id text COLLATE "C" NOT NULL,
+  shard smallint NOT NULL,
+  notes bigint NOT NULL,
+  bytes bigint NOT NULL
+)
+
+-- table account_versions
+(
+  user_id text COLLATE "C" NOT NULL,
+  version bigint NOT NULL
+)
+
+-- table note_versions
+(
+  user_id text COLLATE "C" NOT NULL,
+  shard smallint NOT NULL,
+  version bigint NOT NULL
+)
+
+-- table notes
+(
+  id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  title text NOT NULL,
+  content text NOT NULL,
+  tags text[] NOT NULL,
+  is_pinned boolean NOT NULL DEFAULT false,
+  created_on text COLLATE "C" NOT NULL,
+  updated_on text COLLATE "C" NOT NULL,
+  json text NOT NULL GENERATED ALWAYS AS (note_json(id, title, content, tags, is_pinned, user_id, created_on, updated_on)) STORED
+)
+
+-- table schema_migrations
+(
+  version integer NOT NULL,
+  name text NOT NULL,
+  applied_on text NOT NULL
+)
+
+-- table sessions
+(
+  id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  created_on text COLLATE "C" NOT NULL,
+  last_used_on text COLLATE "C" NOT NULL,
+  client text NOT NULL
+)
+
+-- table users
+(
+  id text COLLATE "C" NOT NULL,
+  full_name text NOT NULL,
+  email text NOT NULL,
+  email_key text COLLATE "C" NOT NULL,
+  password_hash text NOT NULL,
+  created_on text COLLATE "C" NOT NULL,
+  tokens_not_before text COLLATE "C"
+)
+
+-- constraint account_usage.account_usage_pkey
+PRIMARY KEY (user_id, shard)
+
+-- constraint account_usage.account_usage_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
+-- constraint account_versions.account_versions_pkey
+PRIMARY KEY (user_id)
+
+-- constraint note_versions.note_versions_pkey
+PRIMARY KEY (user_id, shard)
+
+-- constraint note_versions.note_versions_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
+-- constraint notes.notes_pkey
+PRIMARY KEY (id)
+
+-- constraint notes.notes_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id)
+
+-- constraint schema_migrations.schema_migrations_pkey
+PRIMARY KEY (version)
+
+-- constraint sessions.sessions_pkey
+PRIMARY KEY (id)
+
+-- constraint sessions.sessions_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
+-- constraint users.users_email_key_key
+UNIQUE (email_key)
+
+-- constraint users.users_pkey
+PRIMARY KEY (id)
+
+-- index account_usage_pkey
+CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user_id, shard)
+
+-- index account_versions_pkey
+CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
+
+-- index note_versions_pkey
+CREATE UNIQUE INDEX note_versions_pkey ON public.note_versions USING btree (user_id, shard)
+
+-- index notes_by_user_in_list_order
+CREATE INDEX notes_by_user_in_list_order ON public.notes USING btree (user_id, is_pinned DESC, created_on DESC, id DESC)
+
+-- index notes_pkey
+CREATE UNIQUE INDEX notes_pkey ON public.notes USING btree (id)
+
+-- index schema_migrations_pkey
+CREATE UNIQUE INDEX schema_migrations_pkey ON public.schema_migrations USING btree (version)
+
+-- index sessions_by_user
+CREATE INDEX sessions_by_user ON public.sessions USING btree (user_id, last_used_on DESC, created_on DESC, id DESC)
+
+-- index sessions_pkey
+CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id)
+
+-- index users_email_key_key
+CREATE UNIQUE INDEX users_email_key_key ON public.users USING btree (email_key)
+
+-- index users_pkey
+CREATE UNIQUE INDEX users_pkey ON public.users USING btree (id)
+
+-- sequence account_version
+bigint start 1 increment 1
+
+-- sequence note_version
+bigint start 1 increment 1
+
+-- trigger notes.notes_changed
+CREATE TRIGGER notes_changed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_changed()
+
+-- trigger notes.notes_truncated
+CREATE TRIGGER notes_truncated AFTER TRUNCATE ON public.notes FOR EACH STATEMENT EXECUTE FUNCTION note_changed()
+
+-- trigger sessions.sessions_versioned
+CREATE TRIGGER sessions_versioned AFTER INSERT OR DELETE OR UPDATE ON public.sessions FOR EACH ROW EXECUTE FUNCTION account_changed()
+
+-- trigger sessions.sessions_versions_truncated
+CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON public.sessions FOR EACH STATEMENT EXECUTE FUNCTION account_changed()
+
+-- trigger users.users_changed
+CREATE TRIGGER users_changed AFTER DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION notify_account_change()
+
+-- trigger users.users_truncated
+CREATE TRIGGER users_truncated AFTER TRUNCATE ON public.users FOR EACH STATEMENT EXECUTE FUNCTION notify_account_change()
+
+-- trigger users.users_versioned
+CREATE TRIGGER users_versioned AFTER INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION account_changed()
+
+-- trigger users.users_versions_truncated
+CREATE TRIGGER users_versions_truncated AFTER TRUNCATE ON public.users FOR EACH STATEMENT EXECUTE FUNCTION account_changed()
+
+-- function account_changed()
+CREATE OR REPLACE FUNCTION public.account_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('notes_service_account_versions', '');
+          IF TG_TABLE_NAME = 'users' THEN
+            DELETE FROM account_versions;
+          ELSE
+            UPDATE account_versions SET version = nextval('account_version');
+          END IF;
+          RETURN NULL;
+        END IF;
+        -- OLD and NEW are read only in the branch of their table: a record has only its own fields.
+        IF TG_TABLE_NAME = 'users' THEN
+          IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
+            DELETE FROM account_versions WHERE user_id = OLD.id;
+            PERFORM pg_notify('notes_service_account_versions', OLD.id);
+          END IF;
+          IF TG_OP <> 'DELETE' THEN
+            INSERT INTO account_versions AS v VALUES (NEW.id, nextval('account_version'))
+              ON CONFLICT (user_id) DO UPDATE SET version = EXCLUDED.version;
+            PERFORM pg_notify('notes_service_account_versions', NEW.id);
+          END IF;
+          RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          UPDATE account_versions SET version = nextval('account_version') WHERE user_id = OLD.user_id;
+          PERFORM pg_notify('notes_service_account_versions', OLD.user_id);
+        END IF;
+        IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
+          UPDATE account_versions SET version = nextval('account_version') WHERE user_id = NEW.user_id;
+          PERFORM pg_notify('notes_service_account_versions', NEW.user_id);
+        END IF;
+        RETURN NULL;
+      END
+      $function$
+
+-- function note_bytes(title text, content text, tags text[])
+CREATE OR REPLACE FUNCTION public.note_bytes(title text, content text, tags text[])
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$ SELECT octet_length(title)::bigint + octet_length(content) + octet_length(array_to_string(tags, '')) $function$
+
+-- function note_changed()
+CREATE OR REPLACE FUNCTION public.note_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        my_shard smallint := pg_backend_pid() % 16;
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          DELETE FROM note_versions;
+          DELETE FROM account_usage;
+          RETURN NULL;
+        END IF;
+        -- The notes' version (migration 4).
+        IF TG_OP <> 'INSERT' THEN
+          INSERT INTO note_versions AS v VALUES (OLD.user_id, my_shard, nextval('note_version'))
+            ON CONFLICT (user_id, shard) DO UPDATE SET version = EXCLUDED.version WHERE v.xmin <> pg_current_xact_id()::xid;
+        END IF;
+        IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
+          INSERT INTO note_versions AS v VALUES (NEW.user_id, my_shard, nextval('note_version'))
+            ON CONFLICT (user_id, shard) DO UPDATE SET version = EXCLUDED.version WHERE v.xmin <> pg_current_xact_id()::xid;
+        END IF;
+        -- The account's usage.
+        IF TG_OP = 'UPDATE' AND NEW.user_id = OLD.user_id THEN
+          IF NEW.title IS DISTINCT FROM OLD.title OR NEW.content IS DISTINCT FROM OLD.content OR NEW.tags IS DISTINCT FROM OLD.tags THEN
+            INSERT INTO account_usage AS u VALUES (NEW.user_id, my_shard, 0,
+                note_bytes(NEW.title, NEW.content, NEW.tags) - note_bytes(OLD.title, OLD.content, OLD.tags))
+              ON CONFLICT (user_id, shard) DO UPDATE SET bytes = u.bytes + EXCLUDED.bytes;
+          END IF;
+          RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          INSERT INTO account_usage AS u VALUES (OLD.user_id, my_shard, -1, -note_bytes(OLD.title, OLD.content, OLD.tags))
+            ON CONFLICT (user_id, shard) DO UPDATE SET notes = u.notes + EXCLUDED.notes, bytes = u.bytes + EXCLUDED.bytes;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+          INSERT INTO account_usage AS u VALUES (NEW.user_id, my_shard, 1, note_bytes(NEW.title, NEW.content, NEW.tags))
+            ON CONFLICT (user_id, shard) DO UPDATE SET notes = u.notes + EXCLUDED.notes, bytes = u.bytes + EXCLUDED.bytes;
+        END IF;
+        RETURN NULL;
+      END
+      $function$
+
+-- function note_json(id text, title text, content text, tags text[], is_pinned boolean, user_id text, created_on text, updated_on text)
+CREATE OR REPLACE FUNCTION public.note_json(id text, title text, content text, tags text[], is_pinned boolean, user_id text, created_on text, updated_on text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+          SELECT '{"_id":' || to_json(id) || ',"title":' || to_json(title) || ',"content":' || to_json(content)
+            || ',"tags":' || array_to_json(tags) || ',"isPinned":' || CASE WHEN is_pinned THEN 'true' ELSE 'false' END
+            || ',"userId":' || to_json(user_id) || ',"createdOn":' || to_json(created_on)
+            || ',"updatedOn":' || to_json(updated_on) || '}'
+        $function$
+
+-- function note_quota_check(p_user text, p_note text, p_title text, p_content text, p_tags text[], p_exclusive boolean, p_max_notes bigint, p_max_bytes bigint, p_bound bigint)
+CREATE OR REPLACE FUNCTION public.note_quota_check(p_user text, p_note text, p_title text, p_content text, p_tags text[], p_exclusive boolean, p_max_notes bigint, p_max_bytes bigint, p_bound bigint)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        account int := hashtext(p_user);
+        adds int := CASE WHEN p_note IS NULL THEN 1 ELSE 0 END;
+        grows bigint;
+        used_notes bigint;
+        used_bytes bigint;
+      BEGIN
+        IF p_exclusive THEN
+          FOR slot IN 0..15 LOOP
+            PERFORM pg_advisory_xact_lock(account, slot);
+          END LOOP;
+        ELSE
+          PERFORM pg_advisory_xact_lock(account, pg_backend_pid() % 16);
+        END IF;
+        IF p_note IS NULL THEN
+          grows := note_bytes(p_title, p_content, p_tags);
+        ELSE
+          SELECT note_bytes(COALESCE(p_title, title), COALESCE(p_content, content), COALESCE(p_tags, tags))
+                 - note_bytes(title, content, tags)
+            INTO grows FROM notes WHERE user_id = p_user AND id = p_note;
+          IF NOT FOUND THEN
+            RETURN 'missing';
+          ELSIF grows <= 0 THEN
+            RETURN 'pass';
+          END IF;
+        END IF;
+        SELECT coalesce(sum(notes), 0), coalesce(sum(bytes), 0) INTO used_notes, used_bytes
+          FROM account_usage WHERE user_id = p_user;
+        IF p_exclusive THEN
+          IF adds > 0 AND used_notes + adds > p_max_notes THEN
+            RETURN 'notes';
+          ELSIF used_bytes + grows > p_max_bytes THEN
+            RETURN 'bytes';
+          END IF;
+          RETURN 'pass';
+        ELSIF (adds = 0 OR used_notes + 16 <= p_max_notes) AND used_bytes + 16 * p_bound <= p_max_bytes THEN
+          RETURN 'pass';
+        END IF;
+        RETURN 'retry';
+      END
+      $function$
+
+-- function notify_account_change()
+CREATE OR REPLACE FUNCTION public.notify_account_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('notes_service_accounts', '');
+        ELSE
+          PERFORM pg_notify('notes_service_accounts', OLD.id);
+        END IF;
+        RETURN NULL;
+      END
+      $function$

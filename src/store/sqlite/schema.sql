@@ -1,0 +1,176 @@
+-- The schema of a fresh SQLite database after every migration, as test/support/schema-text.ts
+-- writes it. Not run by anything: written by
+--   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
+-- and checked by the same test without the variable.
+
+-- index notes_by_user_in_list_order
+CREATE INDEX notes_by_user_in_list_order
+ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
+
+-- index sessions_by_user
+CREATE INDEX sessions_by_user ON sessions (user_id, last_used_on DESC, created_on DESC, id DESC);
+
+-- table account_usage
+CREATE TABLE account_usage (
+  user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  notes   INTEGER NOT NULL,
+  bytes   INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- table notes
+CREATE TABLE "notes" (
+  id         TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users(id),
+  title      TEXT NOT NULL,
+  content    TEXT NOT NULL,
+  tags       TEXT NOT NULL, -- JSON array of strings
+  is_pinned  INTEGER NOT NULL DEFAULT 0,
+  created_on TEXT NOT NULL,
+  updated_on TEXT NOT NULL,
+  json       TEXT NOT NULL GENERATED ALWAYS AS (json_object('_id', id, 'title', title,
+    'content', content, 'tags', json(tags),
+    'isPinned', json(CASE is_pinned WHEN 1 THEN 'true' ELSE 'false' END),
+    'userId', user_id, 'createdOn', created_on, 'updatedOn', updated_on)) STORED
+) STRICT;
+
+-- table schema_migrations
+CREATE TABLE schema_migrations (
+version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL);
+
+-- table sessions
+CREATE TABLE sessions (
+  id           TEXT PRIMARY KEY,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_on   TEXT NOT NULL,
+  last_used_on TEXT NOT NULL,
+  client       TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- table user_versions
+CREATE TABLE user_versions (
+  user_id TEXT PRIMARY KEY,
+  notes   INTEGER NOT NULL,
+  account INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- table users
+CREATE TABLE users (
+  id            TEXT PRIMARY KEY,
+  full_name     TEXT NOT NULL,
+  email         TEXT NOT NULL,
+  -- trimmed, lower-cased email: the unique key for duplicates and login (docs/contract.md, "Emails")
+  email_key     TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  created_on    TEXT NOT NULL
+, tokens_not_before TEXT) STRICT;
+
+-- table version_clock
+CREATE TABLE version_clock (
+  id  INTEGER PRIMARY KEY CHECK (id = 1),
+  now INTEGER NOT NULL
+) STRICT;
+
+-- trigger account_usage_note_added
+CREATE TRIGGER account_usage_note_added AFTER INSERT ON notes BEGIN
+  UPDATE account_usage SET notes = notes + 1,
+    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
+      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
+  WHERE user_id = NEW.user_id;
+END;
+
+-- trigger account_usage_note_moved
+CREATE TRIGGER account_usage_note_moved AFTER UPDATE OF user_id ON notes
+  WHEN NEW.user_id IS NOT OLD.user_id
+BEGIN
+  UPDATE account_usage SET notes = notes - 1,
+    bytes = bytes - octet_length(OLD.title) - octet_length(OLD.content)
+      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+  WHERE user_id = OLD.user_id;
+  UPDATE account_usage SET notes = notes + 1,
+    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
+      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
+  WHERE user_id = NEW.user_id;
+END;
+
+-- trigger account_usage_note_removed
+CREATE TRIGGER account_usage_note_removed AFTER DELETE ON notes BEGIN
+  UPDATE account_usage SET notes = notes - 1,
+    bytes = bytes - octet_length(OLD.title) - octet_length(OLD.content)
+      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+  WHERE user_id = OLD.user_id;
+END;
+
+-- trigger account_usage_note_resized
+CREATE TRIGGER account_usage_note_resized AFTER UPDATE OF title, content, tags ON notes
+  WHEN NEW.user_id = OLD.user_id
+    AND (NEW.title IS NOT OLD.title OR NEW.content IS NOT OLD.content OR NEW.tags IS NOT OLD.tags)
+BEGIN
+  UPDATE account_usage SET
+    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
+      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
+      - octet_length(OLD.title) - octet_length(OLD.content)
+      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+  WHERE user_id = NEW.user_id;
+END;
+
+-- trigger account_usage_of_new_user
+CREATE TRIGGER account_usage_of_new_user AFTER INSERT ON users BEGIN
+  INSERT INTO account_usage (user_id, notes, bytes) VALUES (NEW.id, 0, 0);
+END;
+
+-- trigger user_versions_note_added
+CREATE TRIGGER user_versions_note_added AFTER INSERT ON notes BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id = NEW.user_id;
+END;
+
+-- trigger user_versions_note_changed
+CREATE TRIGGER user_versions_note_changed AFTER UPDATE ON notes BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id IN (OLD.user_id, NEW.user_id);
+END;
+
+-- trigger user_versions_note_removed
+CREATE TRIGGER user_versions_note_removed AFTER DELETE ON notes BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id = OLD.user_id;
+END;
+
+-- trigger user_versions_session_added
+CREATE TRIGGER user_versions_session_added AFTER INSERT ON sessions BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET account = (SELECT now FROM version_clock) WHERE user_id = NEW.user_id;
+END;
+
+-- trigger user_versions_session_changed
+CREATE TRIGGER user_versions_session_changed AFTER UPDATE ON sessions BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET account = (SELECT now FROM version_clock) WHERE user_id IN (OLD.user_id, NEW.user_id);
+END;
+
+-- trigger user_versions_session_removed
+CREATE TRIGGER user_versions_session_removed AFTER DELETE ON sessions BEGIN
+  UPDATE version_clock SET now = now + 1;
+  UPDATE user_versions SET account = (SELECT now FROM version_clock) WHERE user_id = OLD.user_id;
+END;
+
+-- trigger user_versions_user_added
+CREATE TRIGGER user_versions_user_added AFTER INSERT ON users BEGIN
+  UPDATE version_clock SET now = now + 1;
+  INSERT OR REPLACE INTO user_versions
+    SELECT NEW.id, now, now FROM version_clock;
+END;
+
+-- trigger user_versions_user_changed
+CREATE TRIGGER user_versions_user_changed AFTER UPDATE ON users BEGIN
+  UPDATE version_clock SET now = now + 1;
+  DELETE FROM user_versions WHERE user_id = OLD.id AND OLD.id IS NOT NEW.id;
+  INSERT OR REPLACE INTO user_versions
+    SELECT NEW.id, now, now FROM version_clock;
+END;
+
+-- trigger user_versions_user_removed
+CREATE TRIGGER user_versions_user_removed AFTER DELETE ON users BEGIN
+  UPDATE version_clock SET now = now + 1;
+  DELETE FROM user_versions WHERE user_id = OLD.id;
+END;
