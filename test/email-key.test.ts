@@ -220,14 +220,14 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
 
 const hashed = async () => Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await defaultPasswordHasher.hash(u.password) })))
 
-describe('SQLite migration 4: email keys recomputed, lone-surrogate text made valid UTF-8', () => {
+describe('SQLite migration 6: email keys recomputed, lone-surrogate text made valid UTF-8', () => {
   const dir = tempDir()
   after(() => dir.remove())
 
   it('migrates keys as documented, and rewrites invalid UTF-8 as it has always been read', async () => {
     const dataDir = `${dir.path}/db`
     const db = openSqliteDatabase({ dataDir })
-    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 4))
+    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 6))
     const insertUser = db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)')
     for (const u of await hashed()) insertUser.run(u.id, 'Name', u.email, u.emailKey, u.hash, u.createdOn)
     // What the service stored before lone surrogates were refused: better-sqlite3 writes the
@@ -259,11 +259,11 @@ describe('SQLite migration 4: email keys recomputed, lone-surrogate text made va
 })
 
 if (serviceAvailable('postgresql')) {
-  describe('PostgreSQL migration 6: email keys recomputed', () => {
+  describe('PostgreSQL migration 7: email keys recomputed', () => {
     it('migrates keys as documented', async () => {
       const db = await createTestDatabase()
       try {
-        await migrateDatabase({ url: db.url }, postgresMigrations.filter((m) => m.version < 6))
+        await migrateDatabase({ url: db.url }, postgresMigrations.filter((m) => m.version < 7))
         const client = new pg.Client({ connectionString: db.url })
         await client.connect()
         try {

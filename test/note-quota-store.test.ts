@@ -230,9 +230,9 @@ describe('usage backfill', () => {
     { title: 'é', content: 'content', tags: ['a', 'bb'] },
     { title: 'x', content: '😀', tags: [] },
   ]
-  it('sqlite: migration 3 counts the notes already there, and accounts without notes as 0', () => {
+  it('sqlite: migration 5 counts the notes already there, and accounts without notes as 0', () => {
     const db = new Database(':memory:')
-    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 3))
+    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 5))
     const insertUser = db.prepare("INSERT INTO users VALUES (?, 'n', ?, ?, 'h', '2026')")
     insertUser.run('u1', 'u1@x', 'u1@x')
     insertUser.run('u2', 'u2@x', 'u2@x')

@@ -1,4 +1,4 @@
-// SQLite's version clock (migration 9, StoreDriver.versionClock): one read of it per turn tells
+// SQLite's version clock (migration 11, StoreDriver.versionClock): one read of it per turn tells
 // the cache layer whether any user's versions can have changed since it read them
 // (src/store/cache/versions-reader.ts), and GET /get-all-notes checks its listing against the
 // versions its authentication read (Store.listNotesJson's `checked`).

@@ -2,6 +2,7 @@
 // node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
+import { renumbered } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
 import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { AccountListener } from './account-notices.js'
@@ -110,6 +111,7 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
+    await renumber(client)
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
     const applied = new Set(rows.map((r) => r.version))
     for (const m of list) {
@@ -125,6 +127,20 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
     throw err
   }
   return count
+}
+
+/**
+ * Gives a database made with the numbers of the builds before the shared sequence
+ * (../migrations.ts) the shared numbers; runs in the migration's transaction, under its lock.
+ */
+async function renumber(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
+  const shared = renumbered('postgres', rows)
+  if (!shared) return
+  await client.query('DELETE FROM schema_migrations')
+  for (const [i, r] of rows.entries()) {
+    await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [shared[i]!.version, r.name, r.applied_on])
+  }
 }
 
 /**

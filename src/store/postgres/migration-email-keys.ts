@@ -1,7 +1,8 @@
-// PostgreSQL migration 6 ('nfkc-email-keys'): every email_key is recomputed with the NFKC rule
-// (../email-rekey.ts), in JavaScript, because PostgreSQL's lower() depends on the collation and
-// the service computes keys with JavaScript's. Text needs no repair here, unlike SQLite's
-// migration 4: node-postgres has always sent a lone surrogate as U+FFFD.
+// PostgreSQL migration 7 ('nfkc-email-keys', migrations/0007-nfkc-email-keys.ts): every
+// email_key is recomputed with the NFKC rule (../email-rekey.ts), in JavaScript, because
+// PostgreSQL's lower() depends on the collation and the service computes keys with JavaScript's.
+// Text needs no repair here, unlike SQLite's migration 6: node-postgres has always sent a lone
+// surrogate as U+FFFD.
 import type pg from 'pg'
 import { type KeyedUser, type Rekeyed, changedKeys, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'
 import { decodeText, encodeText } from './rows.js'

@@ -1,4 +1,4 @@
-// Session queries of the PostgreSQL driver (mirrors sqlite/sessions.ts); migration 9's table.
+// Session queries of the PostgreSQL driver (mirrors sqlite/sessions.ts); migration 8's table.
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type pg from 'pg'
 import type { Actor, SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'

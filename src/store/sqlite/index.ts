@@ -4,6 +4,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { renumbered } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
 import type { NoteRecord, SessionRecord, StoreDriver, UserRecord, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
@@ -37,6 +38,7 @@ export const SQLITE_FILE = 'notes.db'
 export function migrateSqlite(db: Database.Database, list: readonly Migration[] = migrations): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
+  renumber(db)
   const applied = new Set(
     db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
   )
@@ -54,6 +56,24 @@ export function migrateSqlite(db: Database.Database, list: readonly Migration[] 
     }).immediate()
   }
   return count
+}
+
+/**
+ * Gives a database made with the numbers of the builds before the shared sequence
+ * (../migrations.ts) the shared numbers, in one IMMEDIATE transaction that checks again once it
+ * holds the write lock, so that of two processes starting together only one renumbers.
+ */
+function renumber(db: Database.Database): void {
+  const read = db.prepare<[], { version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
+  if (!renumbered('sqlite', read.all())) return
+  db.transaction(() => {
+    const rows = read.all()
+    const shared = renumbered('sqlite', rows)
+    if (!shared) return
+    db.exec('DELETE FROM schema_migrations')
+    const insert = db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)')
+    rows.forEach((r, i) => insert.run(shared[i]!.version, r.name, r.applied_on))
+  }).immediate()
 }
 
 export function openSqliteDatabase(options: SqliteOptions): Database.Database {

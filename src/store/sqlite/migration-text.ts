@@ -1,5 +1,5 @@
-// SQLite migration 4 ('well-formed-text'), which SQL alone cannot do: it needs Unicode
-// normalisation and a UTF-8 check.
+// SQLite migration 6 ('well-formed-text', migrations/0006-well-formed-text.ts), which SQL alone
+// cannot do: it needs Unicode normalisation and a UTF-8 check.
 //
 // 1. Text stored before unpaired surrogates were refused (src/unicode.ts) is made valid: title,
 //    content, full_name and email held the bytes ED A0 80 and the like (invalid UTF-8, sent as

@@ -1,4 +1,4 @@
-// The per-account note quota of the SQLite driver (mirrors postgres/quota.ts). Migration 3's
+// The per-account note quota of the SQLite driver (mirrors postgres/quota.ts). Migration 5's
 // triggers keep each account's note count and size in account_usage; a checked write reads that
 // one row and the write's own size, then writes, inside the write's transaction. SQLite runs
 // one write transaction at a time (the service's group commit, and BEGIN IMMEDIATE between
@@ -15,7 +15,7 @@ import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
 import type { SqliteNotes } from './notes.js'
 
-/** The UTF-8 bytes of a JSON array of strings' items, as migration 3's triggers count tags. */
+/** The UTF-8 bytes of a JSON array of strings' items, as migration 5's triggers count tags. */
 const TAG_BYTES = '(SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(tags))'
 
 const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8')

@@ -8,7 +8,7 @@ export interface UserRow {
   email_key: string
   password_hash: string
   created_on: string
-  /** NULL until first moved (migration 7). */
+  /** NULL until first moved (migration 8). */
   tokens_not_before: string | null
 }
 

@@ -1,4 +1,4 @@
-// Session queries of the SQLite driver (mirrors postgres/sessions.ts); migration 7's table.
+// Session queries of the SQLite driver (mirrors postgres/sessions.ts); migration 8's table.
 import type { Database, Statement, Transaction } from 'better-sqlite3'
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type { Actor, SessionOfAccount, SessionPruning, SessionRecord } from '../types.js'

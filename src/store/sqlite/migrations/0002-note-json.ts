@@ -1,0 +1,37 @@
+// Each note keeps its JSON text (the wire shape, keys in NoteRecord's order), computed by
+// SQLite whenever the row is written, with the expression that builds the note's wire JSON,
+// so the bytes sent are those of the record. A listing then joins stored text instead of
+// escaping every field of every note on every read (docs/performance.md, "What shaped the
+// design"). SQLite cannot add a STORED column to a table, so the table is rebuilt
+// (https://www.sqlite.org/lang_altertable.html#otheralter): once, inside the migration's
+// transaction; a large database takes a while to migrate. The columns are written out again
+// rather than shared with migration 1: a released migration's text must never change, which
+// a shared constant would allow.
+import type { Migration } from '../migrations.js'
+
+export const migration: Migration = {
+  version: 2,
+  name: 'note-json',
+  sql: `
+      CREATE TABLE notes_with_json (
+        id         TEXT PRIMARY KEY,
+        user_id    TEXT NOT NULL REFERENCES users(id),
+        title      TEXT NOT NULL,
+        content    TEXT NOT NULL,
+        tags       TEXT NOT NULL, -- JSON array of strings
+        is_pinned  INTEGER NOT NULL DEFAULT 0,
+        created_on TEXT NOT NULL,
+        updated_on TEXT NOT NULL,
+        json       TEXT NOT NULL GENERATED ALWAYS AS (json_object('_id', id, 'title', title,
+          'content', content, 'tags', json(tags),
+          'isPinned', json(CASE is_pinned WHEN 1 THEN 'true' ELSE 'false' END),
+          'userId', user_id, 'createdOn', created_on, 'updatedOn', updated_on)) STORED
+      ) STRICT;
+      INSERT INTO notes_with_json (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
+        SELECT id, user_id, title, content, tags, is_pinned, created_on, updated_on FROM notes;
+      DROP TABLE notes;
+      ALTER TABLE notes_with_json RENAME TO notes;
+      CREATE INDEX notes_by_user_in_list_order
+        ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
+    `,
+}
