@@ -24,6 +24,7 @@ export const changes: readonly Change[] = [
   { version: 9, name: 'user-versions', in: ['sqlite'] },
   { version: 10, name: 'account-versions', in: ['postgres'] },
   { version: 11, name: 'version-clock-moves-on-account-removal', in: ['sqlite'] },
+  { version: 12, name: 'account-usage-without-octet-length', in: ['sqlite'] },
 ]
 
 /**

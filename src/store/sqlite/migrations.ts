@@ -10,6 +10,7 @@ import { migration as m0006 } from './migrations/0006-well-formed-text.js'
 import { migration as m0008 } from './migrations/0008-sessions.js'
 import { migration as m0009 } from './migrations/0009-user-versions.js'
 import { migration as m0011 } from './migrations/0011-version-clock-moves-on-account-removal.js'
+import { migration as m0012 } from './migrations/0012-account-usage-without-octet-length.js'
 
 export interface Migration {
   version: number
@@ -20,4 +21,4 @@ export interface Migration {
   run?: (db: Database) => void
 }
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011]
+export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012]

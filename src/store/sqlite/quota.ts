@@ -1,9 +1,9 @@
-// The per-account note quota of the SQLite driver (mirrors postgres/quota.ts). Migration 5's
-// triggers keep each account's note count and size in account_usage; a checked write reads that
-// one row and the write's own size, then writes, inside the write's transaction. SQLite runs
-// one write transaction at a time (the service's group commit, and BEGIN IMMEDIATE between
-// processes), so no other write falls between the check and the write: 50 adds at once at the
-// limit leave exactly the limit.
+// The per-account note quota of the SQLite driver (mirrors postgres/quota.ts). The triggers of
+// migration 5, remade by migration 12, keep each account's note count and size in
+// account_usage; a checked write reads that one row and the write's own size, then writes,
+// inside the write's transaction. SQLite runs one write transaction at a time (the service's
+// group commit, and BEGIN IMMEDIATE between processes), so no other write falls between the
+// check and the write: 50 adds at once at the limit leave exactly the limit.
 //
 // The check is made in JS, with Buffer.byteLength, which counts a string's bytes as SQLite's
 // octet_length counts the stored text (lone surrogates included: 3 bytes each), so the check
@@ -15,7 +15,7 @@ import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
 import type { SqliteNotes } from './notes.js'
 
-/** The UTF-8 bytes of a JSON array of strings' items, as migration 5's triggers count tags. */
+/** The UTF-8 bytes of a JSON array of strings' items, as the usage triggers count tags (migration 12). */
 const TAG_BYTES = '(SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(tags))'
 
 const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8')

@@ -73,8 +73,8 @@ CREATE TABLE version_clock (
 -- trigger account_usage_note_added
 CREATE TRIGGER account_usage_note_added AFTER INSERT ON notes BEGIN
   UPDATE account_usage SET notes = notes + 1,
-    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
-      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
+    bytes = bytes + length(CAST(NEW.title AS BLOB)) + length(CAST(NEW.content AS BLOB))
+      + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(NEW.tags))
   WHERE user_id = NEW.user_id;
 END;
 
@@ -83,20 +83,20 @@ CREATE TRIGGER account_usage_note_moved AFTER UPDATE OF user_id ON notes
   WHEN NEW.user_id IS NOT OLD.user_id
 BEGIN
   UPDATE account_usage SET notes = notes - 1,
-    bytes = bytes - octet_length(OLD.title) - octet_length(OLD.content)
-      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+    bytes = bytes - length(CAST(OLD.title AS BLOB)) - length(CAST(OLD.content AS BLOB))
+      - (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(OLD.tags))
   WHERE user_id = OLD.user_id;
   UPDATE account_usage SET notes = notes + 1,
-    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
-      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
+    bytes = bytes + length(CAST(NEW.title AS BLOB)) + length(CAST(NEW.content AS BLOB))
+      + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(NEW.tags))
   WHERE user_id = NEW.user_id;
 END;
 
 -- trigger account_usage_note_removed
 CREATE TRIGGER account_usage_note_removed AFTER DELETE ON notes BEGIN
   UPDATE account_usage SET notes = notes - 1,
-    bytes = bytes - octet_length(OLD.title) - octet_length(OLD.content)
-      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+    bytes = bytes - length(CAST(OLD.title AS BLOB)) - length(CAST(OLD.content AS BLOB))
+      - (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(OLD.tags))
   WHERE user_id = OLD.user_id;
 END;
 
@@ -106,10 +106,10 @@ CREATE TRIGGER account_usage_note_resized AFTER UPDATE OF title, content, tags O
     AND (NEW.title IS NOT OLD.title OR NEW.content IS NOT OLD.content OR NEW.tags IS NOT OLD.tags)
 BEGIN
   UPDATE account_usage SET
-    bytes = bytes + octet_length(NEW.title) + octet_length(NEW.content)
-      + (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(NEW.tags))
-      - octet_length(OLD.title) - octet_length(OLD.content)
-      - (SELECT coalesce(sum(octet_length(value)), 0) FROM json_each(OLD.tags))
+    bytes = bytes + length(CAST(NEW.title AS BLOB)) + length(CAST(NEW.content AS BLOB))
+      + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(NEW.tags))
+      - length(CAST(OLD.title AS BLOB)) - length(CAST(OLD.content AS BLOB))
+      - (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(OLD.tags))
   WHERE user_id = NEW.user_id;
 END;
 
