@@ -150,6 +150,38 @@ if (serviceAvailable('postgresql')) {
       sessions: hasSessions ? (await client.query('SELECT * FROM sessions ORDER BY id')).rows : [],
     })
 
+    it("migration 13: an account's change is announced on migration 10's channel only", async () => {
+      const db = await createTestDatabase()
+      databases.push(db)
+      await migrateDatabase({ url: db.url })
+      const listener = new pg.Client({ connectionString: db.url })
+      const writer = new pg.Client({ connectionString: db.url })
+      await Promise.all([listener.connect(), writer.connect()])
+      try {
+        const heard: string[] = []
+        listener.on('notification', (n) => heard.push(`${n.channel} ${n.payload ?? ''}`))
+        await listener.query('LISTEN notes_service_accounts; LISTEN notes_service_account_versions')
+        await writer.query("INSERT INTO users VALUES ('u1', 'A', 'a@example.com', 'a@example.com', 'h', '2026-01-01T00:00:00.000Z')")
+        await writer.query("UPDATE users SET full_name = 'B' WHERE id = 'u1'")
+        await writer.query("DELETE FROM users WHERE id = 'u1'")
+        await writer.query('TRUNCATE users CASCADE')
+        // A notice of the listener's own, sent last, arrives after every earlier one.
+        await writer.query("SELECT pg_notify('notes_service_account_versions', 'done')")
+        for (let i = 0; i < 100 && !heard.includes('notes_service_account_versions done'); i++) await new Promise((r) => setTimeout(r, 20))
+        assert.deepEqual(heard, [
+          'notes_service_account_versions u1',
+          'notes_service_account_versions u1',
+          'notes_service_account_versions u1',
+          'notes_service_account_versions ',
+          'notes_service_account_versions done',
+        ])
+        const functions = await writer.query("SELECT 1 FROM pg_proc WHERE proname = 'notify_account_change'")
+        assert.equal(functions.rowCount, 0)
+      } finally {
+        await Promise.all([listener.end(), writer.end()])
+      }
+    })
+
     for (let k = 1; k <= earlier.length; k++) {
       const last = earlier[k - 1]!
       it(`from version ${last.version} ('${last.name}')`, async () => {

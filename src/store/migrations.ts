@@ -25,6 +25,7 @@ export const changes: readonly Change[] = [
   { version: 10, name: 'account-versions', in: ['postgres'] },
   { version: 11, name: 'version-clock-moves-on-account-removal', in: ['sqlite'] },
   { version: 12, name: 'account-usage-without-octet-length', in: ['sqlite'] },
+  { version: 13, name: 'drop-account-change-notices', in: ['postgres'] },
 ]
 
 /**

@@ -103,7 +103,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * Deletes an account as an operator would, but without firing migration 3's trigger
+ * Deletes an account as an operator would, but without firing the account-versions trigger (migration 10)
  * (`session_replication_role = replica` skips triggers): no notice is sent, so only the
  * PostgreSQL store's account cache can still vouch for the account.
  */

@@ -97,7 +97,7 @@ if (kinds.includes('postgresql')) {
         assert.equal(await statusOf(b.base, otherSecond), 401)
         assert.equal(await statusOf(b.base, other.token), 200, 'the caller goes on')
         // The account cache of B answers for tokens without a session until the change's notice
-        // arrives (migration 3): within the second.
+        // arrives (migration 10): within the second.
         await eventually('B refuses the token without a session', async () => (await statusOf(b.base, old)) === 401, 1000)
 
         // An account deleted through B: refused by A at once.

@@ -12,6 +12,7 @@ import { migration as m0005 } from './migrations/0005-account-usage.js'
 import { migration as m0007 } from './migrations/0007-nfkc-email-keys.js'
 import { migration as m0008 } from './migrations/0008-sessions.js'
 import { migration as m0010 } from './migrations/0010-account-versions.js'
+import { migration as m0013 } from './migrations/0013-drop-account-change-notices.js'
 
 export interface Migration {
   version: number
@@ -22,4 +23,4 @@ export interface Migration {
   run?: (client: pg.ClientBase) => Promise<void>
 }
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010]
+export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010, m0013]

@@ -148,12 +148,6 @@ CREATE TRIGGER sessions_versioned AFTER INSERT OR DELETE OR UPDATE ON public.ses
 -- trigger sessions.sessions_versions_truncated
 CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON public.sessions FOR EACH STATEMENT EXECUTE FUNCTION account_changed()
 
--- trigger users.users_changed
-CREATE TRIGGER users_changed AFTER DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION notify_account_change()
-
--- trigger users.users_truncated
-CREATE TRIGGER users_truncated AFTER TRUNCATE ON public.users FOR EACH STATEMENT EXECUTE FUNCTION notify_account_change()
-
 -- trigger users.users_versioned
 CREATE TRIGGER users_versioned AFTER INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION account_changed()
 
@@ -306,20 +300,5 @@ AS $function$
           RETURN 'pass';
         END IF;
         RETURN 'retry';
-      END
-      $function$
-
--- function notify_account_change()
-CREATE OR REPLACE FUNCTION public.notify_account_change()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-      BEGIN
-        IF TG_OP = 'TRUNCATE' THEN
-          PERFORM pg_notify('notes_service_accounts', '');
-        ELSE
-          PERFORM pg_notify('notes_service_accounts', OLD.id);
-        END IF;
-        RETURN NULL;
       END
       $function$

@@ -4,7 +4,8 @@
 // earlier instance still running during a rolling upgrade. NOTIFY is delivered when the
 // transaction commits, never for one that rolls back
 // (https://www.postgresql.org/docs/current/sql-notify.html). An empty payload (TRUNCATE,
-// which has no rows) means "every account".
+// which has no rows) means "every account". No release listens to them any more: migration 13
+// drops them.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

@@ -12,9 +12,9 @@
 // channel that instances listen to (postgres/account-notices.ts), so that while notices are
 // proven to arrive an instance can use a kept account without asking for its version.
 // NOTIFY is delivered when the transaction commits, never for one that rolls back
-// (https://www.postgresql.org/docs/current/sql-notify.html). Migration 3's notices stay: an
-// instance of an earlier release, still running during a rolling upgrade, keeps its accounts
-// by them.
+// (https://www.postgresql.org/docs/current/sql-notify.html). Migration 3's notices stay here,
+// for an instance of an earlier release still running during a rolling upgrade; migration 13
+// drops them.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {
