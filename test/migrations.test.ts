@@ -1,18 +1,21 @@
 // The shared numbering of migrations (src/store/migrations.ts): each dialect's list and files
 // follow the one sequence, and a database made at any earlier version of the builds that
 // numbered each dialect on its own (every prefix of their lists, with rows written by that
-// version's SQL) upgrades to the shared numbers and the current schema, keeping every row.
+// version's SQL) upgrades to the current schema, keeping every row, recording the shared numbers
+// in schema_changes and leaving schema_migrations such that those builds, started on it again,
+// find nothing to run (test/support/earlier-builds.ts).
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { after, describe, it } from 'node:test'
 import type { Database } from 'better-sqlite3'
 import pg from 'pg'
-import { changes, earlierNumbers, renumbered } from '../src/store/migrations.js'
-import { migrateDatabase } from '../src/store/postgres/index.js'
+import { changes, earlierNumbers, sharedNumbers } from '../src/store/migrations.js'
+import { migrateDatabase, migratePostgres } from '../src/store/postgres/index.js'
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.js'
 import { migrateSqlite, openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.js'
+import { earlierList, earlierMigratePostgres, earlierMigrateSqlite, earlierVersions } from './support/earlier-builds.js'
 import { postgresSchemaText, sqliteSchemaText } from './support/schema-text.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { tempDir } from './support/temp.js'
@@ -20,14 +23,8 @@ import { tempDir } from './support/temp.js'
 const ROOT = resolve(import.meta.dirname, '..')
 const lists = { sqlite: sqliteMigrations, postgres: postgresMigrations } as const
 
-/** A dialect's list as the builds before the shared numbering had it: same changes, their numbers. */
-function earlierList<M extends { version: number; name: string }>(dialect: 'sqlite' | 'postgres', list: readonly M[]): M[] {
-  const numbers = earlierNumbers[dialect]
-  return list
-    .filter((m) => numbers[m.name] !== undefined)
-    .map((m) => ({ ...m, version: numbers[m.name]! }))
-    .sort((a, b) => a.version - b.version)
-}
+type AppliedRows = Array<{ version: number; name: string }>
+const named = (list: ReadonlyArray<{ version: number; name: string }>) => list.map(({ version, name }) => ({ version, name }))
 
 describe('one numbering for both dialects', () => {
   it('numbers the changes 1, 2, 3… with unique names', () => {
@@ -49,21 +46,28 @@ describe('one numbering for both dialects', () => {
         assert.ok(lists[dialect].some((m) => m.name === name), `${name} is a ${dialect} migration`)
       }
     })
+
+    it(`${dialect}: the earlier numbers are the last earlier build's list`, () => {
+      assert.deepEqual(earlierList(dialect, named(lists[dialect])).map((m) => m.version), earlierVersions[dialect])
+    })
   }
 
-  it('renumbers an earlier database, and leaves a current, later or empty one alone', () => {
-    const earlier = earlierList('sqlite', sqliteMigrations).map(({ version, name }) => ({ version, name }))
-    assert.deepEqual(renumbered('sqlite', earlier), sqliteMigrations.map(({ version, name }) => ({ version, name })).filter((m) => m.version <= 11))
-    assert.equal(renumbered('sqlite', []), undefined)
-    assert.equal(renumbered('sqlite', sqliteMigrations.map(({ version, name }) => ({ version, name }))), undefined)
-    assert.equal(renumbered('postgres', [...postgresMigrations.map(({ version, name }) => ({ version, name })), { version: 99, name: 'later' }]), undefined)
-    // Only the first rows of an earlier database: still recognised.
-    assert.deepEqual(renumbered('postgres', [{ version: 1, name: 'init' }, { version: 6, name: 'nfkc-email-keys' }]), [
-      { version: 1, name: 'init' },
-      { version: 7, name: 'nfkc-email-keys' },
+  it('takes the rows of schema_migrations by name, under the earlier or the shared numbers, and refuses a mix', () => {
+    const earlier = named(earlierList('sqlite', sqliteMigrations))
+    assert.deepEqual(sharedNumbers('sqlite', earlier), named(sqliteMigrations).filter((m) => m.version <= 11))
+    assert.deepEqual(sharedNumbers('sqlite', []), [])
+    // Renumbered in place by a development build of the shared numbering: taken as it is.
+    assert.deepEqual(sharedNumbers('sqlite', named(sqliteMigrations)), named(sqliteMigrations))
+    // Only the first rows of an earlier database: still recognised; other fields kept.
+    assert.deepEqual(sharedNumbers('postgres', [{ version: 1, name: 'init', applied_on: 'a' }, { version: 6, name: 'nfkc-email-keys', applied_on: 'b' }]), [
+      { version: 1, name: 'init', applied_on: 'a' },
+      { version: 7, name: 'nfkc-email-keys', applied_on: 'b' },
     ])
-    // Neither numbering: refused rather than guessed.
-    assert.throws(() => renumbered('sqlite', [{ version: 3, name: 'sessions' }]), /does not know by those numbers: 3 'sessions'/)
+    // Neither numbering, a mix of both, or a change this dialect does not have: refused rather than guessed.
+    assert.throws(() => sharedNumbers('sqlite', [{ version: 3, name: 'sessions' }]), /does not know by those numbers: 3 'sessions'/)
+    assert.throws(() => sharedNumbers('sqlite', [{ version: 3, name: 'account-usage' }, { version: 8, name: 'sessions' }]), /8 'sessions'/)
+    assert.throws(() => sharedNumbers('postgres', [{ version: 99, name: 'later' }]), /99 'later'/)
+    assert.throws(() => sharedNumbers('sqlite', [{ version: 13, name: 'drop-account-change-notices' }]), /13 'drop-account-change-notices'/)
   })
 })
 
@@ -99,7 +103,7 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
     it(`from version ${last.version} ('${last.name}')`, async () => {
       const dataDir = `${dir.path}/v${last.version}`
       const db = openSqliteDatabase({ dataDir })
-      assert.equal(migrateSqlite(db, earlier.slice(0, k)), k)
+      assert.equal(earlierMigrateSqlite(db, earlier.slice(0, k)), k)
       const applied = earlier.slice(0, k).map((m) => m.name)
       for (const u of USERS) db.prepare('INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, ?, ?, ?, ?, ?)').run(...u)
       for (const [id, user, title, content, tags, pinned, created, updated] of NOTES) {
@@ -110,10 +114,10 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
         for (const s of SESSIONS) db.prepare('INSERT INTO sessions (id, user_id, created_on, last_used_on, client) VALUES (?, ?, ?, ?, ?)').run(...s)
       }
       const before = rowsOf(db, sessionTable(applied))
-      const appliedOn = db.prepare('SELECT name, applied_on FROM schema_migrations ORDER BY name').all()
+      const written = db.prepare('SELECT version, name, applied_on FROM schema_migrations ORDER BY version').all() as Array<{ version: number; name: string; applied_on: string }>
       db.close()
 
-      const store = openSqliteStore({ dataDir }) // the current build: renumbers, then migrates
+      const store = openSqliteStore({ dataDir }) // the current build: fills schema_changes, then migrates
       assert.deepEqual((await store.listNotes('u1')).map((n) => n._id), ['n1', 'n2'])
       await store.close()
 
@@ -122,18 +126,64 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
       assert.deepEqual(after.users, before.users)
       assert.deepEqual(after.notes, before.notes)
       if (sessionTable(applied)) assert.deepEqual(after.sessions, before.sessions)
-      const recorded = upgraded.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()
-      assert.deepEqual(recorded, sqliteMigrations.map(({ version, name }) => ({ version, name })))
-      const kept = upgraded.prepare(`SELECT name, applied_on FROM schema_migrations WHERE name IN (${applied.map(() => '?').join(', ')}) ORDER BY name`).all(...applied)
-      assert.deepEqual(kept, appliedOn, 'each earlier row keeps when it was applied')
+      const recorded = upgraded.prepare('SELECT number AS version, name, applied_on FROM schema_changes ORDER BY number').all() as typeof written
+      assert.deepEqual(named(recorded), named(sqliteMigrations))
+      assert.deepEqual(recorded.filter((r) => applied.includes(r.name)).map((r) => r.applied_on), written.map((r) => r.applied_on), 'each earlier change keeps when it was applied')
+      const migrationsRows = upgraded.prepare('SELECT version, name, applied_on FROM schema_migrations ORDER BY version').all() as typeof written
+      assert.deepEqual(migrationsRows.slice(0, k), written, "the earlier build's rows, untouched")
+      assert.deepEqual(named(migrationsRows), named(earlier), 'and the changes applied since, under their earlier numbers')
       const usage = upgraded.prepare('SELECT user_id, notes FROM account_usage ORDER BY user_id').all()
       assert.deepEqual(usage, [{ user_id: 'u1', notes: 2 }, { user_id: 'u2', notes: 1 }, { user_id: 'u3', notes: 0 }])
       assert.equal(upgraded.prepare('SELECT count(*) FROM user_versions').pluck().get(), USERS.length)
       assert.equal(sqliteSchemaText(upgraded), snapshot, 'the upgraded schema is a fresh one')
-      assert.equal(migrateSqlite(upgraded), 0, 'renumbered once: nothing left to run')
+      assert.equal(migrateSqlite(upgraded), 0, 'nothing left to run')
+      // The earlier build, started again on the upgraded database (a rollback), finds all of its
+      // migrations applied.
+      assert.equal(earlierMigrateSqlite(upgraded, earlier), 0)
+      const versions = upgraded.prepare('SELECT version FROM schema_migrations').pluck().all()
+      for (const v of earlierVersions.sqlite) assert.ok(versions.includes(v), `schema_migrations records ${v}`)
       upgraded.close()
     })
   }
+
+  it('a fresh database: the earlier build finds nothing to run either', () => {
+    const db = openSqliteDatabase({ dataDir: `${dir.path}/fresh` })
+    assert.equal(migrateSqlite(db), sqliteMigrations.length)
+    assert.deepEqual(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all(), earlierVersions.sqlite)
+    assert.equal(earlierMigrateSqlite(db, earlier), 0)
+    assert.equal(migrateSqlite(db), 0)
+    db.close()
+  })
+
+  it('an earlier build migrating after the current one filled schema_changes: its changes are taken, not run again', () => {
+    const db = openSqliteDatabase({ dataDir: `${dir.path}/interleaved` })
+    // The current build has filled schema_changes and applied changes 1 and 2 when an earlier
+    // build, started at the same moment, applies the rest of its list.
+    assert.equal(migrateSqlite(db, sqliteMigrations.slice(0, 2)), 2)
+    assert.equal(earlierMigrateSqlite(db, earlier), earlier.length - 2)
+    assert.equal(migrateSqlite(db), 1, 'only change 12, which no earlier build has')
+    const recorded = db.prepare('SELECT number AS version, name FROM schema_changes ORDER BY number').all()
+    assert.deepEqual(recorded, named(sqliteMigrations))
+    assert.equal(sqliteSchemaText(db), snapshot)
+    db.close()
+  })
+
+  it('a database renumbered in place by a development build of the shared numbers opens as it is', () => {
+    const db = openSqliteDatabase({ dataDir: `${dir.path}/in-place` })
+    assert.equal(earlierMigrateSqlite(db, sqliteMigrations), sqliteMigrations.length)
+    assert.equal(migrateSqlite(db), 0)
+    assert.deepEqual(named(db.prepare('SELECT number AS version, name FROM schema_changes ORDER BY number').all() as AppliedRows), named(sqliteMigrations))
+    db.close()
+  })
+
+  it('refuses a schema_migrations that matches neither numbering', () => {
+    const db = openSqliteDatabase({ dataDir: `${dir.path}/mixed` })
+    earlierMigrateSqlite(db, earlier.slice(0, 3))
+    db.prepare("UPDATE schema_migrations SET version = 6 WHERE name = 'account-usage'").run()
+    assert.throws(() => migrateSqlite(db), /does not know by those numbers: 6 'account-usage'/)
+    assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_changes'").get(), undefined, 'nothing is left half done')
+    db.close()
+  })
 })
 
 if (serviceAvailable('postgresql')) {
@@ -187,11 +237,11 @@ if (serviceAvailable('postgresql')) {
       it(`from version ${last.version} ('${last.name}')`, async () => {
         const db = await createTestDatabase()
         databases.push(db)
-        assert.equal(await migrateDatabase({ url: db.url }, earlier.slice(0, k)), k)
         const applied = earlier.slice(0, k).map((m) => m.name)
         const client = new pg.Client({ connectionString: db.url })
         await client.connect()
         try {
+          assert.equal(await earlierMigratePostgres(client, earlier.slice(0, k)), k)
           for (const u of USERS) await client.query('INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES ($1, $2, $3, $4, $5, $6)', [...u])
           for (const n of NOTES) {
             await client.query('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [...n])
@@ -200,7 +250,8 @@ if (serviceAvailable('postgresql')) {
             for (const s of SESSIONS) await client.query('INSERT INTO sessions (id, user_id, created_on, last_used_on, client) VALUES ($1, $2, $3, $4, $5)', [...s])
           }
           const before = await rowsOf(client, sessionTable(applied))
-          const appliedOn = (await client.query('SELECT name, applied_on FROM schema_migrations ORDER BY name COLLATE "C"')).rows
+          type Row = { version: number; name: string; applied_on: string }
+          const written = (await client.query<Row>('SELECT version, name, applied_on FROM schema_migrations ORDER BY version')).rows
 
           assert.equal(await migrateDatabase({ url: db.url }), postgresMigrations.length - k)
 
@@ -208,19 +259,74 @@ if (serviceAvailable('postgresql')) {
           assert.deepEqual(after.users, before.users)
           assert.deepEqual(after.notes, before.notes)
           if (sessionTable(applied)) assert.deepEqual(after.sessions, before.sessions)
-          const recorded = (await client.query('SELECT version, name FROM schema_migrations ORDER BY version')).rows
-          assert.deepEqual(recorded, postgresMigrations.map(({ version, name }) => ({ version, name })))
-          const kept = (await client.query('SELECT name, applied_on FROM schema_migrations WHERE name = ANY($1) ORDER BY name COLLATE "C"', [applied])).rows
-          assert.deepEqual(kept, appliedOn, 'each earlier row keeps when it was applied')
+          const recorded = (await client.query<Row>('SELECT number AS version, name, applied_on FROM schema_changes ORDER BY number')).rows
+          assert.deepEqual(named(recorded), named(postgresMigrations))
+          assert.deepEqual(recorded.filter((r) => applied.includes(r.name)).map((r) => r.applied_on), written.map((r) => r.applied_on), 'each earlier change keeps when it was applied')
+          const migrationsRows = (await client.query<Row>('SELECT version, name, applied_on FROM schema_migrations ORDER BY version')).rows
+          assert.deepEqual(migrationsRows.slice(0, k), written, "the earlier build's rows, untouched")
+          assert.deepEqual(named(migrationsRows), named(earlier), 'and the changes applied since, under their earlier numbers')
           const usage = (await client.query('SELECT user_id, sum(notes)::int AS notes FROM account_usage GROUP BY user_id ORDER BY user_id')).rows
           assert.deepEqual(usage, [{ user_id: 'u1', notes: 2 }, { user_id: 'u2', notes: 1 }])
           assert.equal((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM account_versions')).rows[0]!.n, USERS.length)
           assert.equal(await postgresSchemaText(client), snapshot, 'the upgraded schema is a fresh one')
-          assert.equal(await migrateDatabase({ url: db.url }), 0, 'renumbered once: nothing left to run')
+          assert.equal(await migrateDatabase({ url: db.url }), 0, 'nothing left to run')
+          // An instance of the earlier build, started again on the upgraded database (a rollback,
+          // or one not yet upgraded restarting), finds all of its migrations applied: the NFKC
+          // email keys (its 6) do not run again.
+          assert.equal(await earlierMigratePostgres(client, earlier), 0)
+          const versions = (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version)
+          for (const v of earlierVersions.postgres) assert.ok(versions.includes(v), `schema_migrations records ${v}`)
         } finally {
           await client.end()
         }
       })
     }
+
+    const withDatabase = async (test: (client: pg.Client, url: string) => Promise<void>) => {
+      const db = await createTestDatabase()
+      databases.push(db)
+      const client = new pg.Client({ connectionString: db.url })
+      await client.connect()
+      try {
+        await test(client, db.url)
+      } finally {
+        await client.end()
+      }
+    }
+
+    it('a fresh database: the earlier build finds nothing to run either', () =>
+      withDatabase(async (client, url) => {
+        assert.equal(await migrateDatabase({ url }), postgresMigrations.length)
+        const versions = (await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version)
+        assert.deepEqual(versions, earlierVersions.postgres)
+        assert.equal(await earlierMigratePostgres(client, earlier), 0)
+        assert.equal(await migratePostgres(client), 0)
+      }))
+
+    it('instances of both builds starting at once: each migration runs once', () =>
+      withDatabase(async (_, url) => {
+        const others = await Promise.all([0, 1].map(async () => {
+          const c = new pg.Client({ connectionString: url })
+          await c.connect()
+          return c
+        }))
+        try {
+          const [a, b, c] = await Promise.all([earlierMigratePostgres(others[0]!, earlier), migrateDatabase({ url }), earlierMigratePostgres(others[1]!, earlier)])
+          // Whichever takes the lock first, every change runs once: the earlier build's eight (by
+          // either build) and change 13 (by the current one).
+          assert.equal(a + b + c, postgresMigrations.length, `${a} + ${b} + ${c}`)
+          assert.equal(await migrateDatabase({ url }), 0)
+        } finally {
+          await Promise.all(others.map((c) => c.end()))
+        }
+      }))
+
+    it('refuses a schema_migrations that matches neither numbering', () =>
+      withDatabase(async (client, url) => {
+        await earlierMigratePostgres(client, earlier.slice(0, 2))
+        await client.query("UPDATE schema_migrations SET version = 7 WHERE name = 'note-json'")
+        await assert.rejects(migrateDatabase({ url }), /does not know by those numbers: 7 'note-json'/)
+        assert.equal((await client.query<{ t: string | null }>("SELECT to_regclass('schema_changes') AS t")).rows[0]!.t, null, 'nothing is left half done')
+      }))
   })
 }

@@ -29,8 +29,11 @@ export const changes: readonly Change[] = [
 ]
 
 /**
- * The numbers each dialect gave its changes before they shared one sequence, by name. A database
- * made by such a build records these in schema_migrations; renumbered() gives it the shared ones.
+ * The numbers each dialect gave its changes before they shared one sequence, by name. Builds
+ * from then record these in schema_migrations and decide by them what to run; later builds keep
+ * that table as those builds wrote it (and add these numbers for the changes they apply) so that
+ * such a build still finds its own migrations applied, and record the shared numbers in
+ * schema_changes (docs/architecture.md, "Migrations").
  */
 export const earlierNumbers: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<string, number>>>> = {
   sqlite: {
@@ -60,22 +63,21 @@ export interface AppliedRow {
 }
 
 /**
- * The rows of schema_migrations with each change's shared number, when the database was made
- * with the earlier numbers; undefined when there is nothing to change (a database made with the
- * shared numbers, a later build's, or an empty one). A database is taken for an earlier one only when every row
- * it records is a change of this dialect under its earlier number, and at least one of those
- * numbers differs from the shared one; anything else that disagrees with the sequence is an
- * error rather than a guess.
+ * The changes recorded in schema_migrations, under their shared numbers: what schema_changes
+ * starts with when a build that has it first opens the database. The rows are taken by name when
+ * every one names a change of this dialect under its earlier number (what every build writes
+ * there), or every one under its shared number (a database renumbered in place by a development
+ * build of the shared numbering, never released); a mix that matches neither is an error rather
+ * than a guess. Each row keeps its other fields (applied_on).
  */
-export function renumbered(dialect: 'sqlite' | 'postgres', rows: readonly AppliedRow[]): AppliedRow[] | undefined {
-  const shared = new Map(changes.map((c) => [c.name, c.version]))
+export function sharedNumbers<R extends AppliedRow>(dialect: 'sqlite' | 'postgres', rows: readonly R[]): R[] {
+  const shared = new Map(changes.filter((c) => c.in.includes(dialect)).map((c) => [c.name, c.version]))
   const earlier = earlierNumbers[dialect]
-  // Rows of changes this build does not know come from a later build, which numbers as this one does.
-  if (rows.every((r) => !shared.has(r.name) || shared.get(r.name) === r.version)) return undefined
-  const isEarlier = rows.every((r) => earlier[r.name] === r.version)
-  if (!isEarlier) {
-    const odd = rows.filter((r) => shared.get(r.name) !== r.version).map((r) => `${r.version} '${r.name}'`)
+  const underEarlier = rows.every((r) => earlier[r.name] === r.version)
+  const underShared = rows.every((r) => shared.get(r.name) === r.version)
+  if (!underEarlier && !underShared) {
+    const odd = rows.filter((r) => earlier[r.name] !== r.version).map((r) => `${r.version} '${r.name}'`)
     throw new Error(`schema_migrations records migrations this build does not know by those numbers: ${odd.join(', ')}`)
   }
-  return rows.map((r) => ({ version: shared.get(r.name)!, name: r.name }))
+  return rows.map((r) => ({ ...r, version: shared.get(r.name)! })).sort((a, b) => a.version - b.version)
 }

@@ -2,7 +2,7 @@
 // node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
 // StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
 import pg from 'pg'
-import { renumbered } from '../migrations.js'
+import { earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
 import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { AccountListener } from './account-notices.js'
@@ -98,9 +98,15 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
 const MIGRATION_LOCK = 4_711_020_301
 
 /**
- * Applies every migration newer than the database's recorded ones; returns how many ran. One
+ * Applies every migration that schema_changes does not record; returns how many ran. One
  * transaction holds a transaction-level advisory lock, so instances starting at once wait for
- * each other and each migration runs exactly once (PostgreSQL DDL is transactional).
+ * each other and each migration runs exactly once (PostgreSQL DDL is transactional). The builds
+ * before the shared numbers (../migrations.ts) take the same lock.
+ *
+ * schema_changes (number, name, applied_on) records the changes by the shared numbers and alone
+ * decides what runs. schema_migrations is what those earlier builds read: it is never rewritten,
+ * and a change that had a number then is also recorded there under that number, so an earlier
+ * instance still running, or started again, finds nothing to run (docs/architecture.md, "Migrations").
  */
 export async function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
   let count = 0
@@ -111,14 +117,19 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
-    await renumber(client)
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
-    const applied = new Set(rows.map((r) => r.version))
+    await fillSchemaChanges(client)
+    const { rows } = await client.query<{ number: number }>('SELECT number FROM schema_changes')
+    const applied = new Set(rows.map((r) => r.number))
     for (const m of list) {
       if (applied.has(m.version)) continue
       if (m.sql) await client.query(m.sql)
       await m.run?.(client)
-      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()])
+      const now = new Date().toISOString()
+      await client.query('INSERT INTO schema_changes VALUES ($1, $2, $3)', [m.version, m.name, now])
+      const earlier = earlierNumbers.postgres[m.name]
+      if (earlier !== undefined) {
+        await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [earlier, m.name, now])
+      }
       count++
     }
     await client.query('COMMIT')
@@ -130,16 +141,18 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
 }
 
 /**
- * Gives a database made with the numbers of the builds before the shared sequence
- * (../migrations.ts) the shared numbers; runs in the migration's transaction, under its lock.
+ * When schema_changes is missing, makes it and records in it, by their shared numbers, the
+ * changes schema_migrations records (sharedNumbers: an unknown mix is an error); runs in the
+ * migration's transaction, under its lock.
  */
-async function renumber(client: pg.ClientBase): Promise<void> {
+async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
+  const { rows: [found] } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")
+  if (found!.exists) return
+  await client.query(`CREATE TABLE schema_changes (
+    number integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
   const { rows } = await client.query<{ version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
-  const shared = renumbered('postgres', rows)
-  if (!shared) return
-  await client.query('DELETE FROM schema_migrations')
-  for (const [i, r] of rows.entries()) {
-    await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [shared[i]!.version, r.name, r.applied_on])
+  for (const r of sharedNumbers('postgres', rows)) {
+    await client.query('INSERT INTO schema_changes VALUES ($1, $2, $3)', [r.version, r.name, r.applied_on])
   }
 }
 

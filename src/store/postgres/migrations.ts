@@ -1,7 +1,9 @@
 // The PostgreSQL driver's migrations (mirrors sqlite/migrations.ts): one file per change in
 // migrations/, NNNN-name.ts, numbered by the sequence both drivers share (../migrations.ts); a
 // change PostgreSQL does not need has no file here. Each runs once, in order, inside the one
-// transaction that holds the migration advisory lock, and is recorded in schema_migrations.
+// transaction that holds the migration advisory lock, and is recorded in schema_changes (and,
+// if it had a number before the shared ones, under that number in schema_migrations too:
+// migratePostgres in index.ts).
 // Never edit a released migration: add one.
 import type pg from 'pg'
 import { migration as m0001 } from './migrations/0001-init.js'

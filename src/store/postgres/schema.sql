@@ -37,6 +37,13 @@
   json text NOT NULL GENERATED ALWAYS AS (note_json(id, title, content, tags, is_pinned, user_id, created_on, updated_on)) STORED
 )
 
+-- table schema_changes
+(
+  number integer NOT NULL,
+  name text NOT NULL,
+  applied_on text NOT NULL
+)
+
 -- table schema_migrations
 (
   version integer NOT NULL,
@@ -85,6 +92,9 @@ PRIMARY KEY (id)
 -- constraint notes.notes_user_id_fkey
 FOREIGN KEY (user_id) REFERENCES users(id)
 
+-- constraint schema_changes.schema_changes_pkey
+PRIMARY KEY (number)
+
 -- constraint schema_migrations.schema_migrations_pkey
 PRIMARY KEY (version)
 
@@ -114,6 +124,9 @@ CREATE INDEX notes_by_user_in_list_order ON public.notes USING btree (user_id, i
 
 -- index notes_pkey
 CREATE UNIQUE INDEX notes_pkey ON public.notes USING btree (id)
+
+-- index schema_changes_pkey
+CREATE UNIQUE INDEX schema_changes_pkey ON public.schema_changes USING btree (number)
 
 -- index schema_migrations_pkey
 CREATE UNIQUE INDEX schema_migrations_pkey ON public.schema_migrations USING btree (version)

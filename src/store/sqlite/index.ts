@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { renumbered } from '../migrations.js'
+import { earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
 import type { NoteRecord, SessionRecord, StoreDriver, UserRecord, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
@@ -32,47 +32,63 @@ export interface SqliteOptions {
 export const SQLITE_FILE = 'notes.db'
 
 /**
- * Applies every migration newer than the database's recorded version; returns how many ran.
- * `list` is for tests that stop at an earlier version.
+ * Applies every migration that schema_changes does not record; returns how many ran. `list` is
+ * for tests that stop at an earlier version.
+ *
+ * schema_changes (number, name, applied_on) records the changes by the shared numbers
+ * (../migrations.ts) and alone decides what runs. schema_migrations is what the builds before
+ * the shared numbers read: it is never rewritten, and a change that had a number then is also
+ * recorded there under that number, so such a build, started on this database again, finds
+ * nothing to run (docs/architecture.md, "Migrations").
  */
 export function migrateSqlite(db: Database.Database, list: readonly Migration[] = migrations): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
-  renumber(db)
-  const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-  )
+  if (!hasSchemaChanges(db)) fillSchemaChanges(db)
+  const applied = new Set(db.prepare('SELECT number FROM schema_changes').pluck().all() as number[])
+  const recordedBefore = db.prepare<[number, string], string>('SELECT applied_on FROM schema_migrations WHERE version = ? AND name = ?').pluck()
   let count = 0
   for (const m of list) {
     if (applied.has(m.version)) continue
+    const earlier = earlierNumbers.sqlite[m.name]
     // IMMEDIATE takes the write lock first, so two processes starting together serialise here.
     db.transaction(() => {
-      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)
+      const again = db.prepare('SELECT 1 FROM schema_changes WHERE number = ?').get(m.version)
       if (again) return
+      // A build before the shared numbers, starting at the same moment, applied it since the fill.
+      const since = earlier === undefined ? undefined : recordedBefore.get(earlier, m.name)
+      if (since !== undefined) {
+        db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)').run(m.version, m.name, since)
+        return
+      }
       if (m.sql) db.exec(m.sql)
       m.run?.(db)
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString())
+      const now = new Date().toISOString()
+      db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)').run(m.version, m.name, now)
+      if (earlier !== undefined) db.prepare('INSERT OR IGNORE INTO schema_migrations VALUES (?, ?, ?)').run(earlier, m.name, now)
       count++
     }).immediate()
   }
   return count
 }
 
+function hasSchemaChanges(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_changes'").get() !== undefined
+}
+
 /**
- * Gives a database made with the numbers of the builds before the shared sequence
- * (../migrations.ts) the shared numbers, in one IMMEDIATE transaction that checks again once it
- * holds the write lock, so that of two processes starting together only one renumbers.
+ * Makes schema_changes and records in it, by their shared numbers, the changes schema_migrations
+ * records (sharedNumbers: an unknown mix is an error), in one IMMEDIATE transaction that checks
+ * again once it holds the write lock, so that of two processes starting together one fills it.
  */
-function renumber(db: Database.Database): void {
-  const read = db.prepare<[], { version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
-  if (!renumbered('sqlite', read.all())) return
+function fillSchemaChanges(db: Database.Database): void {
   db.transaction(() => {
-    const rows = read.all()
-    const shared = renumbered('sqlite', rows)
-    if (!shared) return
-    db.exec('DELETE FROM schema_migrations')
-    const insert = db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)')
-    rows.forEach((r, i) => insert.run(shared[i]!.version, r.name, r.applied_on))
+    if (hasSchemaChanges(db)) return
+    const rows = db.prepare<[], { version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations').all()
+    db.exec(`CREATE TABLE schema_changes (
+      number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
+    const insert = db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)')
+    for (const r of sharedNumbers('sqlite', rows)) insert.run(r.version, r.name, r.applied_on)
   }).immediate()
 }
 

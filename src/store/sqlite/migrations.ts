@@ -1,6 +1,8 @@
 // The SQLite driver's migrations: one file per change in migrations/, NNNN-name.ts, numbered by
 // the sequence both drivers share (../migrations.ts); a change SQLite does not need has no file
-// here. Each runs once, in order, inside a transaction, and is recorded in schema_migrations.
+// here. Each runs once, in order, inside a transaction, and is recorded in schema_changes (and,
+// if it had a number before the shared ones, under that number in schema_migrations too:
+// migrateSqlite in index.ts).
 // Never edit a released migration: add one.
 import type { Database } from 'better-sqlite3'
 import { migration as m0001 } from './migrations/0001-init.js'

@@ -33,6 +33,10 @@ CREATE TABLE "notes" (
     'userId', user_id, 'createdOn', created_on, 'updatedOn', updated_on)) STORED
 ) STRICT;
 
+-- table schema_changes
+CREATE TABLE schema_changes (
+number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL);
+
 -- table schema_migrations
 CREATE TABLE schema_migrations (
 version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL);
