@@ -44,6 +44,8 @@ interface KeptSession {
    * `found` never changes (a new read makes a new entry), so this is always a copy of it.
    */
   checked?: SessionOfAccount
+  /** The notes version `checked` carries (its proof is opaque). */
+  checkedNotes?: string | null
 }
 
 /** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
@@ -55,6 +57,20 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   const sessions = new LRUCache<string, KeptSession>({ max })
   const listings = options.listingBytes > 0 ? keptBySize(options.listingBytes) : undefined
   const accountVersions = new AccountVersions(versionsOf, max, options.onNotices)
+
+  /**
+   * What a session lookup of this store answers as SessionOfAccount.checked: the user and the
+   * notes version it read. A class of this store's own, not exported: listNotesJson trusts only
+   * its instances (instanceof), so no other code, and no other store, can make one it accepts.
+   */
+  class Checked {
+    constructor(
+      readonly userId: string,
+      readonly notes: string | null,
+    ) {}
+  }
+  /** The opaque face of a Checked (CheckedVersions): the only place one is made. */
+  const proof = (userId: string, notes: string | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
   // Where the driver pushes account changes, kept accounts and sessions are used on their
   // strength while they arrive (account-versions.ts); until then, and without, versions are read.
   void driver.listenForAccountChanges?.(accountVersions)
@@ -107,8 +123,9 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
    */
   function withChecked(known: KeptSession, found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
     if (now?.notes === undefined) return found
-    if (known.checked?.checked?.notes === now.notes) return known.checked
-    known.checked = { session: found.session, user: found.user, checked: { userId: known.userId, notes: now.notes } }
+    if (known.checkedNotes === now.notes && known.checked) return known.checked
+    known.checked = { session: found.session, user: found.user, checked: proof(known.userId, now.notes) }
+    known.checkedNotes = now.notes
     return known.checked
   }
 
@@ -116,7 +133,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     if (!listings) return driver.listNotesJson(userId)
     // Versions read for this request's authentication serve here too (Store.listNotesJson):
     // then a kept listing is answered without a promise of this layer's own.
-    if (checked?.userId === userId) return listingAt(listings, userId, checked.notes)
+    if (checked instanceof Checked && checked.userId === userId) return listingAt(listings, userId, checked.notes)
     return versionsOf(userId).then((versions) => listingAt(listings, userId, versions?.notes))
   }
 
