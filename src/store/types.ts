@@ -234,12 +234,9 @@ export interface Store {
   updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
   /** Deletes and resolves to the deleted note, or undefined when absent. */
   deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
-  /** The user's notes: pinned first, then newest createdOn first, ties by _id descending. */
-  listNotes(userId: string): Promise<NoteRecord[]>
-  /** The user's notes whose title or content the matcher accepts, in listNotes order. */
-  searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
   /**
-   * listNotes as JSON text, each note with NoteRecord's keys in NoteRecord's order; what GET
+   * The user's notes as JSON text: pinned first, then newest createdOn first, ties by _id
+   * descending (list-order.ts), each note with NoteRecord's keys in NoteRecord's order; what GET
    * /get-all-notes sends. A driver may build it without making JS objects, and answers a string
    * (JsonText); the cache layer answers the bytes it keeps. The caller must not modify the bytes
    * (the same ones are handed out again).
@@ -249,7 +246,7 @@ export interface Store {
    * or not made by this store's cache layer, is ignored.
    */
   listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText>
-  /** searchNotes as JSON text, like listNotesJson: what GET /search-notes sends. */
+  /** The user's notes whose title or content the matcher accepts, in listNotesJson's order, as JSON text like it: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.

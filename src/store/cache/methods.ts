@@ -42,8 +42,6 @@ export const STORE_METHODS = {
   findNote: 'read',
   updateNote: 'notes-write',
   deleteNote: 'notes-write',
-  listNotes: 'read',
-  searchNotes: 'read',
   listNotesJson: 'read',
   searchNotesJson: 'read',
   importUsers: { account: ([users]) => users.map((u) => u._id) },
