@@ -10,6 +10,7 @@ import { makeNotes, makeUser } from '../bench/seed.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import type { NoteRecord } from '../src/store/types.js'
 import { TEST_DATABASE_URL, serviceAvailable } from './support/services.js'
+import { listedNotes } from './support/listed.js'
 
 async function benchDatabaseNames(): Promise<string[]> {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
@@ -51,12 +52,12 @@ if (serviceAvailable('postgresql')) {
       const store = await openPostgresStore({ url, poolSize: 2 })
       try {
         assert.deepEqual(await store.findUserById(user._id), user)
-        const listed = await store.listNotes(user._id)
+        const listed = await listedNotes(store, user._id)
         const expected = [...notes].sort(
           (a, b) => Number(b.isPinned) - Number(a.isPinned) || (a.createdOn < b.createdOn ? 1 : a.createdOn > b.createdOn ? -1 : a._id < b._id ? 1 : -1),
         )
         assert.deepEqual(listed, expected)
-        assert.equal((await store.listNotes(other._id)).length, 10_001)
+        assert.equal((await listedNotes(store, other._id)).length, 10_001)
       } finally {
         await store.close()
       }
@@ -101,8 +102,8 @@ if (serviceAvailable('postgresql')) {
       }
       const store = await openPostgresStore({ url: databases.urlOf(dir), poolSize: 2 })
       try {
-        assert.equal((await store.listNotes(first._id)).length, 3)
-        assert.equal((await store.listNotes(second._id)).length, 3)
+        assert.equal((await listedNotes(store, first._id)).length, 3)
+        assert.equal((await listedNotes(store, second._id)).length, 3)
       } finally {
         await store.close()
       }

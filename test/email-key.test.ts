@@ -22,6 +22,7 @@ import { createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeNote } from './support/store-contract.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 import { tempDir } from './support/temp.js'
+import { listedNotes } from './support/listed.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -211,7 +212,7 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
     assert.equal((await login('chain-b@example.com', 'pw-p')).status, 200)
     assert.equal((await login('chain-c@example.com', 'pw-q')).status, 200)
     // The unreachable account keeps its notes, and its email cannot be registered again.
-    assert.equal((await store.listNotes(byId(1).id)).length, 1)
+    assert.equal((await listedNotes(store, byId(1).id)).length, 1)
     assert.equal((await post(app, '/create-account', { fullName: 'X', email: '\uFF4Bim@example.com', password: 'x' })).json.message, 'User already exists')
   } finally {
     await app.close()

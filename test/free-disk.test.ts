@@ -16,6 +16,7 @@ import { type Harness, MODES, TEST_SECRET, addNote, register, startHarness, targ
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { tempDir } from './support/temp.js'
+import { listedNotes } from './support/listed.js'
 
 const MB = 2 ** 20
 const isLowDisk = (err: unknown) => err instanceof LowDiskSpaceError
@@ -67,7 +68,7 @@ describe('the SQLite store below its free-space minimum', () => {
       await assert.rejects(store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString()), isLowDisk)
       await assert.rejects(store.updateNote(user._id, note._id, { isPinned: true }, new Date().toISOString()), isLowDisk)
       assert.deepEqual(await store.findNote(user._id, note._id), note)
-      assert.equal((await store.listNotes(user._id)).length, 1)
+      assert.equal((await listedNotes(store, user._id)).length, 1)
       assert.deepEqual(await store.deleteNote(user._id, note._id), note)
     } finally {
       await store.close()

@@ -157,7 +157,7 @@ describe('store metrics', () => {
         calls.push(args)
         return undefined
       },
-      listNotes: async () => {
+      listNotesJson: async () => {
         throw failure
       },
       // A driver that throws before returning a promise: still a rejection, still an error.
@@ -176,7 +176,7 @@ describe('store metrics', () => {
     const timed = timedStore(store, metrics)
     assert.equal(await timed.findUserById('abc'), undefined)
     assert.deepEqual(calls, [['abc']])
-    await assert.rejects(timed.listNotes('u'), (err) => err === failure)
+    await assert.rejects(timed.listNotesJson('u'), (err) => err === failure)
     const pending = timed.findNote('u', 'n')
     assert.ok(pending instanceof Promise)
     await assert.rejects(pending, (err) => err === failure)
@@ -186,7 +186,7 @@ describe('store metrics', () => {
     const text = await metrics.registry.metrics()
     for (const [series, count] of [
       ['{operation="findUserById",outcome="ok"}', 1],
-      ['{operation="listNotes",outcome="error"}', 1],
+      ['{operation="listNotesJson",outcome="error"}', 1],
       ['{operation="findNote",outcome="error"}', 1],
       ['{operation="ping",outcome="ok"}', 1],
     ] as const) {

@@ -16,6 +16,7 @@ import { type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } f
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type StoreKind, openTestStore, storeKinds } from './support/stores.js'
+import { listedNotes } from './support/listed.js'
 
 /** A note's size as each store counts it: UTF-8 bytes of the stored strings (types.ts NoteQuota). */
 function sizeOn(kind: StoreKind) {
@@ -125,7 +126,7 @@ for (const kind of storeKinds()) {
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.insertNote(makeNote(userId), quota)))
       assert.equal(results.filter((r) => r.status === 'fulfilled' && r.value).length, 20)
       assert.ok(results.every((r) => r.status === 'fulfilled' || (r.reason instanceof NoteQuotaExceededError && r.reason.limit === 'notes')))
-      assert.equal((await store.listNotes(userId)).length, 21)
+      assert.equal((await listedNotes(store, userId)).length, 21)
       assert.equal((await store.noteUsage(userId))?.notes, 21)
     })
 

@@ -153,7 +153,7 @@ function failingStore(real: Store): Store {
   const fail = async () => {
     throw new Error('disk on fire')
   }
-  return { ...real, insertNote: fail, updateNote: fail, findNote: fail, deleteNote: fail, listNotes: fail, searchNotes: fail, listNotesJson: fail, searchNotesJson: fail }
+  return { ...real, insertNote: fail, updateNote: fail, findNote: fail, deleteNote: fail, listNotesJson: fail, searchNotesJson: fail }
 }
 
 describe('internal failures answer the contract 500s', () => {

@@ -8,6 +8,7 @@ import { newId } from '../src/services/ids.js'
 import type { SessionRecord, Store } from '../src/store/types.js'
 import { makeUser } from './support/store-contract.js'
 import { openTestStore, storeKinds } from './support/stores.js'
+import { listedNotes } from './support/listed.js'
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 5, 1) + minutes * 60_000).toISOString()
 const session = (userId: string, minutes: number, overrides: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -124,10 +125,10 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.equal(await store.deleteUser(user._id), true)
       assert.equal(await store.findUserById(user._id), undefined)
       assert.deepEqual(await store.listSessions(user._id, at(-1)), [])
-      assert.deepEqual(await store.listNotes(user._id), [])
+      assert.deepEqual(await listedNotes(store, user._id), [])
       assert.equal(await store.noteUsage(user._id), undefined)
       assert.equal(await store.deleteUser(user._id), false)
-      assert.deepEqual(await store.listNotes(other._id), [kept])
+      assert.deepEqual(await listedNotes(store, other._id), [kept])
       assert.equal((await store.listSessions(other._id, at(-1))).length, 1)
       // A note or a session for the deleted account is refused, not stored.
       assert.equal(await store.insertNote({ ...note, _id: newId(), userId: user._id }), false)

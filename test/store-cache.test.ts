@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { cachedStore } from '../src/store/cache/index.js'
+import { type AccountWrite, STORE_METHODS } from '../src/store/cache/methods.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../src/store/sqlite/notes.js'
-import type { NoteRecord, SessionRecord, Store, StoreDriver } from '../src/store/types.js'
+import type { NoteRecord, SessionRecord, Store, StoreDriver, UserRecord } from '../src/store/types.js'
 import { eventually } from './support/eventually.js'
 import { type Harness, MODES, register, startHarness } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
@@ -233,4 +234,52 @@ describe('cache layer: when it reads versions, and what it keeps', () => {
       await store.close()
     }
   })
+})
+
+/** The arguments of each account write, for an account with one session: typed so that a new account write needs an entry. */
+const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: SessionRecord) => Parameters<Store[K]> } = {
+  // A new account's id is never kept; here the write repeats an existing one, and fails.
+  createUser: (user) => [user],
+  updateUser: (user) => [user._id, { fullName: 'renamed' }],
+  deleteUser: (user) => [user._id],
+  createSession: (user) => [sessionOf(user._id), KEEP_ALL],
+  touchSession: (_, session) => [session._id, '2100-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'],
+  deleteSession: (user, session) => [user._id, session._id],
+  importUsers: (user) => [[user]],
+}
+
+describe('cache layer: every account write goes through the one invalidation path', () => {
+  it('classifies every account write in ACCOUNT_WRITES, and nothing else', () => {
+    const writes = Object.entries(STORE_METHODS).flatMap(([name, treatment]) => (typeof treatment === 'object' ? [name] : []))
+    assert.deepEqual(writes.sort(), Object.keys(ACCOUNT_WRITES).sort())
+  })
+
+  for (const name of Object.keys(ACCOUNT_WRITES) as AccountWrite[]) {
+    it(`${name}: this process reads the account's version again at its next lookup, whatever the outcome`, async () => {
+      // Notices live, as on PostgreSQL while they arrive: a version read once is used again
+      // until something says the account changed. No version clock: every read is counted.
+      const sqlite = openSqliteStore({ dataDir: ':memory:' })
+      let reads = 0
+      const driver: StoreDriver = {
+        ...sqlite,
+        versionClock: undefined,
+        userVersions: (ids) => (reads++, sqlite.userVersions(ids)),
+        listenForAccountChanges: async (handler) => handler.live(true),
+      }
+      const store = cachedStore(driver, { listingBytes: 1 << 20 })
+      const user = makeUser()
+      const session = sessionOf(user._id)
+      assert.equal(await sqlite.createUser(user, session), true)
+      assert.ok(await store.findSession(session._id)) // learns whose session it is
+      assert.ok(await store.findUserById(user._id))
+      const before = reads
+      assert.ok(await store.findUserById(user._id))
+      assert.equal(reads, before, 'the version is used again while nothing says it changed')
+      const write = (store[name] as (...args: unknown[]) => Promise<unknown>).bind(store)
+      await write(...ACCOUNT_WRITES[name](user, session)).catch(() => undefined)
+      await store.findUserById(user._id)
+      assert.equal(reads, before + 1, `${name} made this process forget the account's version`)
+      await store.close()
+    })
+  }
 })

@@ -11,6 +11,7 @@ import { detectFormat } from '../src/transfer/source.js'
 import { type Layout, LAYOUTS, notesFile, sampleData, usersFile } from './support/mongoexport.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, exportTexts, runImport } from './support/transfer.js'
+import { listedNotes } from './support/listed.js'
 
 /** The code points of `text` a terminal acts on: C0 but the newline, DEL, C1, the bidi controls. */
 const terminalControls = (text: string) =>
@@ -120,7 +121,7 @@ for (const kind of storeKinds()) {
           // The same data: it imports elsewhere as it was stored.
           const reimported = await runImport(again, { users: dir.file(`re-u-${kind}-${format}.json`, out.users), notes: dir.file(`re-n-${kind}-${format}.json`, out.notes) })
           assert.equal(reimported.summary.users.rejected + reimported.summary.notes.rejected, 0, reimported.output)
-          const [stored] = await again.listNotes(userId)
+          const [stored] = await listedNotes(again, userId)
           assert.deepEqual([stored?.title, stored?.content, stored?.tags], [HOSTILE, `body ${HOSTILE}`, [HOSTILE]])
           assert.equal((await again.findUserById(userId))?.fullName, HOSTILE)
         }

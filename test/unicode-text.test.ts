@@ -19,6 +19,7 @@ import { TEST_SECRET, testConfig } from './support/harness.js'
 import { responseChecker } from './support/openapi-check.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, runImport } from './support/transfer.js'
+import { listedNotes } from './support/listed.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -231,7 +232,7 @@ for (const kind of storeKinds()) {
             return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('')
           })
           .join('')
-      const stored = new Map((await store.listNotes(userId)).map((n) => [n._id, noteFields(n)]))
+      const stored = new Map((await listedNotes(store, userId)).map((n) => [n._id, noteFields(n)]))
       await fc.assert(
         fc.asyncProperty(text(), async (query) => {
           const answer = await client.send('GET', `/search-notes?query=${wtf8(query)}`)

@@ -9,7 +9,7 @@ import { newId } from '../src/services/ids.js'
 import { cachedStore } from '../src/store/cache/index.js'
 import { versionsReader } from '../src/store/cache/versions-reader.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import type { SessionRecord, StoreDriver } from '../src/store/types.js'
+import type { CheckedVersions, SessionRecord, StoreDriver } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 
 const KEEP_ALL = { createdBefore: '2000-01-01T00:00:00.000Z', keepMost: 1000 }
@@ -106,19 +106,31 @@ describe('sqlite version clock', () => {
     await store.findSession(session._id) // learns whose session it is
     await store.findSession(session._id) // reads it after its account's version: kept
     const found = await store.findSession(session._id)
-    assert.deepEqual(found?.checked, { userId: owner._id, notes: (await driver.userVersions([owner._id])).get(owner._id)!.notes })
+    assert.ok(found?.checked, 'the lookup read the versions, and answers its proof')
     const listed = await store.listNotesJson(owner._id, found?.checked) // read, and kept
     const before = { ...reads }
     assert.ok((await store.listNotesJson(owner._id, found?.checked)) === listed)
     assert.deepEqual(reads, before, 'no version or clock read of its own')
     await store.listNotesJson(other._id, found?.checked)
     assert.ok(reads.clock + reads.versions > before.clock + before.versions, "another user's listing reads its own")
+    // Nothing but this store's own lookup makes a proof it accepts: a look-alike, or another
+    // store's proof, is ignored, and the listing reads its own versions.
+    const notes = (await driver.userVersions([owner._id])).get(owner._id)!.notes
+    const forged = { userId: owner._id, notes } as unknown as CheckedVersions
+    const twin = cachedStore(driver, { listingBytes: 1 << 20 })
+    await twin.findSession(session._id)
+    const foreign = (await twin.findSession(session._id))?.checked
+    assert.ok(foreign)
+    for (const stranger of [forged, foreign]) {
+      const ahead = { ...reads }
+      assert.ok((await store.listNotesJson(owner._id, stranger)) === listed)
+      assert.ok(reads.clock + reads.versions > ahead.clock + ahead.versions, 'a proof this store did not make reads its own')
+    }
     // The kept session answers the same copy while its notes version holds, and a new one after a write.
     assert.ok((await store.findSession(session._id)) === (await store.findSession(session._id)))
     await store.insertNote(makeNote(owner._id, { title: 'later' }))
     const after = await store.findSession(session._id)
-    assert.deepEqual(after?.checked, { userId: owner._id, notes: (await driver.userVersions([owner._id])).get(owner._id)!.notes })
-    assert.notDeepEqual(after?.checked, found?.checked)
+    assert.ok(after?.checked && after.checked !== found?.checked, 'a new proof for the new version')
     assert.match((await store.listNotesJson(owner._id, after?.checked)).toString(), /later/)
     await store.close()
   })

@@ -17,7 +17,7 @@ declare module 'fastify' {
     sessionId: string | undefined
     /** The token's `iat` in seconds (0 when none): the actor of account writes (sessions.ts actorOf). */
     tokenIssuedAt: number
-    /** The account's versions read for this request's lookup, if it read them (Store.listNotesJson). */
+    /** This request's own proof that its lookup read the account's versions, if it did (CheckedVersions): passed on only to this request's listing. */
     versionsChecked: CheckedVersions | undefined
   }
 }

@@ -43,7 +43,7 @@ export interface Authenticated {
   sessionId: string | undefined
   /** The token's `iat`, in seconds since the epoch (0 when it has none). */
   issuedAt: number
-  /** The account's versions as the lookup read them for this request (Store.listNotesJson). */
+  /** The lookup's proof that it read the account's versions for this request (CheckedVersions, Store.listNotesJson). */
   checked?: CheckedVersions
 }
 

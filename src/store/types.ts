@@ -44,13 +44,21 @@ export interface SessionOfAccount {
   checked?: CheckedVersions
 }
 
+/** The brand of CheckedVersions: declared, never exported, so no code can write one down. */
+declare const madeByLookup: unique symbol
+
 /**
- * A user's versions that the cache layer (cache/) read for one lookup, after the lookup was
- * called: what a later call made for the same request may pass on instead of reading them again.
+ * Proof that the cache layer (cache/) read a user's versions for one session lookup, after that
+ * lookup was called: the request that the lookup authenticated passes it on to its listing
+ * (Store.listNotesJson), which is then checked against those versions without a read of its own.
+ * Opaque: it has no readable field, its brand is not exported, and the cache layer accepts only
+ * the ones it made itself (anything else is ignored, and the listing reads its own versions), so
+ * only the lookup that authenticated a request can make what that request passes on. It reaches
+ * the listing only through that request: the authenticate hook keeps it on the request object,
+ * and no other store call answers one.
  */
 export interface CheckedVersions {
-  userId: string
-  notes: string | null
+  readonly [madeByLookup]: true
 }
 
 /** What may change in an account (Store.updateUser); absent fields are left alone. */
@@ -226,21 +234,19 @@ export interface Store {
   updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
   /** Deletes and resolves to the deleted note, or undefined when absent. */
   deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
-  /** The user's notes: pinned first, then newest createdOn first, ties by _id descending. */
-  listNotes(userId: string): Promise<NoteRecord[]>
-  /** The user's notes whose title or content the matcher accepts, in listNotes order. */
-  searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]>
   /**
-   * listNotes as JSON text, each note with NoteRecord's keys in NoteRecord's order; what GET
+   * The user's notes as JSON text: pinned first, then newest createdOn first, ties by _id
+   * descending (list-order.ts), each note with NoteRecord's keys in NoteRecord's order; what GET
    * /get-all-notes sends. A driver may build it without making JS objects, and answers a string
    * (JsonText); the cache layer answers the bytes it keeps. The caller must not modify the bytes
    * (the same ones are handed out again).
-   * `checked`: the user's versions read by the lookup that authenticated this same request
-   * (SessionOfAccount.checked), so after the request arrived: the cache layer checks a kept
-   * listing against them without a read of its own. Never pass on one from another request.
+   * `checked`: what the lookup that authenticated this same request answered
+   * (SessionOfAccount.checked): the cache layer checks a kept listing against the versions that
+   * lookup read, after the request arrived, without a read of its own. A proof for another user,
+   * or not made by this store's cache layer, is ignored.
    */
   listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText>
-  /** searchNotes as JSON text, like listNotesJson: what GET /search-notes sends. */
+  /** The user's notes whose title or content the matcher accepts, in listNotesJson's order, as JSON text like it: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Account, type Harness, MODES, type NoteBody, addNote, register, startHarness } from '../support/harness.js'
 import { storesUnderTest } from '../support/stores.js'
+import { listedNotes } from '../support/listed.js'
 
 /** Ids that are not A's live notes' exact ids, but are built to look like them. */
 function strangeIds(aId: string, deleted: string[]): string[] {
@@ -55,7 +56,7 @@ for (const store of storesUnderTest()) {
         list: (await h.client.request('GET', '/get-all-notes', { token: a.token })).text,
         user: (await h.client.request('GET', '/get-user', { token: a.token })).text,
         search: (await h.client.request('GET', '/search-notes?query=.', { token: a.token })).text,
-        stored: JSON.stringify(await h.store.listNotes(a.userId)),
+        stored: JSON.stringify(await listedNotes(h.store, a.userId)),
       })
       let before_: Awaited<ReturnType<typeof snapshot>>
 

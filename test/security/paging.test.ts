@@ -9,6 +9,7 @@ import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
 import type { NoteRecord } from '../../src/store/types.js'
 import { searchNotes, searchWith, testSearchPool } from '../support/search.js'
+import { listedNotes } from '../support/listed.js'
 
 const listOrder = (a: NoteRecord, b: NoteRecord) =>
   Number(b.isPinned) - Number(a.isPinned) || b.createdOn.localeCompare(a.createdOn) || b._id.localeCompare(a._id)
@@ -35,7 +36,7 @@ describe('paged reads (sqlite)', () => {
     }
     await store.insertNote({ ...made[0]!, _id: newId(), userId: other })
     const expected = [...made].sort(listOrder)
-    assert.deepEqual((await store.listNotes(userId)).map((n) => n._id), expected.map((n) => n._id))
+    assert.deepEqual((await listedNotes(store, userId)).map((n) => n._id), expected.map((n) => n._id))
     const odd = await searchNotes(pool, store, userId, '^odd$')
     assert.ok(odd.length > SEARCH_PAGE_NOTES)
     assert.deepEqual(odd.map((n) => n._id), expected.filter((n) => n.content === 'odd').map((n) => n._id))

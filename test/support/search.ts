@@ -2,6 +2,7 @@
 // search threads (src/services/search-pool.ts) that the test closes when it is done.
 import { SearchPool } from '../../src/services/search-pool.js'
 import type { NoteRecord, Store } from '../../src/store/types.js'
+import { searchedNotes } from './listed.js'
 
 /** One thread, a long budget: the answers, not the limits, are under test. */
 export function testSearchPool(): SearchPool {
@@ -24,6 +25,6 @@ export async function searchWith<T = NoteRecord[]>(
   }
 }
 
-/** store.searchNotes for `pattern`. */
+/** The store's search for `pattern`, its notes parsed. */
 export const searchNotes = (pool: SearchPool, store: Store, userId: string, pattern: string): Promise<NoteRecord[]> =>
-  searchWith(pool, pattern, (matcher) => store.searchNotes(userId, matcher))
+  searchWith(pool, pattern, (matcher) => searchedNotes(store, userId, matcher))

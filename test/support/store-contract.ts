@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { newId } from '../../src/services/ids.js'
 import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
+import { listedNotes, searchedNotes } from './listed.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
   const id = newId()
@@ -91,7 +92,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       ])
       assert.deepEqual([before, orphan, after], [true, false, true])
       assert.equal(await store.findNote(gone.userId, gone._id), undefined)
-      assert.deepEqual((await store.listNotes(owner._id)).map((n) => n.title).sort(), ['after', 'before'])
+      assert.deepEqual((await listedNotes(store, owner._id)).map((n) => n.title).sort(), ['after', 'before'])
     })
 
     it('keeps text exactly: unicode, quotes, NUL-free control characters, long content', async () => {
@@ -113,7 +114,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       const edited = await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn)
       assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'] })
-      const found = await store.searchNotes(owner._id, matching((t) => t.includes('\u0000b\uffff0')))
+      const found = await searchedNotes(store, owner._id, matching((t) => t.includes('\u0000b\uffff0')))
       assert.deepEqual(found.map((n) => n._id), [note._id])
     })
 
@@ -128,9 +129,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const tieA = makeNote(owner._id, { _id: 'aaaaaaaaaaaaaaaaaaaaaaa1', createdOn: sameTime, title: 'tie a' })
       const tieB = makeNote(owner._id, { _id: 'aaaaaaaaaaaaaaaaaaaaaaa2', createdOn: sameTime, title: 'tie b' })
       for (const n of [tieA, n3, n1, n4, tieB, n2]) await store.insertNote(n)
-      const titles = (await store.listNotes(owner._id)).map((n) => n.title)
+      const titles = (await listedNotes(store, owner._id)).map((n) => n.title)
       assert.deepEqual(titles, ['pinned new', 'pinned old', 'tie b', 'tie a', 'new', 'old'])
-      assert.deepEqual(await store.listNotes(makeUser()._id), [])
+      assert.deepEqual(await listedNotes(store, makeUser()._id), [])
     })
 
     it('lists and searches as JSON text: the records, encoded as JSON.stringify does, in list order', async () => {
@@ -177,9 +178,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.insertNote(makeNote(owner._id, { title: 'y', content: 'the budget', isPinned: true }))
       await store.insertNote(makeNote(owner._id, { title: 'z', content: 'z' }))
       await store.insertNote(makeNote(other._id, { title: 'budget of other', content: 'budget' }))
-      const found = await store.searchNotes(owner._id, contains('budget'))
+      const found = await searchedNotes(store, owner._id, contains('budget'))
       assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
-      assert.deepEqual(await store.searchNotes(owner._id, contains('nothing')), [])
+      assert.deepEqual(await searchedNotes(store, owner._id, contains('nothing')), [])
     })
 
     it('searches more notes than a page holds, complete and in list order, with or without runs', async () => {
@@ -189,11 +190,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const notes = Array.from({ length: 2 * SEARCH_PAGE_NOTES + 3 }, (_, i) =>
         makeNote(owner._id, { title: `n${i}`, content: i % 3 === 0 ? 'third' : 'other', isPinned: i % 50 === 0, createdOn: at(i) }))
       await store.importNotes(notes)
-      const listed = (await store.listNotes(owner._id)).map((n) => n._id)
+      const listed = (await listedNotes(store, owner._id)).map((n) => n._id)
       const thirds = new Set(notes.filter((n) => n.content === 'third').map((n) => n._id))
       const expected = listed.filter((id) => thirds.has(id))
       for (const runs of [undefined, ['third']]) {
-        const found = await store.searchNotes(owner._id, { ...contains('third'), ...(runs ? { runs } : {}) })
+        const found = await searchedNotes(store, owner._id, { ...contains('third'), ...(runs ? { runs } : {}) })
         assert.deepEqual(found.map((n) => n._id), expected)
       }
     })
@@ -205,7 +206,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const notes = Array.from({ length: count }, (_, i) => makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }))
       for (const n of notes) await store.insertNote(n)
       const pages: number[][] = []
-      const found = await store.searchNotes(owner._id, {
+      const found = await searchedNotes(store, owner._id, {
         matchPage: async (page) => {
           pages.push(page.map((n) => n.title.length + n.content.length))
           return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
@@ -248,7 +249,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       assert.deepEqual(await store.importNotes([note]), ['exists'])
       assert.deepEqual(await store.importNotes([{ ...note, userId: newId() }]), [{ differs: ['userId'] }])
-      assert.deepEqual(await store.listNotes(owner._id), [note])
+      assert.deepEqual(await listedNotes(store, owner._id), [note])
       assert.deepEqual(await store.importNotes([]), [])
     })
 

@@ -1,6 +1,7 @@
 // The cache layer above either driver: it keeps users' listings (the JSON bytes GET
 // /get-all-notes sends), accounts by id and sessions by id in this process's memory, and wraps
-// the driver so that everything else passes straight through (docs/caching.md).
+// the driver so that everything else passes through as methods.ts classifies it: an account write
+// through the one wrapper that forgets the account's version (docs/caching.md).
 //
 // Never stale, by construction: every kept entry carries the version of its user's notes or
 // account that was read BEFORE the entry's data, and it is used only while the database, asked
@@ -17,6 +18,7 @@ import { LRUCache } from 'lru-cache'
 import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
 import { type AccountCheck, AccountVersions } from './account-versions.js'
 import { type Versioned, keptByCount, keptBySize } from './kept.js'
+import { type AccountsOf, STORE_METHODS, type StoreMethods } from './methods.js'
 import { versionsReader } from './versions-reader.js'
 
 export interface CacheOptions {
@@ -44,6 +46,8 @@ interface KeptSession {
    * `found` never changes (a new read makes a new entry), so this is always a copy of it.
    */
   checked?: SessionOfAccount
+  /** The notes version `checked` carries (its proof is opaque). */
+  checkedNotes?: string | null
 }
 
 /** `driver`, with its listings, accounts and sessions kept in memory; closing the result closes the driver. */
@@ -55,6 +59,20 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   const sessions = new LRUCache<string, KeptSession>({ max })
   const listings = options.listingBytes > 0 ? keptBySize(options.listingBytes) : undefined
   const accountVersions = new AccountVersions(versionsOf, max, options.onNotices)
+
+  /**
+   * What a session lookup of this store answers as SessionOfAccount.checked: the user and the
+   * notes version it read. A class of this store's own, not exported: listNotesJson trusts only
+   * its instances (instanceof), so no other code, and no other store, can make one it accepts.
+   */
+  class Checked {
+    constructor(
+      readonly userId: string,
+      readonly notes: string | null,
+    ) {}
+  }
+  /** The opaque face of a Checked (CheckedVersions): the only place one is made. */
+  const proof = (userId: string, notes: string | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
   // Where the driver pushes account changes, kept accounts and sessions are used on their
   // strength while they arrive (account-versions.ts); until then, and without, versions are read.
   void driver.listenForAccountChanges?.(accountVersions)
@@ -107,8 +125,9 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
    */
   function withChecked(known: KeptSession, found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
     if (now?.notes === undefined) return found
-    if (known.checked?.checked?.notes === now.notes) return known.checked
-    known.checked = { session: found.session, user: found.user, checked: { userId: known.userId, notes: now.notes } }
+    if (known.checkedNotes === now.notes && known.checked) return known.checked
+    known.checked = { session: found.session, user: found.user, checked: proof(known.userId, now.notes) }
+    known.checkedNotes = now.notes
     return known.checked
   }
 
@@ -116,7 +135,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     if (!listings) return driver.listNotesJson(userId)
     // Versions read for this request's authentication serve here too (Store.listNotesJson):
     // then a kept listing is answered without a promise of this layer's own.
-    if (checked?.userId === userId) return listingAt(listings, userId, checked.notes)
+    if (checked instanceof Checked && checked.userId === userId) return listingAt(listings, userId, checked.notes)
     return versionsOf(userId).then((versions) => listingAt(listings, userId, versions?.notes))
   }
 
@@ -130,32 +149,53 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   }
 
   /**
-   * `write`, after which this process forgets the account's version at once, whatever the
+   * The driver's methods, each wrapped as STORE_METHODS classifies it: the one place where an
+   * account write makes this process forget the account's version at once, whatever the
    * outcome; other processes see the change by its version, or by its notice.
    */
-  const changing = <T>(userId: string | undefined, write: Promise<T>): Promise<T> =>
-    write.finally(() => userId !== undefined && accountVersions.changed(userId))
+  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accountVersions.changed(userId))
 
   return {
-    ...driver,
+    ...passed,
     findUserById,
     findSession,
     listNotesJson,
-    updateUser: (userId, change, revocation, actor) => changing(userId, driver.updateUser(userId, change, revocation, actor)),
-    deleteUser: (userId, actor) => changing(userId, driver.deleteUser(userId, actor)),
-    deleteSession: (userId, sessionId, actor) => changing(userId, driver.deleteSession(userId, sessionId, actor)),
-    touchSession: (sessionId, lastUsedOn, staleBefore) =>
-      changing(sessions.get(sessionId)?.userId, driver.touchSession(sessionId, lastUsedOn, staleBefore)),
     // A new session's account is known: its first lookup can already be kept.
     createSession: async (session, prune) => {
-      const created = await changing(session.userId, driver.createSession(session, prune))
+      const created = await passed.createSession(session, prune)
       if (created) sessions.set(session._id, { userId: session.userId })
       return created
     },
     createUser: async (user, session) => {
-      const created = await driver.createUser(user, session)
+      const created = await passed.createUser(user, session)
       if (created && session) sessions.set(session._id, { userId: user._id })
       return created
     },
   }
+}
+
+/**
+ * Every Store method of `driver`, bound to it; an account write (STORE_METHODS) tells `changed`
+ * of each account it names once it settles, whatever its outcome. Built from the classification,
+ * not from the driver's own keys, so a method the classification lacks cannot pass through.
+ */
+function throughClassification(driver: StoreDriver, ownerOf: (sessionId: string) => string | undefined, changed: (userId: string) => void): Store {
+  const store: Record<string, unknown> = {}
+  for (const [name, treatment] of Object.entries(STORE_METHODS) as [keyof Store, StoreMethods[keyof Store]][]) {
+    const method = (driver[name] as (...args: unknown[]) => Promise<unknown>).bind(driver)
+    if (typeof treatment !== 'object') {
+      store[name] = method
+      continue
+    }
+    const accountsOf = treatment.account as AccountsOf<unknown[]>
+    store[name] = (...args: unknown[]) => {
+      // Read before the write: a session's owner may be forgotten by the time it settles.
+      const accounts = accountsOf(args, ownerOf)
+      return method(...args).finally(() => {
+        if (typeof accounts === 'string') changed(accounts)
+        else accounts?.forEach(changed)
+      })
+    }
+  }
+  return store as unknown as Store
 }

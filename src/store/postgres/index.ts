@@ -219,8 +219,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         ? quota.updateNote(userId, noteId, patch, updatedOn, q)
         : notes.updateNote(userId, noteId, patch, updatedOn),
     deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
-    listNotes: (userId) => notes.listNotes(userId),
-    searchNotes: (userId, matcher) => notes.searchNotes(userId, matcher),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     importUsers: (batch) => transfer.importUsers(batch),

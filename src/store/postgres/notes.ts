@@ -89,15 +89,6 @@ export class PostgresNotes {
     return rows[0] && noteFromRow(rows[0])
   }
 
-  async listNotes(userId: string): Promise<NoteRecord[]> {
-    const { rows } = await this.query<NoteRow>('notes.list', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 ${LIST_ORDER}`, [userId])
-    return rows.map(noteFromRow)
-  }
-
-  async searchNotes(userId: string, matcher: TextMatcher): Promise<NoteRecord[]> {
-    return JSON.parse(await this.searchNotesJson(userId, matcher)) as NoteRecord[]
-  }
-
   /**
    * The pattern is never handed to PostgreSQL: its regex dialect (`~*`) differs from RE2's, so
    * the user's notes are read in list order, a page at a time, and the same RE2 matcher as on

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
-import type { NoteRecord, SessionRecord, StoreDriver, UserRecord, UserVersions } from '../types.js'
+import type { SessionRecord, StoreDriver, UserRecord, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { type Migration, migrations } from './migrations.js'
@@ -184,9 +184,6 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     deleteNote: (userId, noteId) => writer.write(() => notes.deleteNote(userId, noteId)),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
-    // The record forms are the JSON forms parsed: one way of reading for both.
-    listNotes: async (userId) => JSON.parse(await notes.listNotesJson(userId)) as NoteRecord[],
-    searchNotes: async (userId, matcher) => JSON.parse(await notes.searchNotesJson(userId, matcher)) as NoteRecord[],
     importUsers: async (batch) => transfer.importUsers(batch),
     importNotes: async (batch) => transfer.importNotes(batch),
     userVersions: async (userIds) => {
