@@ -19,6 +19,7 @@ import { earlierList, earlierMigratePostgres, earlierMigrateSqlite, earlierVersi
 import { postgresSchemaText, sqliteSchemaText } from './support/schema-text.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { tempDir } from './support/temp.js'
+import { listedNotes } from './support/listed.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const lists = { sqlite: sqliteMigrations, postgres: postgresMigrations } as const
@@ -118,7 +119,7 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
       db.close()
 
       const store = openSqliteStore({ dataDir }) // the current build: fills schema_changes, then migrates
-      assert.deepEqual((await store.listNotes('u1')).map((n) => n._id), ['n1', 'n2'])
+      assert.deepEqual((await listedNotes(store, 'u1')).map((n) => n._id), ['n1', 'n2'])
       await store.close()
 
       const upgraded = openSqliteDatabase({ dataDir })
