@@ -72,7 +72,8 @@ export class PostgresUsers {
   /**
    * One statement, so one transaction: the account's row is updated (COALESCE keeps a column
    * whose parameter is NULL; GREATEST ignores a NULL, so a first "not before" is simply set),
-   * and its sessions end only when the row was there to update.
+   * and its sessions end only when the row was there to update. With an actor, the statement
+   * runs in a transaction after lockAccount has admitted it.
    */
   async update(userId: string, change: AccountChange, revocation?: Revocation, actor?: Actor): Promise<UserRecord | undefined> {
     const values = [
