@@ -10,7 +10,7 @@ import { resolve } from 'node:path'
 import { after, describe, it } from 'node:test'
 import type { Database } from 'better-sqlite3'
 import pg from 'pg'
-import { changes, earlierNumbers, sharedNumbers } from '../src/store/migrations.js'
+import { earlierNumbers, sharedNumbers } from '../src/store/migrations.js'
 import { migrateDatabase, migratePostgres } from '../src/store/postgres/index.js'
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.js'
 import { migrateSqlite, openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
@@ -28,16 +28,21 @@ type AppliedRows = Array<{ version: number; name: string }>
 const named = (list: ReadonlyArray<{ version: number; name: string }>) => list.map(({ version, name }) => ({ version, name }))
 
 describe('one numbering for both dialects', () => {
-  it('numbers the changes 1, 2, 3… with unique names', () => {
-    assert.deepEqual(changes.map((c) => c.version), changes.map((_, i) => i + 1))
-    assert.equal(new Set(changes.map((c) => c.name)).size, changes.length)
+  it('numbers the changes 1, 2, 3… across both dialects, one name to a number and one number to a name', () => {
+    const byNumber = new Map<number, string>()
+    for (const m of [...sqliteMigrations, ...postgresMigrations]) {
+      assert.equal(byNumber.get(m.version) ?? m.name, m.name, `change ${m.version} has one name in both dialects`)
+      byNumber.set(m.version, m.name)
+    }
+    const numbers = [...byNumber.keys()].sort((a, b) => a - b)
+    assert.deepEqual(numbers, numbers.map((_, i) => i + 1))
+    assert.equal(new Set(byNumber.values()).size, byNumber.size)
   })
 
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    it(`${dialect}: the list is the sequence's changes of ${dialect}, one file each, named NNNN-name.ts`, () => {
+    it(`${dialect}: the list runs in the sequence's order, one file each, named NNNN-name.ts`, () => {
       const list = lists[dialect]
-      const expected = changes.filter((c) => c.in.includes(dialect)).map((c) => ({ version: c.version, name: c.name }))
-      assert.deepEqual(list.map((m) => ({ version: m.version, name: m.name })), expected)
+      assert.deepEqual(list.map((m) => m.version), list.map((m) => m.version).sort((a, b) => a - b))
       const files = readdirSync(resolve(ROOT, `src/store/${dialect}/migrations`)).sort()
       assert.deepEqual(files, list.map((m) => `${String(m.version).padStart(4, '0')}-${m.name}.ts`))
     })
@@ -53,22 +58,23 @@ describe('one numbering for both dialects', () => {
     })
   }
 
-  it('takes the rows of schema_migrations by name, under the earlier or the shared numbers, and refuses a mix', () => {
+  it('takes the rows of schema_migrations by name under their earlier numbers, and refuses anything else', () => {
     const earlier = named(earlierList('sqlite', sqliteMigrations))
-    assert.deepEqual(sharedNumbers('sqlite', earlier), named(sqliteMigrations).filter((m) => m.version <= 11))
-    assert.deepEqual(sharedNumbers('sqlite', []), [])
-    // Renumbered in place by a development build of the shared numbering: taken as it is.
-    assert.deepEqual(sharedNumbers('sqlite', named(sqliteMigrations)), named(sqliteMigrations))
+    assert.deepEqual(sharedNumbers('sqlite', earlier, sqliteMigrations), named(sqliteMigrations).filter((m) => m.version <= 11))
+    assert.deepEqual(sharedNumbers('sqlite', [], sqliteMigrations), [])
     // Only the first rows of an earlier database: still recognised; other fields kept.
-    assert.deepEqual(sharedNumbers('postgres', [{ version: 1, name: 'init', applied_on: 'a' }, { version: 6, name: 'nfkc-email-keys', applied_on: 'b' }]), [
+    assert.deepEqual(sharedNumbers('postgres', [{ version: 1, name: 'init', applied_on: 'a' }, { version: 6, name: 'nfkc-email-keys', applied_on: 'b' }], postgresMigrations), [
       { version: 1, name: 'init', applied_on: 'a' },
       { version: 7, name: 'nfkc-email-keys', applied_on: 'b' },
     ])
     // Neither numbering, a mix of both, or a change this dialect does not have: refused rather than guessed.
-    assert.throws(() => sharedNumbers('sqlite', [{ version: 3, name: 'sessions' }]), /does not know by those numbers: 3 'sessions'/)
-    assert.throws(() => sharedNumbers('sqlite', [{ version: 3, name: 'account-usage' }, { version: 8, name: 'sessions' }]), /8 'sessions'/)
-    assert.throws(() => sharedNumbers('postgres', [{ version: 99, name: 'later' }]), /99 'later'/)
-    assert.throws(() => sharedNumbers('sqlite', [{ version: 13, name: 'drop-account-change-notices' }]), /13 'drop-account-change-notices'/)
+    const refused = (dialect: 'sqlite' | 'postgres', rows: AppliedRows, message: RegExp) =>
+      assert.throws(() => sharedNumbers(dialect, rows, lists[dialect]), message)
+    refused('sqlite', [{ version: 3, name: 'sessions' }], /does not know by those numbers: 3 'sessions'/)
+    refused('sqlite', [{ version: 3, name: 'account-usage' }, { version: 8, name: 'sessions' }], /8 'sessions'/)
+    refused('sqlite', named(sqliteMigrations), /8 'sessions'/) // the shared numbers are not the earlier ones
+    refused('postgres', [{ version: 99, name: 'later' }], /99 'later'/)
+    refused('sqlite', [{ version: 13, name: 'drop-account-change-notices' }], /13 'drop-account-change-notices'/)
   })
 })
 
@@ -169,15 +175,7 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
     db.close()
   })
 
-  it('a database renumbered in place by a development build of the shared numbers opens as it is', () => {
-    const db = openSqliteDatabase({ dataDir: `${dir.path}/in-place` })
-    assert.equal(earlierMigrateSqlite(db, sqliteMigrations), sqliteMigrations.length)
-    assert.equal(migrateSqlite(db), 0)
-    assert.deepEqual(named(db.prepare('SELECT number AS version, name FROM schema_changes ORDER BY number').all() as AppliedRows), named(sqliteMigrations))
-    db.close()
-  })
-
-  it('refuses a schema_migrations that matches neither numbering', () => {
+  it('refuses a schema_migrations that does not match the earlier numbers', () => {
     const db = openSqliteDatabase({ dataDir: `${dir.path}/mixed` })
     earlierMigrateSqlite(db, earlier.slice(0, 3))
     db.prepare("UPDATE schema_migrations SET version = 6 WHERE name = 'account-usage'").run()

@@ -5,19 +5,17 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import type { JsonText } from '../store/types.js'
-import { content, isPinned, noteIdParams, query, tags, title } from '../schemas/fields.js'
+import { noteIdParams, query } from '../schemas/fields.js'
+import { noteInput } from '../note-shape.js'
 import { errorResponses as errors } from '../schemas/error-responses.js'
 import { operations as about } from '../schemas/operations.js'
 import { NoteOk, NotesOk } from '../schemas/responses.js'
 import { dropFalsyFields, dropFalsyQueryFields, emptyBodyIsObject } from './falsy.js'
 
-const AddNoteBody = Type.Object({ title, content, tags: Type.Optional(tags) }, { required: ['title', 'content'] })
-const EditNoteBody = Type.Object({
-  title: Type.Optional(title),
-  content: Type.Optional(content),
-  tags: Type.Optional(tags),
-  isPinned: Type.Optional(isPinned),
-})
+// A note is added unpinned; title and content are required, every other field is optional.
+const { title, content, isPinned, ...optional } = noteInput
+const AddNoteBody = Type.Composite([Type.Object({ title, content }), Type.Partial(Type.Object(optional))])
+const EditNoteBody = Type.Partial(Type.Object(noteInput))
 const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
 const SearchQuery = Type.Object({ query }, { required: ['query'] })
 type Params = Static<typeof noteIdParams>

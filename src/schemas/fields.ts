@@ -14,18 +14,8 @@
 // An unpaired surrogate is still named as such first. Other fields keep them: a note's text is
 // its owner's own, and a password is never shown.
 import { Type } from '@sinclair/typebox'
-import { NAME_TEXT, WELL_FORMED } from '../unicode.js'
-
-export const LIMITS = {
-  fullName: 200,
-  email: 254,
-  password: 1024,
-  title: 1000,
-  content: 100_000,
-  tags: 100,
-  tag: 100,
-  query: 500,
-} as const
+import { LIMITS, text } from '../note-shape.js'
+import { NAME_TEXT } from '../unicode.js'
 
 /** Answers for a missing (or falsy) required field, in the contract's words. */
 export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
@@ -42,9 +32,6 @@ export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
 /** The add-note "is required" answers carry no `error` key (docs/contract.md, "POST /add-note"). */
 export const BARE_REQUIRED_FIELDS: ReadonlySet<string> = new Set(['title', 'content'])
 
-/** A string field of at most `maxLength` characters that UTF-8 can carry. */
-const text = (maxLength: number) => Type.String({ maxLength, format: WELL_FORMED })
-
 export const fullName = Type.String({
   maxLength: LIMITS.fullName,
   format: NAME_TEXT,
@@ -54,11 +41,7 @@ export const fullName = Type.String({
 })
 export const email = text(LIMITS.email)
 export const password = text(LIMITS.password)
-export const title = text(LIMITS.title)
-export const content = text(LIMITS.content)
-export const tags = Type.Array(text(LIMITS.tag), { maxItems: LIMITS.tags })
 export const query = text(LIMITS.query)
-export const isPinned = Type.Boolean()
 
 export const noteIdParams = Type.Object({ noteId: Type.String() })
 export const sessionIdParams = Type.Object({ sessionId: Type.String() })

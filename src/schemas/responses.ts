@@ -1,17 +1,9 @@
 // Response schemas. Fastify serialises 200 bodies through them (fast-json-stringify), which is
 // faster than JSON.stringify and drops any field not listed, so a stored hash can never leak.
 import { Type } from '@sinclair/typebox'
+import { Note } from '../note-shape.js'
 
-export const Note = Type.Object({
-  _id: Type.String(),
-  title: Type.String(),
-  content: Type.String(),
-  tags: Type.Array(Type.String()),
-  isPinned: Type.Boolean(),
-  userId: Type.String(),
-  createdOn: Type.String(),
-  updatedOn: Type.String(),
-})
+export { Note }
 
 export const User = Type.Object({
   _id: Type.String(),

@@ -3,23 +3,23 @@
 // order is the store's (src/store/list-order.ts).
 import type { NoteQuotaConfig } from '../config.js'
 import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
-import { type CheckedVersions, type JsonText, type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../store/types.js'
+import { NOTE_INPUT_FIELDS, type NoteInputField, type NotePatch, type NoteRecord, emptyInput } from '../note-shape.js'
+import { type CheckedVersions, type JsonText, type NoteQuota, NoteQuotaExceededError, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
 
-export interface NewNote {
-  title: string
-  content: string
-  tags?: string[]
-}
-
-/** The fields PUT /edit-note accepts; the route has already dropped falsy values. */
-export type NoteEdit = NotePatch
+/** What POST /add-note takes: title and content, and any other field but isPinned. */
+export type NewNote = Pick<NoteRecord, 'title' | 'content'> & Omit<NotePatch, 'isPinned'>
 
 /** The store's form of the configured quota: bytes instead of MB; undefined when both are off. */
 export function noteQuotaOf(config: NoteQuotaConfig): NoteQuota | undefined {
   if (config.notes === 0 && config.megabytes === 0) return undefined
   return { notes: config.notes, bytes: config.megabytes * 2 ** 20 }
+}
+
+/** The given fields of `from`, copied so that no key beyond the note's fields reaches the store. */
+function pick(from: NotePatch, fields: readonly NoteInputField[]): NotePatch {
+  return Object.fromEntries(fields.filter((field) => from[field] !== undefined).map((field) => [field, from[field]]))
 }
 
 export class NoteService {
@@ -46,16 +46,8 @@ export class NoteService {
   /** The note added, or undefined when the account is gone (the route answers 401). */
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
-    const note: NoteRecord = {
-      _id: newId(),
-      title: input.title,
-      content: input.content,
-      tags: input.tags ?? [],
-      isPinned: false,
-      userId,
-      createdOn: now,
-      updatedOn: now,
-    }
+    const given = pick(input, NOTE_INPUT_FIELDS.filter((field) => field !== 'isPinned'))
+    const note: NoteRecord = { _id: newId(), ...emptyInput(), ...given, userId, createdOn: now, updatedOn: now }
     try {
       return (await this.store.insertNote(note, this.quota)) ? note : undefined
     } catch (err) {
@@ -67,13 +59,9 @@ export class NoteService {
    * Applies only the truthy fields (docs/contract.md, "PUT /edit-note/:noteId"): `isPinned: false`
    * does not unpin.
    */
-  async edit(userId: string, noteId: string, edit: NoteEdit): Promise<NoteRecord> {
-    const patch: NotePatch = {}
-    if (edit.title) patch.title = edit.title
-    if (edit.content) patch.content = edit.content
-    if (edit.tags) patch.tags = edit.tags
-    if (edit.isPinned) patch.isPinned = true
-    return this.patch(userId, noteId, patch)
+  async edit(userId: string, noteId: string, edit: NotePatch): Promise<NoteRecord> {
+    const truthy = NOTE_INPUT_FIELDS.filter((field) => edit[field])
+    return this.patch(userId, noteId, pick(edit, truthy))
   }
 
   /**

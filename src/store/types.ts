@@ -3,6 +3,9 @@
 // written once; a driver stores and fetches records, in the list orders of list-order.ts. Every
 // note query takes the owner's id, so no driver call can reach another user's note.
 import type { NoteField } from './note-differences.js'
+import type { NotePatch, NoteRecord } from '../note-shape.js'
+
+export type { NotePatch, NoteRecord }
 
 /** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
 export interface UserRecord {
@@ -98,26 +101,6 @@ export interface SessionPruning {
   createdBefore: string
   /** Of the rest, only this many are kept, the new one included: the most recently used. */
   keepMost: number
-}
-
-/** A note as stored and as returned on the wire (docs/contract.md, "The note"). */
-export interface NoteRecord {
-  _id: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  userId: string
-  createdOn: string
-  updatedOn: string
-}
-
-/** The fields an edit may change. Absent keys are left alone. */
-export interface NotePatch {
-  title?: string
-  content?: string
-  tags?: string[]
-  isPinned?: boolean
 }
 
 /**

@@ -3,7 +3,8 @@
 // bson package's EJSON before these functions run, so ObjectIds arrive as ObjectId and dates as
 // Date. Fields the original schema adds (`__v`) or that other deployments carry are ignored.
 import { EJSON, ObjectId } from 'bson'
-import type { NoteRecord, UserRecord } from '../store/types.js'
+import { NOTE_INPUT_FIELDS, type NoteInputField, type NoteRecord, REQUIRED_INPUT, emptyInput, noteInput } from '../note-shape.js'
+import type { UserRecord } from '../store/types.js'
 import { emailKeyOf } from '../services/accounts.js'
 import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
@@ -77,25 +78,32 @@ export function userFromDocument(value: unknown): IncomingUser {
   }
 }
 
+/** An input field of a note document, checked as the routes check it; absent, its empty value. */
+function noteFieldOf(doc: Doc, field: NoteInputField, empty: unknown): unknown {
+  const value = doc[field]
+  if ((value === undefined || value === null) && !(REQUIRED_INPUT as readonly string[]).includes(field)) return empty
+  const type = noteInput[field].type as unknown
+  if (type === 'string') return stringOf(doc, field, true)
+  if (type === 'boolean') {
+    if (typeof value !== 'boolean') throw new RecordError(`${field} is not a boolean`)
+    return value
+  }
+  if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) throw new RecordError(`${field} is not an array of strings`)
+  if (!value.every(isWellFormedText)) throw new RecordError(notWellFormedMessage(field))
+  return value
+}
+
 /** A document of the `notes` collection. Missing `tags`, `isPinned` and dates get the original's defaults. */
 export function noteFromDocument(value: unknown): NoteRecord {
   const doc = asDocument(value)
   const _id = idOf(doc, '_id')
-  // Checked in the order the routes check them (schemas/fields.ts): title, content, then tags.
-  const title = stringOf(doc, 'title', true)
-  const content = stringOf(doc, 'content', true)
-  const tags = doc.tags ?? []
-  if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new RecordError('tags is not an array of strings')
-  if (!tags.every(isWellFormedText)) throw new RecordError(notWellFormedMessage('tags'))
-  const isPinned = doc.isPinned ?? false
-  if (typeof isPinned !== 'boolean') throw new RecordError('isPinned is not a boolean')
+  // Checked in the order the routes check them (note-shape.ts): title, content, then tags.
+  const empty = emptyInput()
+  const input = Object.fromEntries(NOTE_INPUT_FIELDS.map((field) => [field, noteFieldOf(doc, field, empty[field])]))
   const createdOn = dateOf(doc, ['createdOn', 'createdAt'], idTime(_id))
   return {
     _id,
-    title,
-    content,
-    tags,
-    isPinned,
+    ...(input as Pick<NoteRecord, NoteInputField>),
     userId: idOf(doc, 'userId'),
     createdOn,
     // The original schema has no updatedOn: a note never edited there was last changed when made.
@@ -124,17 +132,6 @@ export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash:
 
 /** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
 export function noteToEjson(note: NoteRecord, mode: EjsonMode): string {
-  return EJSON.stringify(
-    {
-      _id: ObjectId.createFromHexString(note._id),
-      title: note.title,
-      content: note.content,
-      tags: note.tags,
-      isPinned: note.isPinned,
-      userId: note.userId,
-      createdOn: new Date(note.createdOn),
-      updatedOn: new Date(note.updatedOn),
-    },
-    { relaxed: mode === 'relaxed' },
-  )
+  const doc = { ...note, _id: ObjectId.createFromHexString(note._id), createdOn: new Date(note.createdOn), updatedOn: new Date(note.updatedOn) }
+  return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
 }

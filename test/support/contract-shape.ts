@@ -2,6 +2,7 @@
 // the contract uses, a 401 is plain `Unauthorized`, errors are `{error: true, message}` (or
 // add-note's bare `{message}`), and each 200 has its endpoint's exact keys. Returns the problems
 // found; an empty list means the response is in shape.
+import { Note } from '../../src/note-shape.js'
 import { APP_PAGES, DOCS_PAGE } from '../../src/plugins/web-app.js'
 
 export interface Seen {
@@ -17,7 +18,7 @@ export interface Seen {
 // 403 and 507 from the limits on what one client may store (docs/security.md).
 const ALLOWED_STATUS = new Set([200, 204, 400, 401, 403, 404, 408, 413, 415, 429, 431, 507])
 const USER_KEYS = ['_id', 'createdOn', 'email', 'fullName']
-const NOTE_KEYS = ['_id', 'content', 'createdOn', 'isPinned', 'tags', 'title', 'updatedOn', 'userId']
+const NOTE_KEYS = Object.keys(Note.properties)
 
 const keysOf = (value: unknown) => (value && typeof value === 'object' ? Object.keys(value).sort() : [])
 const sameKeys = (value: unknown, keys: string[]) => JSON.stringify(keysOf(value)) === JSON.stringify([...keys].sort())

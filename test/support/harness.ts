@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
+import type { NoteRecord } from '../../src/note-shape.js'
 import type { Store } from '../../src/store/types.js'
 import { responseChecker } from './openapi-check.js'
 import { type StoreKind, openTestStore, storeKinds } from './stores.js'
@@ -204,16 +205,7 @@ export async function register(client: Client, fullName = 'Test User'): Promise<
   return { email, password, token: body.accessToken, userId: body.user._id }
 }
 
-export interface NoteBody {
-  _id: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  userId: string
-  createdOn: string
-  updatedOn: string
-}
+export type NoteBody = NoteRecord
 
 export async function addNote(client: Client, token: string, body: Record<string, unknown>): Promise<NoteBody> {
   const res = await client.request('POST', '/add-note', { token, body })

@@ -5,29 +5,17 @@
 // have no `error` key, and create-account's "User already exists" comes with status 200), with
 // the wait of a Retry-After.
 
-export interface Note {
-  _id: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  userId: string
-  createdOn: string
-  updatedOn: string
-}
+import type { Static } from '@sinclair/typebox'
+import type { NoteRecord } from '../../src/note-shape.js'
+import type { User as UserSchema } from '../../src/schemas/responses.js'
 
-export interface User {
-  _id: string
-  fullName: string
-  email: string
-  createdOn?: string
-}
+/** The shapes the server's schemas give (a type-only import: nothing of the server is bundled). */
+export type Note = NoteRecord
+/** A user read from an old token may lack createdOn. */
+export type User = Omit<Static<typeof UserSchema>, 'createdOn'> & { createdOn?: string }
 
-export interface NoteFields {
-  title: string
-  content: string
-  tags: string[]
-}
+/** What the editor sends to add-note and edit-note. */
+export type NoteFields = Pick<Note, 'title' | 'content' | 'tags'>
 
 export class ApiError extends Error {
   constructor(

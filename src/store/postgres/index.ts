@@ -142,7 +142,7 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
 
 /**
  * When schema_changes is missing, makes it and records in it, by their shared numbers, the
- * changes schema_migrations records (sharedNumbers: an unknown mix is an error); runs in the
+ * changes schema_migrations records (sharedNumbers: an unknown row is an error); runs in the
  * migration's transaction, under its lock.
  */
 async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
@@ -151,7 +151,7 @@ async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
   await client.query(`CREATE TABLE schema_changes (
     number integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
   const { rows } = await client.query<{ version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
-  for (const r of sharedNumbers('postgres', rows)) {
+  for (const r of sharedNumbers('postgres', rows, migrations)) {
     await client.query('INSERT INTO schema_changes VALUES ($1, $2, $3)', [r.version, r.name, r.applied_on])
   }
 }

@@ -3,7 +3,7 @@
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
-import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, encodeText, noteFromRow } from './rows.js'
+import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues } from './rows.js'
 import type { Query } from './query.js'
 
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
@@ -40,12 +40,7 @@ export class PostgresNotes {
 
   async insertNote(note: NoteRecord): Promise<boolean> {
     try {
-      await this.query(
-        'notes.insert',
-        `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [note._id, note.userId, encodeText(note.title), encodeText(note.content), note.tags.map(encodeText), note.isPinned, note.createdOn, note.updatedOn],
-      )
+      await this.query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
       return true
     } catch (err) {
       // foreign_key_violation: notes.user_id names no account (Store.insertNote).
@@ -59,27 +54,11 @@ export class PostgresNotes {
     return rows[0] && noteFromRow(rows[0])
   }
 
-  /** COALESCE keeps a column when its parameter is NULL (the field was not in the patch). */
   async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined> {
     const { rows } = await this.query<NoteRow>(
       'notes.update',
-      `UPDATE notes SET
-         title = COALESCE($3, title),
-         content = COALESCE($4, content),
-         tags = COALESCE($5::text[], tags),
-         is_pinned = COALESCE($6, is_pinned),
-         updated_on = $7
-       WHERE user_id = $1 AND id = $2
-       RETURNING ${NOTE_COLUMNS}`,
-      [
-        userId,
-        noteId,
-        patch.title === undefined ? null : encodeText(patch.title),
-        patch.content === undefined ? null : encodeText(patch.content),
-        patch.tags === undefined ? null : patch.tags.map(encodeText),
-        patch.isPinned ?? null,
-        updatedOn,
-      ],
+      `UPDATE notes SET ${patchSet(4)}, updated_on = $3 WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`,
+      [userId, noteId, updatedOn, ...patchValues(patch)],
     )
     return rows[0] && noteFromRow(rows[0])
   }

@@ -5,11 +5,12 @@
 // when it answered 'pass'. Far from the limits one account's writes run side by side, each
 // holding one of 16 slots; near them the check answers 'retry' and the write runs again holding
 // all 16, with exact sums, so 50 adds at once at the limit leave exactly the limit.
-import { LIMITS } from '../../schemas/fields.js'
+import { LIMITS } from '../../note-shape.js'
 import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
 import type { Query } from './query.js'
-import { NOTE_COLUMNS, type NoteRow, encodeText, noteFromRow } from './rows.js'
+import { EDITABLE_COLUMNS, noteColumns } from '../note-columns.js'
+import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues, placeholder } from './rows.js'
 
 /**
  * The most bytes one write can add to an account as stored: every UTF-16 unit of the largest
@@ -17,6 +18,15 @@ import { NOTE_COLUMNS, type NoteRow, encodeText, noteFromRow } from './rows.js'
  * its escape (rows.ts). A check holding one slot leaves this much room for each other slot.
  */
 export const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)
+
+/**
+ * The placeholders of the fields whose bytes the quota counts, as note_quota_check takes them;
+ * the tags typed, since a patch may leave them NULL.
+ */
+const sized = (columns: typeof noteColumns, first: number) =>
+  `${placeholder(columns, first, 'title')}, ${placeholder(columns, first, 'content')}, ${placeholder(columns, first, 'tags')}::text[]`
+const INSERTED = { userId: placeholder(noteColumns, 4, 'userId'), sized: sized(noteColumns, 4) }
+const PATCHED_SIZED = sized(EDITABLE_COLUMNS, 6)
 
 type Verdict = 'pass' | 'retry' | 'notes' | 'bytes' | 'missing'
 
@@ -30,28 +40,13 @@ export class PostgresQuota {
 
   /** Store.insertNote with a quota: false when the account is gone. */
   async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
-    const values = [
-      note._id,
-      note.userId,
-      encodeText(note.title),
-      encodeText(note.content),
-      note.tags.map(encodeText),
-      note.isPinned,
-      note.createdOn,
-      note.updatedOn,
-      bound(quota.notes),
-      bound(quota.bytes),
-      MAX_WRITE_BYTES,
-    ]
+    const values = [bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES, ...noteValues(note)]
     try {
       for (const exclusive of [false, true]) {
         const { rows } = await this.query<{ v: Verdict }>(
           exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
-          `WITH verdict AS (SELECT note_quota_check($2, NULL, $3, $4, $5, ${exclusive}, $9, $10, $11) AS v),
-           added AS (
-             INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM verdict WHERE v = 'pass'
-           )
+          `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
+           added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(4)} FROM verdict WHERE v = 'pass')
            SELECT v FROM verdict`,
           values,
         )
@@ -69,30 +64,15 @@ export class PostgresQuota {
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */
   async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota: NoteQuota): Promise<NoteRecord | undefined> {
-    const values = [
-      userId,
-      noteId,
-      patch.title === undefined ? null : encodeText(patch.title),
-      patch.content === undefined ? null : encodeText(patch.content),
-      patch.tags === undefined ? null : patch.tags.map(encodeText),
-      patch.isPinned ?? null,
-      updatedOn,
-      bound(quota.bytes),
-      MAX_WRITE_BYTES,
-    ]
+    const values = [userId, noteId, updatedOn, bound(quota.bytes), MAX_WRITE_BYTES, ...patchValues(patch)]
     for (const exclusive of [false, true]) {
       // The CTE `changed` runs once the verdict is known (it reads it), and its RETURNING rows
       // come back beside the verdict.
       const { rows } = await this.query<NoteRow & { v: Verdict }>(
         exclusive ? 'notes.updateWithinQuotaExclusive' : 'notes.updateWithinQuota',
-        `WITH verdict AS (SELECT note_quota_check($1, $2, $3, $4, $5::text[], ${exclusive}, 0, $8, $9) AS v),
+        `WITH verdict AS (SELECT note_quota_check($1, $2, ${PATCHED_SIZED}, ${exclusive}, 0, $4, $5) AS v),
          changed AS (
-           UPDATE notes SET
-             title = COALESCE($3, title),
-             content = COALESCE($4, content),
-             tags = COALESCE($5::text[], tags),
-             is_pinned = COALESCE($6, is_pinned),
-             updated_on = $7
+           UPDATE notes SET ${patchSet(6)}, updated_on = $3
            WHERE user_id = $1 AND id = $2 AND (SELECT v FROM verdict) = 'pass'
            RETURNING ${NOTE_COLUMNS}
          )

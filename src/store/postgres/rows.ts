@@ -5,7 +5,8 @@
 // becomes U+FFFF '0', and U+FFFF itself (a noncharacter, never meant for interchange) becomes
 // U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
 // mapping is one-to-one, so the unique email key keeps its meaning.
-import type { NoteRecord, SessionRecord, UserRecord } from '../types.js'
+import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
 const ESCAPE = '\uffff'
 
@@ -51,19 +52,34 @@ export interface SessionRow {
 
 export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
-/** A NoteRow's columns: the stored JSON text (migration 2) is read only where it is the answer. */
-export const NOTE_COLUMNS = 'id, user_id, title, content, tags, is_pinned, created_on, updated_on'
+/** A notes row as node-postgres reads it: strings, text[] as string arrays, booleans. */
+export type NoteRow = Record<string, string | string[] | boolean>
 
-export interface NoteRow {
-  id: string
-  user_id: string
-  title: string
-  content: string
-  tags: string[]
-  is_pinned: boolean
-  created_on: string
-  updated_on: string
+/** A field's value as its column holds it, escaped. */
+function columnValue(kind: ColumnKind, value: unknown): unknown {
+  return kind === 'texts' ? (value as string[]).map(encodeText) : kind === 'text' ? encodeText(value as string) : value
 }
+
+/** The note's values in noteColumns order, for NOTE_INSERT's placeholders. */
+export const noteValues = (note: NoteRecord): unknown[] => noteColumns.map(({ field, kind }) => columnValue(kind, note[field]))
+
+/** The placeholder of `field` among values that start at $`first` in `columns` order. */
+export const placeholder = (columns: readonly NoteColumn[], first: number, field: string): string =>
+  `$${first + columns.findIndex((c) => c.field === field)}`
+
+/** The placeholders of noteValues, from $`first`. */
+export const noteInsertParams = (first: number): string => noteColumns.map((_, i) => `$${first + i}`).join(', ')
+
+/** The patch's values in EDITABLE_COLUMNS order, NULL for a field it leaves alone. */
+export const patchValues = (patch: NotePatch): unknown[] =>
+  EDITABLE_COLUMNS.map(({ field, kind }) => {
+    const value = patch[field as keyof NotePatch]
+    return value === undefined ? null : columnValue(kind, value)
+  })
+
+/** UPDATE's assignments of patchValues from $`first`: COALESCE keeps a column whose value is NULL. */
+export const patchSet = (first: number): string =>
+  EDITABLE_COLUMNS.map(({ column, kind }, i) => `${column} = COALESCE($${first + i}${kind === 'texts' ? '::text[]' : ''}, ${column})`).join(', ')
 
 export function userFromRow(row: UserRow): UserRecord {
   return {
@@ -82,14 +98,12 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
 }
 
 export function noteFromRow(row: NoteRow): NoteRecord {
-  return {
-    _id: row.id,
-    title: decodeText(row.title),
-    content: decodeText(row.content),
-    tags: row.tags.map(decodeText),
-    isPinned: row.is_pinned,
-    userId: row.user_id,
-    createdOn: row.created_on,
-    updatedOn: row.updated_on,
+  const note: Record<string, unknown> = {}
+  for (const { field, column, kind } of noteColumns) {
+    const value = row[column]
+    note[field] = kind === 'texts' ? (value as string[]).map(decodeText) : kind === 'text' ? decodeText(value as string) : value
   }
+  return note as NoteRecord
 }
+
+export { NOTE_COLUMN_LIST as NOTE_COLUMNS }

@@ -5,7 +5,10 @@ import type pg from 'pg'
 import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
 import { noteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
-import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
+import { noteColumns } from '../note-columns.js'
+import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow } from './rows.js'
+
+const OWNER = placeholder(noteColumns, 1, 'userId')
 
 export class PostgresTransfer {
   constructor(
@@ -39,10 +42,9 @@ export class PostgresTransfer {
       const outcomes: NoteImportOutcome[] = []
       for (const n of notes) {
         const inserted = await client.query(
-          `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
+          `INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(1)} WHERE EXISTS (SELECT 1 FROM users WHERE id = ${OWNER})
            ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn],
+          noteValues(n),
         )
         if (inserted.rowCount === 1) outcomes.push('inserted')
         else {

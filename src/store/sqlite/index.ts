@@ -78,7 +78,7 @@ function hasSchemaChanges(db: Database.Database): boolean {
 
 /**
  * Makes schema_changes and records in it, by their shared numbers, the changes schema_migrations
- * records (sharedNumbers: an unknown mix is an error), in one IMMEDIATE transaction that checks
+ * records (sharedNumbers: an unknown row is an error), in one IMMEDIATE transaction that checks
  * again once it holds the write lock, so that of two processes starting together one fills it.
  */
 function fillSchemaChanges(db: Database.Database): void {
@@ -88,7 +88,7 @@ function fillSchemaChanges(db: Database.Database): void {
     db.exec(`CREATE TABLE schema_changes (
       number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
     const insert = db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)')
-    for (const r of sharedNumbers('sqlite', rows)) insert.run(r.version, r.name, r.applied_on)
+    for (const r of sharedNumbers('sqlite', rows, migrations)) insert.run(r.version, r.name, r.applied_on)
   }).immediate()
 }
 

@@ -5,7 +5,7 @@ import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { containsFolded } from '../../services/search-prefilter.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
-import { NOTE_COLUMNS, type NoteRow, noteFromRow } from './rows.js'
+import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams } from './rows.js'
 
 /**
  * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
@@ -103,21 +103,10 @@ export class SqliteNotes {
       scan.candidates.push(text)
       return 1
     })
-    this.insert = db.prepare(
-      `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-       VALUES (@_id, @userId, @title, @content, @tags, @isPinned, @createdOn, @updatedOn)`,
-    )
+    this.insert = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
     this.byId = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND id = ?`)
-    // COALESCE keeps a column when its parameter is NULL (the field was not in the patch).
     this.update = db.prepare(
-      `UPDATE notes SET
-         title = COALESCE(@title, title),
-         content = COALESCE(@content, content),
-         tags = COALESCE(@tags, tags),
-         is_pinned = COALESCE(@isPinned, is_pinned),
-         updated_on = @updatedOn
-       WHERE user_id = @userId AND id = @noteId
-       RETURNING ${NOTE_COLUMNS}`,
+      `UPDATE notes SET ${PATCH_SET}, updated_on = @updatedOn WHERE user_id = @userId AND id = @noteId RETURNING ${NOTE_COLUMNS}`,
     )
     this.remove = db.prepare(`DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
     const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
@@ -146,7 +135,7 @@ export class SqliteNotes {
   /** False when notes.user_id names no account (Store.insertNote); the statement alone fails. */
   insertNote(note: NoteRecord): boolean {
     try {
-      this.insert.run({ ...note, tags: JSON.stringify(note.tags), isPinned: note.isPinned ? 1 : 0 })
+      this.insert.run(noteParams(note))
       return true
     } catch (err) {
       if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
@@ -160,15 +149,7 @@ export class SqliteNotes {
   }
 
   updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): NoteRecord | undefined {
-    const row = this.update.get({
-      userId,
-      noteId,
-      updatedOn,
-      title: patch.title ?? null,
-      content: patch.content ?? null,
-      tags: patch.tags === undefined ? null : JSON.stringify(patch.tags),
-      isPinned: patch.isPinned === undefined ? null : patch.isPinned ? 1 : 0,
-    })
+    const row = this.update.get({ userId, noteId, updatedOn, ...patchParams(patch) })
     return row && noteFromRow(row)
   }
 

@@ -1,5 +1,6 @@
 // Row shapes of the SQLite tables and their mapping to records.
-import type { NoteRecord, SessionRecord, UserRecord } from '../types.js'
+import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
+import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
 
 export interface UserRow {
   id: string
@@ -22,20 +23,6 @@ export interface SessionRow {
 
 export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
-export interface NoteRow {
-  id: string
-  user_id: string
-  title: string
-  content: string
-  tags: string
-  is_pinned: number
-  created_on: string
-  updated_on: string
-}
-
-/** A NoteRow's columns: the stored JSON text (migration 2) is read only where it is the answer. */
-export const NOTE_COLUMNS = 'id, user_id, title, content, tags, is_pinned, created_on, updated_on'
-
 export function userFromRow(row: UserRow): UserRecord {
   return {
     _id: row.id,
@@ -52,15 +39,45 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
   return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: row.client }
 }
 
+/** A notes row as better-sqlite3 reads it: strings, the tags as JSON text, flags as 0 or 1. */
+export type NoteRow = Record<string, string | number>
+
 export function noteFromRow(row: NoteRow): NoteRecord {
-  return {
-    _id: row.id,
-    title: row.title,
-    content: row.content,
-    tags: JSON.parse(row.tags) as string[],
-    isPinned: row.is_pinned === 1,
-    userId: row.user_id,
-    createdOn: row.created_on,
-    updatedOn: row.updated_on,
+  const note: Record<string, unknown> = {}
+  for (const { field, column, kind } of noteColumns) {
+    const value = row[column]
+    note[field] = kind === 'texts' ? JSON.parse(value as string) : kind === 'flag' ? value === 1 : value
   }
+  return note as NoteRecord
+}
+
+/** A field's value as its column holds it. */
+export function columnValue(kind: ColumnKind, value: unknown): unknown {
+  return kind === 'texts' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : value
+}
+
+/** The expression of the stored JSON: the note's bytes as JSON.stringify writes its record. */
+export function noteJsonExpression(columns: readonly NoteColumn[]): string {
+  const value = ({ column, kind }: NoteColumn) =>
+    kind === 'texts' ? `json(${column})` : kind === 'flag' ? `json(CASE ${column} WHEN 1 THEN 'true' ELSE 'false' END)` : column
+  return `json_object(${columns.map((c) => `'${c.field}', ${value(c)}`).join(', ')})`
+}
+
+export { NOTE_COLUMN_LIST as NOTE_COLUMNS }
+
+/** INSERT's column list and its named parameters (bound by noteParams). */
+export const NOTE_INSERT = `(${NOTE_COLUMN_LIST}) VALUES (${noteColumns.map((c) => `@${c.field}`).join(', ')})`
+
+export function noteParams(note: NoteRecord): Record<string, unknown> {
+  return Object.fromEntries(noteColumns.map(({ field, kind }) => [field, columnValue(kind, note[field])]))
+}
+
+/** UPDATE's assignments of the editable columns: COALESCE keeps a column whose parameter is NULL (not in the patch). */
+export const PATCH_SET = EDITABLE_COLUMNS.map(({ field, column }) => `${column} = COALESCE(@${field}, ${column})`).join(', ')
+
+export function patchParams(patch: NotePatch): Record<string, unknown> {
+  return Object.fromEntries(EDITABLE_COLUMNS.map(({ field, kind }) => {
+    const value = patch[field as keyof NotePatch]
+    return [field, value === undefined ? null : columnValue(kind, value)]
+  }))
 }

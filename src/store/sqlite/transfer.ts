@@ -4,7 +4,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { noteDifferences } from '../note-differences.js'
 import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
-import { NOTE_COLUMNS, type NoteRow, type UserRow, noteFromRow, userFromRow } from './rows.js'
+import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, type UserRow, noteFromRow, noteParams, userFromRow } from './rows.js'
 
 export class SqliteTransfer {
   private readonly userIdExists: Statement<[string], number>
@@ -26,10 +26,7 @@ export class SqliteTransfer {
        VALUES (@_id, @fullName, @email, @emailKey, @passwordHash, @createdOn)`,
     )
     this.noteById = db.prepare<[string], NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = ?`)
-    this.insertNote = db.prepare(
-      `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-       VALUES (@_id, @userId, @title, @content, @tags, @isPinned, @createdOn, @updatedOn)`,
-    )
+    this.insertNote = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
     // '' sorts before every id, so it stands for "from the start".
     this.usersPage = db.prepare('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?')
     this.notesPage = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id > ? ORDER BY id LIMIT ?`)
@@ -51,7 +48,7 @@ export class SqliteTransfer {
           return differs.length === 0 ? 'exists' : { differs }
         }
         if (!this.userIdExists.get(note.userId)) return 'missing-user'
-        this.insertNote.run({ ...note, tags: JSON.stringify(note.tags), isPinned: note.isPinned ? 1 : 0 })
+        this.insertNote.run(noteParams(note))
         return 'inserted'
       }),
     )

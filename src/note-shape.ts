@@ -1,0 +1,61 @@
+// The note's shape, written once. The request bodies (routes/notes.ts), the response schema, the
+// stored columns and JSON (store/note-columns.ts), the import and export (transfer/records.ts),
+// the web app's types and the tests' all derive from these schemas (docs/architecture.md,
+// "Adding a field to notes"). A leaf, like unicode.ts, so every layer may read it.
+import { type Static, Type } from '@sinclair/typebox'
+import { WELL_FORMED } from './unicode.js'
+
+/** Size limits of request fields, in characters (docs/contract.md, "Field problems"). */
+export const LIMITS = {
+  fullName: 200,
+  email: 254,
+  password: 1024,
+  title: 1000,
+  content: 100_000,
+  tags: 100,
+  tag: 100,
+  query: 500,
+} as const
+
+/** A string field of at most `maxLength` characters that UTF-8 can carry. */
+export const text = (maxLength: number) => Type.String({ maxLength, format: WELL_FORMED })
+
+/**
+ * What a client writes, in the order Ajv checks the fields. A field added here is accepted by
+ * add-note (all but isPinned) and edit-note, stored, returned, exported and imported; its empty
+ * value (emptyInput) is what a note that was not given it holds.
+ */
+export const noteInput = {
+  title: text(LIMITS.title),
+  content: text(LIMITS.content),
+  tags: Type.Array(text(LIMITS.tag), { maxItems: LIMITS.tags }),
+  isPinned: Type.Boolean(),
+}
+
+/** The fields add-note and the import require; every other one may be left out. */
+export const REQUIRED_INPUT = ['title', 'content'] as const
+
+/** A note as stored and as every endpoint returns it, keys in this order. */
+export const Note = Type.Object({
+  _id: Type.String(),
+  ...noteInput,
+  userId: Type.String(),
+  createdOn: Type.String(),
+  updatedOn: Type.String(),
+})
+
+export type NoteRecord = Static<typeof Note>
+export type NoteInputField = keyof typeof noteInput
+/** The fields an edit may change; absent keys are left alone. */
+export type NotePatch = Partial<Pick<NoteRecord, NoteInputField>>
+export const NOTE_INPUT_FIELDS = Object.keys(noteInput) as NoteInputField[]
+
+/** Each input field's empty value ('', [], false): what a note holds for a field it was not given. */
+export function emptyInput(): Pick<NoteRecord, NoteInputField> {
+  const empty: Record<string, unknown> = {}
+  for (const field of NOTE_INPUT_FIELDS) {
+    const type: unknown = noteInput[field].type
+    empty[field] = type === 'array' ? [] : type === 'boolean' ? false : ''
+  }
+  return empty as Pick<NoteRecord, NoteInputField>
+}
