@@ -168,7 +168,8 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
     // build, started at the same moment, applies the rest of its list.
     assert.equal(migrateSqlite(db, sqliteMigrations.slice(0, 2)), 2)
     assert.equal(earlierMigrateSqlite(db, earlier), earlier.length - 2)
-    assert.equal(migrateSqlite(db), 1, 'only change 12, which no earlier build has')
+    const unknownToEarlierBuilds = sqliteMigrations.filter((m) => earlierNumbers.sqlite[m.name] === undefined)
+    assert.equal(migrateSqlite(db), unknownToEarlierBuilds.length, 'only the changes no earlier build has')
     const recorded = db.prepare('SELECT number AS version, name FROM schema_changes ORDER BY number').all()
     assert.deepEqual(recorded, named(sqliteMigrations))
     assert.equal(sqliteSchemaText(db), snapshot)

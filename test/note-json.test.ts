@@ -6,7 +6,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import pg from 'pg'
-import type { NoteRecord } from '../src/note-shape.js'
 import { migratePostgres } from '../src/store/postgres/index.js'
 import { replaceNoteJson } from '../src/store/postgres/note-json.js'
 import * as pgRows from '../src/store/postgres/rows.js'
@@ -14,20 +13,22 @@ import { migrateSqlite, openSqliteDatabase } from '../src/store/sqlite/index.js'
 import { rebuildNoteJson } from '../src/store/sqlite/note-json.js'
 import * as sqliteRows from '../src/store/sqlite/rows.js'
 import { createTestDatabase, serviceAvailable } from './support/services.js'
+import { makeNote } from './support/store-contract.js'
 
 const USER = 'a0000000000000000000000a'
 const anyText = fc.string({ unit: 'binary', maxLength: 20 }).filter((s) => s.isWellFormed())
 const notes = fc.uniqueArray(
-  fc.record({
-    _id: fc.stringMatching(/^[0-9a-f]{24}$/),
-    title: anyText,
-    content: anyText,
-    tags: fc.array(anyText, { maxLength: 3 }),
-    isPinned: fc.boolean(),
-    userId: fc.constant(USER),
-    createdOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-    updatedOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-  }) satisfies fc.Arbitrary<NoteRecord>,
+  fc
+    .record({
+      _id: fc.stringMatching(/^[0-9a-f]{24}$/),
+      title: anyText,
+      content: anyText,
+      tags: fc.array(anyText, { maxLength: 3 }),
+      isPinned: fc.boolean(),
+      createdOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      updatedOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    })
+    .map((fields) => makeNote(USER, fields)),
   { selector: (n) => n._id, minLength: 1, maxLength: 8 },
 )
 

@@ -73,7 +73,7 @@ describe('SQLite 3.40 understands what the database stores', () => {
     const triggers = db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
     const before = triggers.all()
     assert.ok(before.length >= 13)
-    assert.equal(migrateSqlite(db), 1)
+    assert.equal(migrateSqlite(db, migrations.filter((m) => m.version <= 12)), 1)
     assert.deepEqual(triggers.all(), before)
     const user = makeUser()
     db.prepare('INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, ?, ?, ?, ?, ?)')

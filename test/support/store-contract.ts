@@ -2,6 +2,7 @@
 // calling storeContract with its own factory). It speaks only the Store interface.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { emptyInput } from '../../src/note-shape.js'
 import { newId } from '../../src/services/ids.js'
 import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
@@ -14,10 +15,11 @@ export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
 }
 
 let tick = Date.parse('2026-01-01T00:00:00.000Z')
+/** A note with every field of the note's shape, its empty value unless given (keys in the shape's order). */
 export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): NoteRecord {
   tick += 1000
   const at = new Date(tick).toISOString()
-  return { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, userId, createdOn: at, updatedOn: at, ...overrides }
+  return { _id: newId(), ...emptyInput(), title: 't', content: 'c', userId, createdOn: at, updatedOn: at, ...overrides }
 }
 
 /** A matcher answered in this process (the service's runs RE2 on its threads): the notes whose title or content passes `test`. */
