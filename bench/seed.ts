@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3'
 import { newId } from '../src/services/ids.js'
 import { migrateSqlite, openSqliteDatabase } from '../src/store/sqlite/index.js'
+import { emptyInput } from '../src/note-shape.js'
 import type { NoteRecord, UserRecord } from '../src/store/types.js'
 
 export interface Seeder {
@@ -123,7 +124,7 @@ export function* makeNotes(userId: string, count: number, seed = 1): Generator<N
   for (let i = 0; i < count; i++) {
     const at = new Date(EPOCH + i * 60_000).toISOString()
     const tags = i % 3 === 0 ? [] : [WORDS[i % WORDS.length] as string]
-    yield { _id: newId(), userId, ...noteText(i, rnd), tags, isPinned: i % 25 === 0, createdOn: at, updatedOn: at }
+    yield { _id: newId(), ...emptyInput(), userId, ...noteText(i, rnd), tags, isPinned: i % 25 === 0, createdOn: at, updatedOn: at }
   }
 }
 

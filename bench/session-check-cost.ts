@@ -33,6 +33,7 @@ import { encodeText } from '../src/store/postgres/rows.js'
 import { migrateSqlite, openSqliteDatabase, sqliteGroupCommit } from '../src/store/sqlite/index.js'
 import { SqliteNotes } from '../src/store/sqlite/notes.js'
 import { actorCheck } from '../src/store/sqlite/users.js'
+import { emptyInput } from '../src/note-shape.js'
 import type { NoteRecord } from '../src/store/types.js'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 6)
@@ -60,6 +61,7 @@ interface Tally {
 
 const note = (): NoteRecord => ({
   _id: newId(),
+  ...emptyInput(),
   userId: USER,
   title: 'Bench note',
   content: 'Written durably.',

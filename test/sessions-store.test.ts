@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../src/services/ids.js'
+import { emptyInput } from '../src/note-shape.js'
 import type { SessionRecord, Store } from '../src/store/types.js'
 import { makeUser } from './support/store-contract.js'
 import { openTestStore, storeKinds } from './support/stores.js'
@@ -118,7 +119,7 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       const [user, other] = [makeUser(), makeUser()]
       await store.createUser(user, session(user._id, 0))
       await store.createUser(other, session(other._id, 0))
-      const note = { _id: newId(), title: 't', content: 'c', tags: [], isPinned: false, createdOn: at(0), updatedOn: at(0) }
+      const note = { _id: newId(), ...emptyInput(), title: 't', content: 'c', createdOn: at(0), updatedOn: at(0) }
       await store.insertNote({ ...note, userId: user._id })
       const kept = { ...note, _id: newId(), userId: other._id }
       await store.insertNote(kept)

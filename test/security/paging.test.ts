@@ -7,6 +7,7 @@ import { newId } from '../../src/services/ids.js'
 import { SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
+import { emptyInput } from '../../src/note-shape.js'
 import type { NoteRecord } from '../../src/store/types.js'
 import { searchNotes, searchWith, testSearchPool } from '../support/search.js'
 import { listedNotes } from '../support/listed.js'
@@ -30,7 +31,7 @@ describe('paged reads (sqlite)', () => {
     for (let i = 0; i < count; i++) {
       // repeated timestamps, so ties are broken by _id across page boundaries
       const at = new Date(1_700_000_000_000 + Math.floor(i / 3) * 1000).toISOString()
-      const note = { _id: newId(), userId, title: `n${i}`, content: i % 2 ? 'odd' : 'even', tags: [], isPinned: i % 7 === 0, createdOn: at, updatedOn: at }
+      const note = { _id: newId(), ...emptyInput(), userId, title: `n${i}`, content: i % 2 ? 'odd' : 'even', tags: [], isPinned: i % 7 === 0, createdOn: at, updatedOn: at }
       made.push(note)
       await store.insertNote(note)
     }

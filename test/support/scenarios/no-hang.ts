@@ -5,6 +5,7 @@
 import { connect, type Socket } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { Store } from '../../../src/store/types.js'
+import { emptyInput } from '../../../src/note-shape.js'
 import { newId } from '../../../src/services/ids.js'
 
 export interface LoopDelay {
@@ -34,7 +35,7 @@ export async function seedNotes(store: Store, userId: string, count: number): Pr
     const at = new Date(start + i).toISOString()
     // every 100th note is the classic evil input for backtracking engines
     const content = i % 100 === 0 ? 'a'.repeat(40) + '!' : words
-    await store.insertNote({ _id: newId(), userId, title: `note ${i} ${WORDS[i % WORDS.length]}`, content, tags: [], isPinned: false, createdOn: at, updatedOn: at })
+    await store.insertNote({ _id: newId(), ...emptyInput(), userId, title: `note ${i} ${WORDS[i % WORDS.length]}`, content, tags: [], isPinned: false, createdOn: at, updatedOn: at })
   }
 }
 
