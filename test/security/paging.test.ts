@@ -51,7 +51,7 @@ describe('paged reads (sqlite)', () => {
     const at = (i: number) => new Date(1_700_000_000_000 + i * 1000).toISOString()
     const count = LIST_PAGE_ROWS * 2 + 5
     const notes = Array.from({ length: count }, (_, i) => ({
-      _id: newId(), userId, title: `n${i}`, content: 'odd', tags: [], isPinned: i === 0, createdOn: at(i), updatedOn: at(i),
+      _id: newId(), ...emptyInput(), userId, title: `n${i}`, content: 'odd', isPinned: i === 0, createdOn: at(i), updatedOn: at(i),
     }))
     await store.importNotes(notes)
     const pinned = notes[0] as NoteRecord
