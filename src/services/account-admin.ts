@@ -1,8 +1,6 @@
-// What an operator does to accounts from the command line (`notes-service users`, docs/accounts.md).
-// Accounts are named by email, compared by their key as at login; accounts-cli/users.ts holds the
-// inputs to the API's rules first.
+// `notes-service users` (docs/accounts.md): accounts are named by email, compared by their key.
 import { randomBytes } from 'node:crypto'
-import type { NoteUsage, SessionRecord, Store, UserRecord } from '../store/types.js'
+import type { NoteUsage, Store, UserRecord } from '../store/types.js'
 import { emailKeyOf, newUser } from './accounts.js'
 import type { PasswordHasher } from './passwords.js'
 import { type SessionService, revokeNow } from './sessions.js'
@@ -24,11 +22,7 @@ export class AdminError extends Error {
   }
 }
 
-export interface AccountDetails {
-  user: UserRecord
-  usage: NoteUsage
-  sessions: SessionRecord[]
-}
+export type AccountDetails = Awaited<ReturnType<AccountAdmin['details']>>
 
 export class AccountAdmin {
   constructor(
@@ -53,10 +47,11 @@ export class AccountAdmin {
     return user
   }
 
-  async details(email: string): Promise<AccountDetails> {
+  async details(email: string) {
     const user = await this.find(email)
     const [usage, sessions] = await Promise.all([this.store.noteUsage(user._id), this.sessions.live(user._id)])
-    return { user, usage: usage ?? { notes: 0, bytes: 0 }, sessions }
+    const noNotes: NoteUsage = { notes: 0, bytes: 0 }
+    return { user, usage: usage ?? noNotes, sessions }
   }
 
   /** REGISTRATION does not apply: the operator is not a public client. */

@@ -1,6 +1,5 @@
-// What a signed-in user changes about their own account (docs/accounts.md). Each write commits only
-// while the caller's session is alive (Store.updateUser's actor), so a request that a revocation
-// overtook changes nothing and answers 401. Password checks count per session (brute-force.ts).
+// Each write commits only while the caller's session is alive (Store.updateUser's actor), so a
+// request that a revocation overtook changes nothing and answers 401.
 import { ContractError, badRequest } from '../errors.js'
 import { SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
@@ -24,8 +23,8 @@ export class AccountSettings {
   }
 
   /**
-   * PUT /change-password: every other session ends in the same transaction. A token without a
-   * session cannot be told apart from the account's other such tokens, so it ends with them. false: no account.
+   * PUT /change-password: every other session ends in the same transaction; a token without a
+   * session cannot be told apart from the account's other such tokens, so it ends with them.
    */
   async changePassword(caller: Authenticated, currentPassword: string, newPassword: string): Promise<boolean> {
     // Refused before anything is counted: these say nothing about the current password.
@@ -33,8 +32,7 @@ export class AccountSettings {
     if (newPassword === currentPassword) throw badRequest(SAME_PASSWORD)
     await this.checkPassword(caller, currentPassword)
     const passwordHash = await this.passwords.hash(newPassword)
-    const keep = caller.sessionId === undefined ? {} : { keep: caller.sessionId }
-    const revocation = revokeNow({ endSessions: true, ...keep })
+    const revocation = revokeNow({ endSessions: true, keep: caller.sessionId })
     return (await this.store.updateUser(caller.account._id, { passwordHash }, revocation, actorOf(caller))) !== undefined
   }
 

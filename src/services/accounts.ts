@@ -69,19 +69,15 @@ export class AccountService {
     const emailKey = emailKeyOf(email)
     // A possible duplicate is counted before the lookup, so parallel ones cannot pass the limit together.
     const duplicate = await this.guard.beginRegistration(client)
-    // The unique index settles races below.
     if (await this.store.findUserByEmailKey(emailKey)) {
       await duplicate.keep()
       return { created: false }
     }
-    // Counted before the argon2 work, so a client past its limit costs no hash.
-    let reserved
-    try {
-      reserved = await this.guard.reserveRegistration(client)
-    } catch (err) {
+    // Before the argon2 work, so a client past its limit costs no hash; the unique index settles races.
+    const reserved = await this.guard.reserveRegistration(client).catch(async (err: unknown) => {
       await duplicate.giveBack().catch(() => {})
       throw err
-    }
+    })
     let created = false
     try {
       const user = newUser(input.fullName, email, await this.passwords.hash(input.password))

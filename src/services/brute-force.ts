@@ -1,7 +1,6 @@
 // Brute-force limits (docs/security.md). Every attempt is counted BEFORE the password is verified,
 // in one atomic step per counter, and given back when it was right, so a burst of parallel attempts
-// cannot pass a limit together. A session's password checks never count toward the login's limits,
-// so a stolen token cannot lock its owner out of login.
+// cannot pass a limit together.
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { BruteForceConfig } from '../config.js'
 import { ContractError } from '../errors.js'
@@ -34,7 +33,7 @@ interface SessionAttempt {
 export interface BruteForceGuard {
   /** Counted per (email, client) pair, per email and per client; 429, counting nothing, at a limit. */
   beginLogin(emailKey: string, client: string): Promise<CountedAttempt>
-  /** undefined, counting nothing, when the session has used all its failures (it must end). */
+  /** Never toward the login's limits, so a stolen token cannot lock its owner out; undefined: it must end. */
   beginSessionCheck(sessionKey: string): Promise<SessionAttempt | undefined>
   /** A possible "User already exists" answer; 429 at the client's limit. */
   beginRegistration(client: string): Promise<CountedAttempt>

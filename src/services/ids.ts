@@ -1,6 +1,5 @@
-// Ids are shaped like MongoDB ObjectIds (docs/contract.md, "Ids"). Session ids are random instead
-// (OWASP ASVS 5.0 V7.2.3): consecutive ObjectIds tell order and activity. Sessions made before
-// keep their 24-character ids until they end.
+// Ids are shaped like MongoDB ObjectIds (docs/contract.md, "Ids"). Session ids are random (OWASP
+// ASVS 5.0 V7.2.3), as consecutive ObjectIds tell order and activity; old sessions keep theirs.
 import { randomBytes } from 'node:crypto'
 import { ObjectId } from 'bson'
 

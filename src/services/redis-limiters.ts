@@ -1,6 +1,5 @@
-// Brute-force counters in Redis (REDIS_URL), so failures spread over instances still trip one limit.
-// While Redis is unreachable or too slow the counters fall back to this process's memory (an
-// insurance limiter), the service keeps serving, and the log says so once per outage.
+// Brute-force counters in Redis, shared by the instances. While Redis is unreachable or slow the
+// counters fall back to this process's memory and the service keeps serving.
 import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible'
 import type { LimiterFactory } from './brute-force.js'
@@ -10,16 +9,11 @@ interface EventLog {
   warn(obj: object, msg: string): void
 }
 
-export interface RedisLimiters {
-  factory: LimiterFactory
-  /** Resolves once Redis is ready or the first attempt has failed, so that a service starts either way. */
-  start(log: EventLog): Promise<void>
-  close(): Promise<void>
-}
-
 const REDIS_KEY_PREFIX = 'notes-service:bf:'
 
-export function createRedisLimiters(url: string, options: { commandTimeoutMs?: number } = {}): RedisLimiters {
+export type RedisLimiters = ReturnType<typeof createRedisLimiters>
+
+export function createRedisLimiters(url: string, options: { commandTimeoutMs?: number } = {}) {
   const redis = new Redis(url, {
     lazyConnect: true,
     // Fail at once while disconnected: the insurance limiter answers.
@@ -40,7 +34,8 @@ export function createRedisLimiters(url: string, options: { commandTimeoutMs?: n
     })
   return {
     factory,
-    start(log) {
+    /** Resolves once Redis is ready or the first attempt has failed, so that a service starts either way. */
+    start(log: EventLog): Promise<void> {
       // Without user or password.
       const { hostname, port, pathname } = new URL(url)
       const where = `${hostname}:${port || '6379'}${pathname}`
@@ -65,7 +60,7 @@ export function createRedisLimiters(url: string, options: { commandTimeoutMs?: n
       })
       return redis.connect().catch(() => {})
     },
-    async close() {
+    async close(): Promise<void> {
       redis.disconnect()
     },
   }

@@ -1,24 +1,11 @@
-// An upper bound of what one RE2 call of a pattern costs per character of text, read from its syntax
-// (docs/search.md, "The cost bound"). A native RE2 call cannot be interrupted, so a pattern over
-// MAX_PATTERN_COST is refused with a 400 before it runs. The scanner reads RE2's grammar, not
-// JavaScript's (`(?i)`, `\pL`, `\Q...\E`, `[[:alpha:]]`); on text RE2 would refuse it still returns a
-// number, and where it reads loosely it over-counts.
+// An upper bound of one RE2 call's cost per character of text, read from the pattern's RE2 syntax
+// (docs/search.md, "The cost bound"): a native call cannot be interrupted, so a pattern over
+// MAX_PATTERN_COST is refused before it runs. Where the scanner reads loosely it over-counts.
 
 export const MAX_PATTERN_COST = 1000
 
-/** What each element costs RE2's NFA per character, relative to a case-folded ASCII literal (measured). */
-const WEIGHT = {
-  ascii: 1,
-  /** Case folding adds K (U+212A) and ſ (U+017F). */
-  asciiClass: 2,
-  /** `.`, a negated class, `\S`, `\W`, `\D`, or a class with non-ASCII members: every UTF-8 length. */
-  wide: 6,
-  /** A Unicode property, or a class holding one: every one weighs what the costliest measured one does. */
-  property: 50,
-  /** The alternation instruction of `|`, `?`, `*`, `+` and of each optional copy of `{n,m}`. */
-  branch: 1,
-  capture: 2,
-} as const
+/** What each element costs RE2's NFA per character, relative to a case-folded ASCII literal (docs/search.md's table). */
+const WEIGHT = { ascii: 1, asciiClass: 2, wide: 6, property: 50, branch: 1, capture: 2 } as const
 
 /** A non-ASCII literal weighs its UTF-8 length: the NFA steps once per byte. */
 function literalWeight(codePoint: number): number {
@@ -103,7 +90,6 @@ class Scanner {
     return code
   }
 
-  /** Returns where `close` starts (or the end). */
   private skipPast(close: string): number {
     const at = this.p.indexOf(close, this.i)
     const end = at < 0 ? this.p.length : at

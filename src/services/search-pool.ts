@@ -1,9 +1,7 @@
-// Search patterns run on RE2 in a pool of worker threads (piscina), never on the main thread, where
-// one slow RE2 call would hold every other request (docs/search.md, "How a search runs" and
-// "Limits"). A running task is never aborted: ending a thread does not end a native RE2 call, and
-// piscina would start a replacement beside it, so repeated slow searches could occupy every core.
-// Instead the task stops at its next check between two RE2 calls (its budget, or the cancel flag
-// set here once the search is answered), and its thread counts as busy until then.
+// RE2 runs on worker threads, never on the main thread (docs/search.md). A running task is never
+// aborted: ending a thread does not end a native RE2 call, and piscina would start a replacement
+// beside it. The task stops at its next check between two calls instead (its budget, or the cancel
+// flag set here once the search is answered), and its thread counts as busy until then.
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
@@ -30,7 +28,7 @@ const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith(
 
 export class SearchPool {
   private readonly threads: Piscina<MatchTask, MatchResult>
-  /** Counted until the last task of each search has settled. */
+  /** Searches under way, counted until the last task of each has settled. */
   private admitted = 0
   private readonly retryAfter: string
 
@@ -57,7 +55,6 @@ export class SearchPool {
     return new Search(query, this.limits.timeoutMs, this)
   }
 
-  /** For Search. */
   run(task: MatchTask): Promise<MatchResult> {
     return this.threads.run(task)
   }
@@ -87,7 +84,7 @@ export class Search implements TextMatcher {
   private waitedMs = 0
   private pages = 0
   private settled: Promise<unknown> = Promise.resolve()
-  /** Tasks not settled yet: all are cancelled once the search has its answer, read-ahead pages included. */
+  /** Cancelled once the search has its answer, read-ahead pages included. */
   private readonly pending = new Set<Int32Array>()
   private ended = false
 
@@ -116,14 +113,10 @@ export class Search implements TextMatcher {
     this.settled = Promise.all([this.settled, task.catch(() => {})])
     return new Promise<number[]>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
-      // The first answer stands: settling the promise again does nothing.
-      const finish = (answer: () => void) => {
-        clearTimeout(timer)
-        answer()
-      }
+      // The first answer, the budget's or the thread's, stands: settling the promise again does nothing.
       const giveUp = (error: ContractError) => {
         this.cancelAll()
-        finish(() => reject(error))
+        reject(error)
       }
       // Until the task starts, its wait counts toward the search's waiting; then its time toward matching.
       const check = () => {
@@ -137,14 +130,18 @@ export class Search implements TextMatcher {
       timer = setTimeout(check, this.timeoutMs - Math.max(this.matchedMs, this.waitedMs))
       task.then(
         (result) => {
+          clearTimeout(timer)
           const startedAt = sentAt + Math.max(1, Atomics.load(control, STARTED)) - 1
           this.waitedMs += Math.max(0, startedAt - (waitFrom ?? startedAt))
           this.matchedMs += Date.now() - startedAt
-          if ('invalid' in result) finish(() => reject(badRequest(`query is not a supported regular expression: ${result.invalid}`)))
-          else if ('stopped' in result) finish(() => reject(searchTooSlow(this.timeoutMs)))
-          else finish(() => resolve(result.matched))
+          if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
+          else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
+          else resolve(result.matched)
         },
-        (err: unknown) => finish(() => reject(err instanceof Error ? err : new Error(String(err)))),
+        (err: unknown) => {
+          clearTimeout(timer)
+          reject(err instanceof Error ? err : new Error(String(err)))
+        },
       )
     })
   }

@@ -1,12 +1,8 @@
-// An exact pre-check for search (docs/search.md): a note whose title and content each lack the runs
-// of plain ASCII characters that every match contains, in order, cannot match, and RE2 is skipped for
-// it. All the runs are kept, not only the longest, as each one filters more. Runs come only from
-// unquantified ordinary characters of the pattern's top-level sequence (no top-level `|`); when in
-// doubt there is no run. RE2's case folding puts each ASCII letter in {lower, upper}, plus U+212A
-// for k (toLowerCase maps it to k) and U+017F for s (replaced by hand), so the lower-cased text
-// holds the runs whenever RE2 could match.
+// An exact pre-check (docs/search.md): a note whose title and content each lack the runs of plain
+// ASCII characters that every match holds in order cannot match, and RE2 is skipped for it. When in
+// doubt there is no run. RE2's case folding adds only U+212A to k (toLowerCase maps it to k) and
+// U+017F to s (replaced by hand), so the lower-cased text holds the runs whenever RE2 could match.
 
-/** ASCII characters that stand for themselves in RE2 syntax outside a class. */
 const ORDINARY = /^[A-Za-z0-9 !"#%&',\-/:;<=>@_`~]$/
 
 /** A run shorter than this filters too little to pay for the search. */
@@ -94,7 +90,6 @@ function skipClass(pattern: string, open: number): number {
   return -1
 }
 
-/** Whether `text` holds the lower-cased ASCII `runs` in order, folding case as RE2 does. */
 export function containsFolded(text: string, runs: readonly string[]): boolean {
   const lower = text.toLowerCase()
   if (holdsInOrder(lower, runs)) return true

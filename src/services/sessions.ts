@@ -1,6 +1,5 @@
 // Sessions (docs/accounts.md): a token is accepted only while the session it names is stored, so
-// ending one is seen by every instance at its next request. A token without a session is accepted
-// until it expires, unless the account's "not before" time has moved past its `iat`.
+// ending one is seen by every instance at its next request.
 import type { Actor, CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { isWellFormedSessionId, newSessionId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
@@ -11,14 +10,11 @@ export const SESSION_TOUCH_INTERVAL_MS = 5 * 60_000
 /** A login past it ends the least recently used session: a script that never logs out adds one per run. */
 export const MAX_SESSIONS_PER_ACCOUNT = 100
 
-const CLIENT_MAX_LENGTH = 200
-
 /** The User-Agent as a session's client (docs/accounts.md); a cut through a surrogate pair is mended. */
 function clientOf(userAgent: string | undefined): string {
   if (!userAgent) return ''
   // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-  const text = userAgent.replace(/[\u0000-\u001f\u007f]/g, ' ').trim()
-  return text.length <= CLIENT_MAX_LENGTH ? text.toWellFormed() : text.slice(0, CLIENT_MAX_LENGTH).trimEnd().toWellFormed()
+  return userAgent.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 200).trimEnd().toWellFormed()
 }
 
 export interface Authenticated extends Pick<VerifiedToken, 'sessionId' | 'issuedAt'> {
@@ -70,7 +66,7 @@ export class SessionService {
     })
   }
 
-  /** The sessions whose tokens have not expired, most recently used first. */
+  /** Most recently used first. */
   live(userId: string): Promise<SessionRecord[]> {
     return this.store.listSessions(userId, liveSince())
   }
@@ -86,10 +82,7 @@ export class SessionService {
     return this.store.deleteSession(caller.account._id, sessionId, actorOf(caller))
   }
 
-  /**
-   * POST /logout. A token without a session cannot be told apart from the account's other such
-   * tokens, so they all end. false: no account; SessionEndedError: the session ended meanwhile.
-   */
+  /** A token without a session cannot be told apart from the account's other such tokens: they all end. false: no account. */
   async logout(caller: Authenticated): Promise<boolean> {
     if (caller.sessionId !== undefined) return this.store.deleteSession(caller.account._id, caller.sessionId, actorOf(caller))
     return (await this.store.updateUser(caller.account._id, {}, revokeNow({ endSessions: false }), actorOf(caller))) !== undefined

@@ -1,16 +1,12 @@
-// Access tokens: HS256 JWTs, the algorithm pinned on verify so that `alg: none` and every other one
-// are refused (RFC 8725 §3.1). Payload: {user: {_id, fullName, email, createdOn}, sid, iat, exp}.
-// A valid signature is not enough: plugins/auth.ts also asks the store whether the session is live.
+// HS256 JWTs, the algorithm pinned on verify so that `alg: none` and every other one are refused
+// (RFC 8725 §3.1). plugins/auth.ts also asks the store whether the token's session is live.
 import { createSigner, createVerifier } from 'fast-jwt'
 import { LRUCache } from 'lru-cache'
 import type { UserRecord } from '../store/types.js'
 
 export const TOKEN_LIFETIME_MS = 36_000 * 60 * 1000
 
-/**
- * How far ahead of this server's clock a token's `iat` may be, as other instances' clocks differ a
- * little; fast-jwt's `maxAge` bounds only an `iat` in the past, so verify() checks this.
- */
+/** How far ahead of this clock another instance's `iat` may be; fast-jwt's `maxAge` bounds only the past. */
 export const MAX_CLOCK_SKEW_MS = 60_000
 
 /** The public user: never a password or a hash. */
@@ -18,9 +14,8 @@ export type TokenUser = Pick<UserRecord, '_id' | 'fullName' | 'email' | 'created
 
 export interface VerifiedToken {
   user: TokenUser
-  /** Claim `sid`; undefined for a token issued before sessions existed. */
   sessionId: string | undefined
-  /** `iat`, in seconds since the epoch; 0 when it has none. */
+  /** `iat`, in seconds; 0 when it has none. */
   issuedAt: number
 }
 
@@ -30,11 +25,7 @@ export interface TokenService {
 }
 
 /** A verified token's claims and the span, in ms since the epoch, in which its verification holds. */
-interface Verified {
-  claims: VerifiedToken
-  notBefore: number
-  expires: number
-}
+type Verified = { claims: VerifiedToken; notBefore: number; expires: number }
 
 export function createTokenService(
   secret: string,

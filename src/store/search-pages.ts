@@ -1,6 +1,5 @@
-// Search as both drivers run it (docs/search.md, "How a search runs"). A page, and a batch sent to
-// a thread, is bounded in notes and in characters, so that reading one and copying it to a thread
-// stays a short step of the main thread even for the largest notes.
+// Search as both drivers run it (docs/search.md). Pages and batches are bounded in notes and in
+// characters, so that reading and copying one stays a short step of the main thread.
 import type { TextMatcher } from './types.js'
 
 export const SEARCH_PAGE_NOTES = 1000
@@ -23,9 +22,8 @@ export interface SearchPage<Key> {
 }
 
 /**
- * The matching notes as one JSON array, in list order. Pages fill a batch up to the bounds, and the
- * next batch is read while the last is matched. A note re-pinned between two pages may be read
- * twice; it is answered once, where it was first found.
+ * The matching notes as one JSON array, in list order; the next batch is read while the last is
+ * matched. A note re-pinned between two pages may be read twice: it is answered once.
  */
 export async function searchInPages<Key>(
   readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
