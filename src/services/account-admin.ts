@@ -10,7 +10,6 @@ export function generatePassword(): string {
   return randomBytes(18).toString('base64url')
 }
 
-/** A refusal worded for the operator. */
 export class AdminError extends Error {
   constructor(
     message: string,

@@ -16,16 +16,12 @@ export class AccountSettings {
     private readonly sessions: SessionService,
   ) {}
 
-  /** PUT /edit-user; undefined when the account is gone. */
   async rename(caller: Authenticated, fullName: string): Promise<TokenUser | undefined> {
     const user = await this.store.updateUser(caller.account._id, { fullName }, undefined, actorOf(caller))
     return user && publicUser(user)
   }
 
-  /**
-   * PUT /change-password: every other session ends in the same transaction; a token without a
-   * session cannot be told apart from the account's other such tokens, so it ends with them.
-   */
+  /** Every other session ends in the same transaction, and a token without one with the account's other such tokens. */
   async changePassword(caller: Authenticated, currentPassword: string, newPassword: string): Promise<boolean> {
     // Refused before anything is counted: these say nothing about the current password.
     if (passwordLength(newPassword) < NEW_PASSWORD_MIN_LENGTH) throw badRequest(passwordTooShort('New password', NEW_PASSWORD_MIN_LENGTH))
@@ -36,7 +32,6 @@ export class AccountSettings {
     return (await this.store.updateUser(caller.account._id, { passwordHash }, revocation, actorOf(caller))) !== undefined
   }
 
-  /** DELETE /delete-account: the account, its notes and its sessions, in one transaction. false: no account. */
   async deleteAccount(caller: Authenticated, password: string): Promise<boolean> {
     await this.checkPassword(caller, password)
     return this.store.deleteUser(caller.account._id, actorOf(caller))

@@ -23,10 +23,8 @@ export interface Origin {
 
 type RegistrationResult = { created: true; user: TokenUser; accessToken: string } | { created: false }
 
-/**
- * The unique key of an email (docs/compatibility.md, "The email key"): NFKC makes look-alikes one
- * account, and toLowerCase depends on no locale. store/email-rekey.ts recomputes stored keys with it.
- */
+// The unique key of an email (docs/compatibility.md, "The email key"); store/email-rekey.ts
+// recomputes stored keys with it.
 export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
 export function publicUser(user: UserRecord): TokenUser {

@@ -13,10 +13,8 @@ export const LOGIN_THROTTLED = 'Too many failed login attempts; try again later'
 export const REGISTRATION_THROTTLED = 'Too many registration attempts; try again later'
 export const REGISTRATIONS_THROTTLED = 'Too many accounts registered from this address; try again later'
 
-/**
- * Longer than the login window, so a stolen token cannot spread its guesses over windows; not much
- * longer, since the memory limiter expires keys with timers (setTimeout waits at most 24.8 days).
- */
+// Longer than the login window, so a stolen token cannot spread its guesses over windows; not much
+// longer, since the memory limiter expires keys with timers (setTimeout waits at most 24.8 days).
 const SESSION_FAILURES_WINDOW_SECONDS = 7 * 24 * 3600
 
 interface CountedAttempt {
@@ -54,10 +52,8 @@ const noGuard: BruteForceGuard = {
 
 type Counter = readonly [RateLimiterAbstract, string]
 
-/**
- * Takes one point from every counter at once. When any refuses, every point taken is given back
- * (consume() counts even when it refuses), so a throttled pair does not use up the email's limit.
- */
+// When any counter refuses, every point taken is given back (consume() counts even when it
+// refuses), so a throttled pair does not use up the email's limit.
 async function take(counters: readonly Counter[], message: string): Promise<CountedAttempt> {
   const taken = await Promise.allSettled(counters.map(([limiter, key]) => limiter.consume(key)))
   const giveBack = () => Promise.all(counters.map(([limiter, key]) => limiter.reward(key))).then(nothing)

@@ -4,10 +4,8 @@ import argon2 from 'argon2'
 import pLimit from 'p-limit'
 import { type PasswordHashingConfig, defaultConfig } from '../config.js'
 
-/**
- * All CPUs but one: unbounded, a burst of logins fills libuv's threads, takes every core from the
- * event loop and the process past its memory target (docs/performance.md, "What shaped the design").
- */
+// All CPUs but one: unbounded, a burst of logins takes every core from the event loop and the
+// process past its memory target (docs/performance.md, "What shaped the design").
 const argon2Slot = pLimit(Math.max(1, availableParallelism() - 1))
 
 /** For change-password (OWASP ASVS 5.0 V6.2.1). */
@@ -44,7 +42,6 @@ export function createPasswordHasher(cost: PasswordHashingConfig): PasswordHashe
   }
 }
 
-/** At the default cost: the import and the command line use it. */
 export const defaultPasswordHasher = createPasswordHasher(defaultConfig.passwordHashing)
 
 export function isArgon2idHash(value: string): boolean {

@@ -59,7 +59,6 @@ export class SearchPool {
     return this.threads.run(task)
   }
 
-  /** For Search: one of the searches under way is over. */
   release(): void {
     this.admitted--
   }

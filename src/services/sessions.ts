@@ -23,7 +23,6 @@ export interface Authenticated extends Pick<VerifiedToken, 'sessionId' | 'issued
   checked?: CheckedVersions
 }
 
-/** As GET /get-sessions lists it. */
 export type ListedSession = Omit<SessionRecord, 'userId'> & { current: boolean }
 
 /** The caller as an account write's actor: the write commits only while its token is admitted. */
@@ -66,7 +65,6 @@ export class SessionService {
     })
   }
 
-  /** Most recently used first. */
   live(userId: string): Promise<SessionRecord[]> {
     return this.store.listSessions(userId, liveSince())
   }
@@ -93,10 +91,8 @@ export class SessionService {
     return (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }), caller && actorOf(caller))) !== undefined
   }
 
-  /**
-   * Without holding up the request: a failed write only leaves lastUsedOn older. The condition is
-   * in the statement too, so instances that see the same old value write it once between them.
-   */
+  // Without holding up the request: a failed write only leaves lastUsedOn older. The condition is
+  // in the statement too, so instances that see the same old value write it once between them.
   private touchWhenStale(session: SessionRecord): void {
     // toISOString's fixed-width form compares as the times do.
     const staleBefore = this.staleBefore()

@@ -21,10 +21,7 @@ export interface SearchPage<Key> {
   next?: Key
 }
 
-/**
- * The matching notes as one JSON array, in list order; the next batch is read while the last is
- * matched. A note re-pinned between two pages may be read twice: it is answered once.
- */
+/** The matching notes as one JSON array, in list order; a note re-pinned between pages is answered once. */
 export async function searchInPages<Key>(
   readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
   matcher: TextMatcher,
