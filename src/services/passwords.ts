@@ -17,28 +17,24 @@ export const SAME_PASSWORD = 'New password must be different from the current pa
 /** Code points: an emoji is one character, as a person counts it. */
 export const passwordLength = (password: string): number => [...password].length
 
-export interface PasswordHasher {
-  hash(password: string): Promise<string>
-  /** A malformed stored hash never lets anybody in. */
-  verify(hash: string, password: string): Promise<boolean>
-  /** Verified against for an unknown email, so that it costs what a wrong password does. */
-  dummyHash(): Promise<string>
-}
+export type PasswordHasher = ReturnType<typeof createPasswordHasher>
 
-export function createPasswordHasher(cost: PasswordHashingConfig): PasswordHasher {
+export function createPasswordHasher(cost: PasswordHashingConfig) {
   const options = { type: argon2.argon2id, ...cost } as const
   let dummy: Promise<string> | undefined
-  const hash = (password: string) => argon2Slot(() => argon2.hash(password, options))
+  const hash = (password: string): Promise<string> => argon2Slot(() => argon2.hash(password, options))
   return {
     hash,
-    async verify(stored, password) {
+    /** A malformed stored hash never lets anybody in. */
+    async verify(stored: string, password: string): Promise<boolean> {
       try {
         return await argon2Slot(() => argon2.verify(stored, password))
       } catch {
         return false
       }
     },
-    dummyHash: () => (dummy ??= hash(`dummy-${Math.random()}-${Date.now()}`)),
+    /** Verified against for an unknown email, so that it costs what a wrong password does. */
+    dummyHash: (): Promise<string> => (dummy ??= hash(`dummy-${Math.random()}-${Date.now()}`)),
   }
 }
 

@@ -95,7 +95,6 @@ export class Search implements TextMatcher {
     this.runs = requiredRuns(pattern)
   }
 
-  /** The indexes of the notes that match; rejects with the 400 or 503 that ends the search. */
   matchPage(notes: readonly SearchText[]): Promise<number[]> {
     this.pages++
     const texts: string[] = []

@@ -19,18 +19,12 @@ export interface VerifiedToken {
   issuedAt: number
 }
 
-export interface TokenService {
-  issue(user: TokenUser, sessionId?: string): string
-  verify(token: string): VerifiedToken | undefined
-}
+export type TokenService = ReturnType<typeof createTokenService>
 
 /** A verified token's claims and the span, in ms since the epoch, in which its verification holds. */
 type Verified = { claims: VerifiedToken; notBefore: number; expires: number }
 
-export function createTokenService(
-  secret: string,
-  options: { cacheSize?: number } = {},
-): TokenService & { readonly cachedTokens: number } {
+export function createTokenService(secret: string, options: { cacheSize?: number } = {}) {
   const sign = createSigner({ key: secret, algorithm: 'HS256', expiresIn: TOKEN_LIFETIME_MS })
   // Not fast-jwt's cache: it hashes the token on every call, which costs more than the rest of a hit.
   const check = createVerifier({ key: secret, algorithms: ['HS256'], requiredClaims: ['exp'] })
@@ -38,11 +32,11 @@ export function createTokenService(
   // fill it. It says nothing about the session: the store lookup after it refuses an ended one.
   const verified = new LRUCache<string, Verified>({ max: options.cacheSize ?? 10_000 })
   return {
-    issue: (user, sessionId) => {
+    issue: (user: TokenUser, sessionId?: string): string => {
       const claims = { user: { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn } }
       return sign(sessionId === undefined ? claims : { ...claims, sid: sessionId })
     },
-    verify(token) {
+    verify(token: string): VerifiedToken | undefined {
       const hit = verified.get(token)
       if (hit) {
         // A full verification's bounds: fast-jwt's clock tolerance is 0.
@@ -71,7 +65,7 @@ export function createTokenService(
       }
       return verifiedToken
     },
-    get cachedTokens() {
+    get cachedTokens(): number {
       return verified.size
     },
   }

@@ -1,16 +1,14 @@
 // Search as both drivers run it (docs/search.md). Pages and batches are bounded in notes and in
 // characters, so that reading and copying one stays a short step of the main thread.
-import type { TextMatcher } from './types.js'
+import type { SearchText, TextMatcher } from './types.js'
 
 export const SEARCH_PAGE_NOTES = 1000
 
 /** About: each ends with the note that reaches it. PostgreSQL's page counts the stored JSON too. */
 export const SEARCH_PAGE_CHARS = 1024 * 1024
 
-export interface Candidate {
+export interface Candidate extends SearchText {
   id: string
-  title: string
-  content: string
   /** As stored, and as GET /search-notes sends it. */
   json: string
 }
