@@ -1,10 +1,5 @@
-// What a signed-in user changes about their own account (docs/accounts.md): the name, the
-// password, and the account itself. Each write commits only while the caller's session is alive
-// (the store checks it in the write's transaction: Store.updateUser's actor), so a request that a
-// revocation overtook changes nothing and answers 401. A password is checked against the stored
-// argon2id hash, counted per session before it is verified (services/brute-force.ts): never
-// toward the login's limits, so a stolen token cannot lock the owner out of login, and the
-// session ends when it has sent PASSWORD_FAILURES_PER_SESSION wrong ones.
+// Each write commits only while the caller's session is alive (Store.updateUser's actor), so a
+// request that a revocation overtook changes nothing and answers 401.
 import { ContractError, badRequest } from '../errors.js'
 import { SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
@@ -21,39 +16,28 @@ export class AccountSettings {
     private readonly sessions: SessionService,
   ) {}
 
-  /** PUT /edit-user: the account renamed, or undefined when it is gone. */
   async rename(caller: Authenticated, fullName: string): Promise<TokenUser | undefined> {
     const user = await this.store.updateUser(caller.account._id, { fullName }, undefined, actorOf(caller))
     return user && publicUser(user)
   }
 
-  /**
-   * PUT /change-password: the new hash is stored and every other session ends, in one
-   * transaction, and the "not before" time moves to now. The caller's session stays. A caller
-   * whose token names no session cannot be told apart from the account's other such tokens, so
-   * that token ends with them (it logs in again with the new password). false: the account is gone.
-   */
+  /** Every other session ends in the same transaction, and a token without one with the account's other such tokens. */
   async changePassword(caller: Authenticated, currentPassword: string, newPassword: string): Promise<boolean> {
-    // Refused before anything is counted or hashed: these say nothing about the current password.
+    // Refused before anything is counted: these say nothing about the current password.
     if (passwordLength(newPassword) < NEW_PASSWORD_MIN_LENGTH) throw badRequest(passwordTooShort('New password', NEW_PASSWORD_MIN_LENGTH))
     if (newPassword === currentPassword) throw badRequest(SAME_PASSWORD)
     await this.checkPassword(caller, currentPassword)
     const passwordHash = await this.passwords.hash(newPassword)
-    const keep = caller.sessionId === undefined ? {} : { keep: caller.sessionId }
-    const revocation = revokeNow({ endSessions: true, ...keep })
+    const revocation = revokeNow({ endSessions: true, keep: caller.sessionId })
     return (await this.store.updateUser(caller.account._id, { passwordHash }, revocation, actorOf(caller))) !== undefined
   }
 
-  /** DELETE /delete-account: the account, its notes and its sessions, in one transaction. false: already gone. */
   async deleteAccount(caller: Authenticated, password: string): Promise<boolean> {
     await this.checkPassword(caller, password)
     return this.store.deleteUser(caller.account._id, actorOf(caller))
   }
 
-  /**
-   * 400 "Invalid Credentials" when wrong. When the session has used all its failures, it ends
-   * and the answer is 401 (SessionEndedError), the password unverified.
-   */
+  /** 400 when wrong; 401 (SessionEndedError), unverified, once the session has used all its failures. */
   private async checkPassword(caller: Authenticated, password: string): Promise<void> {
     const attempt = await this.guard.beginSessionCheck(caller.sessionId ?? `account:${caller.account._id}`)
     if (!attempt) return this.endSession(caller)
@@ -62,7 +46,6 @@ export class AccountSettings {
     throw new ContractError(400, INVALID_CREDENTIALS)
   }
 
-  /** Ends the caller's session (or its account's tokens without one), then answers 401. */
   private async endSession(caller: Authenticated): Promise<never> {
     await this.sessions.logout(caller).catch((err: unknown) => {
       if (!(err instanceof SessionEndedError)) throw err

@@ -1,6 +1,4 @@
-// The account rules: registration and login (docs/contract.md, "POST /create-account" and
-// "POST /login"), each of which opens a session that its token names (services/sessions.ts). Emails are compared by
-// their key (emailKeyOf); passwords are argon2id.
+// Registration and login (docs/contract.md), each of which opens a session that its token names.
 import { ContractError, REGISTRATION_CLOSED, badRequest } from '../errors.js'
 import type { Store, UserRecord } from '../store/types.js'
 import type { BruteForceGuard } from './brute-force.js'
@@ -18,29 +16,24 @@ export interface Registration {
   password: string
 }
 
-/** Where a request comes from: the address the brute-force limits count, the session's client. */
 export interface Origin {
   ip: string
   userAgent: string | undefined
 }
 
-export type RegistrationResult =
-  | { created: true; user: TokenUser; accessToken: string }
-  | { created: false }
+type RegistrationResult = { created: true; user: TokenUser; accessToken: string } | { created: false }
 
-/**
- * The email key, unique, for duplicates and login (docs/compatibility.md, "The email key"): the
- * trimmed email in NFKC, so that compatibility look-alikes (the Kelvin sign K, full-width
- * letters, the ligature ﬁ) are the same account, then lower-cased by Unicode's default mapping,
- * which depends on no locale (toLowerCase, never toLocaleLowerCase).
- * https://unicode.org/reports/tr15/#Norm_Forms
- * The stores' migrations recompute stored keys with this rule (store/email-rekey.ts).
- */
+// The unique key of an email (docs/compatibility.md, "The email key"); store/email-rekey.ts
+// recomputes stored keys with it.
 export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
-/** The public user record: never a password or a hash (docs/contract.md, "The user"). */
 export function publicUser(user: UserRecord): TokenUser {
   return { _id: user._id, fullName: user.fullName, email: user.email, createdOn: user.createdOn }
+}
+
+/** A new account's record; `email` is trimmed already. */
+export function newUser(fullName: string, email: string, passwordHash: string): UserRecord {
+  return { _id: newId(), fullName, email, emailKey: emailKeyOf(email), passwordHash, createdOn: new Date().toISOString() }
 }
 
 function requireEmail(email: string): string {
@@ -56,51 +49,36 @@ export class AccountService {
     private readonly guard: BruteForceGuard,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
-    /** REGISTRATION: `closed` refuses every registration (403); accounts come from an import. */
     private readonly registration: 'open' | 'closed' = 'open',
     /** MIN_PASSWORD_LENGTH: 0 accepts any non-empty password, as the contract does. */
     private readonly minPasswordLength = 0,
   ) {}
 
-  /** Throws 403 while registration is closed; checked before the body is read. */
+  /** Checked before the body is read too. */
   assertRegistrationOpen(): void {
     if (this.registration === 'closed') throw new ContractError(403, REGISTRATION_CLOSED)
   }
 
-  /** The account and its first session are stored together; the token names the session. */
   async register(input: Registration, origin: Origin): Promise<RegistrationResult> {
     const client = origin.ip
     this.assertRegistrationOpen()
     const email = requireEmail(input.email)
     if (passwordLength(input.password) < this.minPasswordLength) throw badRequest(passwordTooShort('Password', this.minPasswordLength))
     const emailKey = emailKeyOf(email)
-    // Counted as a possible "User already exists" before the lookup, so parallel registrations
-    // of taken emails cannot pass the limit together; given back when an account is made.
+    // A possible duplicate is counted before the lookup, so parallel ones cannot pass the limit together.
     const duplicate = await this.guard.beginRegistration(client)
-    // Cheap early answer for the common duplicate; the unique index settles races below.
     if (await this.store.findUserByEmailKey(emailKey)) {
       await duplicate.keep()
       return { created: false }
     }
-    // Counted before the argon2 work, so a client past its limit costs no hash; given back
-    // below when no account is made (a duplicate that won a race, a store that refused).
-    let reserved
-    try {
-      reserved = await this.guard.reserveRegistration(client)
-    } catch (err) {
+    // Before the argon2 work, so a client past its limit costs no hash; the unique index settles races.
+    const reserved = await this.guard.reserveRegistration(client).catch(async (err: unknown) => {
       await duplicate.giveBack().catch(() => {})
       throw err
-    }
+    })
     let created = false
     try {
-      const user: UserRecord = {
-        _id: newId(),
-        fullName: input.fullName,
-        email,
-        emailKey,
-        passwordHash: await this.passwords.hash(input.password),
-        createdOn: new Date().toISOString(),
-      }
+      const user = newUser(input.fullName, email, await this.passwords.hash(input.password))
       const session = this.sessions.newSession(user._id, origin.userAgent)
       created = await this.store.createUser(user, session)
       if (created) {
@@ -114,14 +92,10 @@ export class AccountService {
     return { created: false }
   }
 
-  /**
-   * Unknown email and wrong password answer alike, after the same argon2 work. Success opens a
-   * session that the token names.
-   */
+  /** Unknown email and wrong password answer alike, after the same argon2 work. */
   async login(emailInput: string, password: string, origin: Origin): Promise<{ email: string; accessToken: string }> {
     const email = requireEmail(emailInput)
     const emailKey = emailKeyOf(email)
-    // Counted before the password is verified (brute-force.ts), given back when it was right.
     const attempt = await this.guard.beginLogin(emailKey, origin.ip)
     const user = await this.store.findUserByEmailKey(emailKey)
     const ok = await this.passwords.verify(user?.passwordHash ?? (await this.passwords.dummyHash()), password)
@@ -131,7 +105,7 @@ export class AccountService {
       await attempt.keep()
       throw new ContractError(400, INVALID_CREDENTIALS)
     }
-    // A give-back that fails leaves one attempt counted; the login itself succeeded.
+    // A failed give-back leaves one attempt counted; the login itself succeeded.
     await attempt.giveBack().catch(() => {})
     return { email: user.email, accessToken: this.tokens.issue(publicUser(user), session._id) }
   }

@@ -1,34 +1,23 @@
-// The search threads' half of search-pool.ts: RE2 runs here, on a worker thread, never on the
-// main thread. RE2 is linear in the text, but its cost per character grows with the compiled
-// pattern, and one call over a 100 000-character content can take from milliseconds to over a
-// minute for patterns such as `(.*a){1000}` (docs/search.md). A native call cannot be
-// interrupted: such patterns are refused before they are sent here (search-cost.ts), so that one
-// call of an accepted pattern stays well under the budget, and the task checks its budget and the
-// main thread's cancel flag between calls and stops at the first check past either.
+// The search threads' half of search-pool.ts. A native RE2 call cannot be interrupted, so the task
+// checks its budget and the main thread's cancel flag between calls (docs/search.md).
+import { LRUCache } from 'lru-cache'
 import RE2 from 're2'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
-/**
- * Compiled patterns, most recently used last: a search sends its pattern with every page, and
- * compiling a large one takes long (docs/search.md, "The cost bound"). A pattern RE2 refuses is
- * kept with its message.
- */
-const compiled = new Map<string, RE2 | string>()
-const CACHED_PATTERNS = 16
+/** A search sends its pattern with every page, and a large one compiles slowly; a refused one keeps its message. */
+const compiled = new LRUCache<string, RE2 | string>({ max: 16 })
 
 function compile(pattern: string): RE2 | string {
   let re = compiled.get(pattern)
-  if (re !== undefined) compiled.delete(pattern)
-  else {
+  if (re === undefined) {
     try {
       // 'i': case-insensitive, as the contract says; 'u': match by code point, not UTF-16 unit.
       re = new RE2(pattern, 'iu')
     } catch (err) {
       re = err instanceof Error ? err.message : String(err)
     }
-    if (compiled.size >= CACHED_PATTERNS) compiled.delete(compiled.keys().next().value as string)
+    compiled.set(pattern, re)
   }
-  compiled.set(pattern, re)
   return re
 }
 
