@@ -1,7 +1,6 @@
-// The documents of the original service's MongoDB collections, as mongoexport writes them, and
-// their mapping to and from our records. Extended JSON (canonical or relaxed) is decoded by the
-// bson package's EJSON before these functions run, so ObjectIds arrive as ObjectId and dates as
-// Date. Fields the original schema adds (`__v`) or that other deployments carry are ignored.
+// The original service's MongoDB documents as mongoexport writes them, mapped to and from our
+// records. EJSON decodes them first (ObjectIds arrive as ObjectId, dates as Date); other fields
+// (`__v`) are ignored.
 import { EJSON, ObjectId } from 'bson'
 import type { NoteRecord, UserRecord } from '../store/types.js'
 import { emailKeyOf } from '../services/accounts.js'
@@ -9,10 +8,7 @@ import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
 /** A record that cannot be imported; the message says which field and why. */
 export class RecordError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'RecordError'
-  }
+  override name = 'RecordError'
 }
 
 /** A user as read from the export: `password` is plain text or an argon2id hash. */
@@ -46,12 +42,11 @@ function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
   return value
 }
 
-/** The first of `fields` that is present, as an ISO date; `fallback` when none is. */
+/** The first of `fields` present, as an ISO date; legacy and hand-made files carry ISO strings or epoch ms. */
 function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
   for (const field of fields) {
     const value = doc[field]
     if (value === undefined || value === null) continue
-    // Legacy exports and hand-made files carry ISO strings or epoch milliseconds.
     const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined
     if (!date || Number.isNaN(date.getTime())) throw new RecordError(`${field} is not a date`)
     return date.toISOString()
@@ -105,7 +100,7 @@ export function noteFromDocument(value: unknown): NoteRecord {
 
 export type EjsonMode = 'relaxed' | 'canonical'
 
-/** Parses one Extended JSON text (either mode; EJSON reads both). Throws RecordError. */
+/** Parses one Extended JSON text, canonical or relaxed. */
 export function parseEjson(text: string): unknown {
   try {
     return EJSON.parse(text, { relaxed: true })
