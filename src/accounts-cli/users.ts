@@ -1,8 +1,5 @@
-// `notes-service users …`: the operator's account commands (docs/accounts.md); the rules are in
-// services/account-admin.ts. Nothing is logged; a generated password is printed once. Exit codes:
-// 0 done, 1 refused (unknown or taken email, declined confirmation), 2 usage or input.
-// Users' text may hold control characters (imported names, emails, session clients), so all output
-// is escaped (unicode.ts), JSON too.
+// `notes-service users …` (docs/accounts.md; rules in services/account-admin.ts). Exit codes: 0 done, 1 refused,
+// 2 usage or input. Users' text may hold control characters, so all output is escaped (unicode.ts), JSON too.
 import type { Readable, Writable } from 'node:stream'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'

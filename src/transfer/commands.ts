@@ -27,11 +27,8 @@ class UsageError extends Error {}
 /** libuv's thread pool, where argon2 runs: its size is fixed before any of our code runs. */
 const threadPoolSize = (env: Env) => Number(env.UV_THREADPOOL_SIZE) || 4
 
-/**
- * What the import must have in its environment from the start: a pool of `threads`, and on Linux a
- * fixed mmap threshold, without which glibc keeps each freed 19 MiB argon2id block in its heaps,
- * one per thread, for good (docs/performance.md, "Import"; mallopt(3), M_MMAP_THRESHOLD).
- */
+// What the import needs from its start: a pool of `threads`, and on Linux a fixed mmap threshold, without
+// which glibc keeps each freed 19 MiB argon2id block, per thread, for good (docs/performance.md, "Import").
 function missingEnvironment(env: Env, threads: number): Record<string, string> {
   const missing: Record<string, string> = {}
   if (threads > threadPoolSize(env)) missing.UV_THREADPOOL_SIZE = String(threads)
@@ -41,10 +38,8 @@ function missingEnvironment(env: Env, threads: number): Record<string, string> {
 
 /** Runs this same command again, once, with `extra` added to the environment. */
 async function rerunWith(extra: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, ...extra },
-  })
+  const env = { ...process.env, ...extra }
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
   return new Promise((resolve, reject) => {
     child.on('error', reject)

@@ -1,7 +1,5 @@
-// notes-service export: users and notes in mongoexport's shape, so the files import again here or
-// with mongoimport. Keyset pages through a stream with backpressure: memory holds one page.
-// Standard output is often a terminal, so the JSON is escaped for one (unicode.ts): the same data
-// to any JSON reader, and the same bytes in a file.
+// notes-service export: mongoexport's shape, one keyset page in memory at a time. Standard output is often a
+// terminal, so the JSON is escaped for one (unicode.ts): the same data to a JSON reader, the same bytes in a file.
 import { createWriteStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'

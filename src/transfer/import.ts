@@ -1,7 +1,5 @@
-// notes-service import: reads the original service's mongoexport files (users first, then notes),
-// keeps every id, hashes plain-text passwords with argon2id, and writes through the store's
-// idempotent bulk methods. Reading waits while the window of hashes and the batch are full, so
-// memory stays flat however large the files are.
+// notes-service import: mongoexport files in, ids kept, plain-text passwords hashed, written through the
+// store's idempotent bulk methods. Reading waits on the window of hashes and the batch: memory stays flat.
 import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
 import type { NoteRecord, Store, UserRecord } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
@@ -71,10 +69,7 @@ type Prepared =
   | { kind: 'duplicate' }
   | { kind: 'failed'; error: unknown }
 
-/**
- * The fields in which a record differs from the stored user with its _id. A plain-text password is
- * not compared: that costs an argon2 verification per user on every run (a hash is compared as text).
- */
+/** A plain-text password is not compared: that costs an argon2 verification per user per run. */
 function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
   const fields = (['fullName', 'email', 'createdOn'] as const).filter((field) => stored[field] !== incoming[field]) as string[]
   if (isArgon2idHash(incoming.password) && incoming.password !== stored.passwordHash) fields.push('password')

@@ -3,15 +3,12 @@
 // record is reported by line and reading goes on after it. A streaming parser (stream-json) gives
 // no line numbers and stops at the first syntax error.
 
+/** `line` (1-based) where the value starts, `index` (0-based) in the file; `fatal`: nothing can be read past it. */
 export interface RawRecord {
-  /** 1-based line where the value starts. */
   line: number
-  /** 0-based position of the value in the array or sequence. */
   index: number
-  /** The value's JSON text, or why there is none. */
   text?: string
   error?: string
-  /** The text cannot be read past this point. */
   fatal?: boolean
 }
 

@@ -1,7 +1,5 @@
-// Progress of a long transfer: on a terminal, one line redrawn in place (a bar by bytes read,
-// counts and rate); elsewhere, a plain greppable line every few seconds. Notes such as rejected
-// records go on their own lines, escaped (unicode.ts): they quote the file, which may hold control
-// characters.
+// Progress of a long transfer: on a terminal one line redrawn in place, elsewhere a plain line every few
+// seconds. Notes go on their own lines, escaped: they quote the file, which may hold control characters.
 import { escapeForTerminal } from '../unicode.js'
 
 export const zeroCounts = () => ({ read: 0, imported: 0, skipped: 0, rejected: 0 })

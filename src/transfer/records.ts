@@ -57,7 +57,6 @@ function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
 /** An ObjectId carries its creation second: the best date for a record that has none. */
 const idTime = (id: string) => () => ObjectId.createFromHexString(id).getTimestamp().toISOString()
 
-/** A document of the `users` collection. */
 export function userFromDocument(value: unknown): IncomingUser {
   const doc = asDocument(value)
   const _id = idOf(doc, '_id')
@@ -111,10 +110,9 @@ export function parseEjson(text: string): unknown {
 
 /** A user as the original's collection holds it; the password only when asked (an argon2id hash). */
 export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash: boolean): string {
-  const doc: Doc = { _id: ObjectId.createFromHexString(user._id), fullName: user.fullName, email: user.email }
-  if (withPasswordHash) doc.password = user.passwordHash
-  doc.createdOn = new Date(user.createdOn)
-  return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
+  const { _id, fullName, email, passwordHash, createdOn } = user
+  const doc = { _id: ObjectId.createFromHexString(_id), fullName, email, ...(withPasswordHash ? { password: passwordHash } : {}) }
+  return EJSON.stringify({ ...doc, createdOn: new Date(createdOn) }, { relaxed: mode === 'relaxed' })
 }
 
 /** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
