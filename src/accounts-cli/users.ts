@@ -93,34 +93,34 @@ const showJson = (details: AccountDetails) =>
     sessions: details.sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client })),
   })
 
-function emailOf(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
-  return positionals[0] as string
+/** Written as it is read: a large list is never held whole. */
+async function list(admin: AccountAdmin, asJson: boolean, io: CliIo): Promise<number> {
+  if (asJson) io.stdout.write('[')
+  let n = 0
+  for await (const user of admin.list()) {
+    if (asJson) io.stdout.write(`${n > 0 ? ',' : ''}\n${json(publicUser(user))}`)
+    else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
+    n++
+  }
+  if (asJson) io.stdout.write(n > 0 ? '\n]\n' : ']\n')
+  else line(io.stderr, `${n} account(s)`)
+  return 0
 }
 
-async function run(admin: AccountAdmin, command: string, positionals: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+async function run(admin: AccountAdmin, command: string, emails: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+  if (command === 'list') {
+    if (emails.length > 0) throw new UsageError('users list takes no EMAIL')
+    return list(admin, values.json ?? false, io)
+  }
+  if (emails.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
+  const email = emails[0]!
   switch (command) {
-    case 'list': {
-      if (positionals.length > 0) throw new UsageError('users list takes no EMAIL')
-      // Written as it is read: a large list is never held whole.
-      if (values.json) io.stdout.write('[')
-      let n = 0
-      for await (const user of admin.list()) {
-        if (values.json) io.stdout.write(`${n > 0 ? ',' : ''}\n${json(publicUser(user))}`)
-        else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
-        n++
-      }
-      if (values.json) io.stdout.write(n > 0 ? '\n]\n' : ']\n')
-      else line(io.stderr, `${n} account(s)`)
-      return 0
-    }
     case 'show': {
-      const details = await admin.details(emailOf(positionals, 'show'))
+      const details = await admin.details(email)
       for (const row of values.json ? [showJson(details)] : describe(details)) line(io.stdout, row)
       return 0
     }
     case 'create': {
-      const email = emailOf(positionals, 'create')
       if (values.name === undefined) throw new UsageError('users create needs --name NAME')
       const { password, generated } = await passwordFrom(io)
       refuseInput(firstProblem(NewAccount, { fullName: values.name, email, password }))
@@ -130,7 +130,6 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       return 0
     }
     case 'reset-password': {
-      const email = emailOf(positionals, 'reset-password')
       await admin.find(email) // an unknown email is said before any password is read
       const { password, generated } = await passwordFrom(io)
       refuseInput(firstProblem(NewPassword, { password }))
@@ -140,12 +139,12 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       return 0
     }
     case 'revoke-sessions': {
-      const user = await admin.revokeSessions(emailOf(positionals, 'revoke-sessions'))
+      const user = await admin.revokeSessions(email)
       line(io.stdout, `every session of ${user.email} has ended`)
       return 0
     }
     case 'delete': {
-      const details = await admin.details(emailOf(positionals, 'delete'))
+      const details = await admin.details(email)
       if (!values.yes) {
         if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
         if (!(await confirmed(io, details))) {
