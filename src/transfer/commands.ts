@@ -1,5 +1,6 @@
 // The `import`, `export` and `backup` commands of the CLI: arguments, the store, the output.
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { type Env, parseConfig } from '../config.js'
@@ -41,10 +42,8 @@ async function rerunWith(extra: Record<string, string>): Promise<number> {
   const env = { ...process.env, ...extra }
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
-  })
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null] // rejects on 'error'
+  return code ?? (signal ? 1 : 0)
 }
 
 async function runImport(args: string[], env: Env): Promise<number> {
