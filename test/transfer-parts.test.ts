@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ObjectId } from 'bson'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { JsonSplitter, type RawRecord } from '../src/transfer/json-splitter.js'
+import { type RawRecord, splitJson } from '../src/transfer/json-splitter.js'
 import { Progress } from '../src/transfer/progress.js'
 import { detectFormat } from '../src/transfer/source.js'
 import { type Layout, LAYOUTS, notesFile, sampleData, usersFile } from './support/mongoexport.js'
@@ -19,11 +19,13 @@ const terminalControls = (text: string) =>
 const BIDI_CONTROLS = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
 const HOSTILE = 'Ops\u001b]0;owned\u0007\u001b[2J\r\nforged\u009b31m\u0085\u202egnp.exe\u2066\u200f\u007f'
 
-function split(array: boolean, text: string, chunkSize: number): RawRecord[] {
-  const splitter = new JsonSplitter(array)
+async function split(array: boolean, text: string, chunkSize: number): Promise<RawRecord[]> {
+  async function* chunks() {
+    for (let i = 0; i < text.length; i += chunkSize) yield text.slice(i, i + chunkSize)
+  }
   const out: RawRecord[] = []
-  for (let i = 0; i < text.length; i += chunkSize) out.push(...splitter.push(text.slice(i, i + chunkSize)))
-  return [...out, ...splitter.end()]
+  for await (const record of splitJson(chunks(), array)) out.push(record)
+  return out
 }
 
 let dir: TempDir
@@ -34,32 +36,40 @@ after(() => dir.remove())
 
 describe('JSON splitter', () => {
   const array = '[{"a":"x,]}\\"y"},\n {"b":[1,2,{"c":"[{"}]} ,\n{"bad":1]\n,{"ok":true}]\n'
-  it('splits array elements at any chunk boundary, with lines, past a malformed element', () => {
+  it('splits array elements at any chunk boundary, with lines, past a malformed element', async () => {
     const expected = [
       { line: 1, index: 0, text: '{"a":"x,]}\\"y"}' },
       { line: 2, index: 1, text: '{"b":[1,2,{"c":"[{"}]} ' },
       { line: 3, index: 2, text: '{"bad":1]\n' },
       { line: 4, index: 3, text: '{"ok":true}' },
     ]
-    for (const size of [1, 2, 3, 7, 1000]) assert.deepEqual(split(true, array, size), expected, `chunk size ${size}`)
+    for (const size of [1, 2, 3, 7, 1000]) assert.deepEqual(await split(true, array, size), expected, `chunk size ${size}`)
   })
 
-  it('splits concatenated pretty documents', () => {
+  it('splits concatenated pretty documents', async () => {
     const text = '{\n\t"a": 1\n}\n{\n\t"b": "}"\n}\n'
     for (const size of [1, 5, 1000]) {
-      assert.deepEqual(split(false, text, size), [
+      assert.deepEqual(await split(false, text, size), [
         { line: 1, index: 0, text: '{\n\t"a": 1\n}' },
         { line: 4, index: 1, text: '{\n\t"b": "}"\n}' },
       ])
     }
   })
 
-  it('reports truncation, text after the array, and a file that is no array', () => {
-    assert.deepEqual(split(true, '[{"a":1},{"b":', 4).at(-1), { line: 1, index: 1, error: 'the file ends inside a record (truncated?)', fatal: true })
-    assert.deepEqual(split(true, '[{"a":1}', 4).at(-1), { line: 1, index: 1, error: 'the file ends before the array is closed (truncated?)', fatal: true })
-    assert.equal(split(true, '[{"a":1}] x', 4).at(-1)?.error, 'text after the end of the array')
-    assert.equal(split(true, 'x', 4).at(-1)?.error, 'the file does not start with "["')
-    assert.deepEqual(split(true, ' [ ] ', 1), [])
+  it('reports a stray separator between pretty documents as a record of its own and goes on', async () => {
+    assert.deepEqual(await split(false, '{"a":1},\n]{"b":2}\n', 3), [
+      { line: 1, index: 0, text: '{"a":1}' },
+      { line: 1, index: 1, text: ',' },
+      { line: 2, index: 2, text: ']{"b":2}' },
+    ])
+  })
+
+  it('reports truncation, text after the array, and a file that is no array', async () => {
+    assert.deepEqual((await split(true, '[{"a":1},{"b":', 4)).at(-1), { line: 1, index: 1, error: 'the file ends inside a record (truncated?)', fatal: true })
+    assert.deepEqual((await split(true, '[{"a":1}', 4)).at(-1), { line: 1, index: 1, error: 'the file ends before the array is closed (truncated?)', fatal: true })
+    assert.equal((await split(true, '[{"a":1}] x', 4)).at(-1)?.error, 'text after the end of the array')
+    assert.equal((await split(true, 'x', 4)).at(-1)?.error, 'the file does not start with "["')
+    assert.deepEqual(await split(true, ' [ ] ', 1), [])
   })
 })
 

@@ -1,11 +1,5 @@
-// `notes-service users …`: the operator's account commands (docs/accounts.md). Argument parsing,
-// the password from standard input, the confirmation, and the output; the rules are in
-// services/account-admin.ts. Results go to standard output, errors to standard error as one
-// line; nothing is logged, and a generated password is written once, to standard output.
-// Exit codes: 0 done, 1 refused (unknown or taken email, declined confirmation), 2 usage or input.
-// What is printed holds no control character: users' text can (a name stored before names were
-// checked, or imported as it was; an email or a session's client, which no rule limits), so each
-// one is written as its visible escape (unicode.ts), in the JSON forms too.
+// `notes-service users …` (docs/accounts.md; rules in services/account-admin.ts). Exit codes: 0 done, 1 refused,
+// 2 usage or input. Users' text may hold control characters, so all output is escaped (unicode.ts), JSON too.
 import type { Readable, Writable } from 'node:stream'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
@@ -18,10 +12,9 @@ import { emailKeyOf, publicUser } from '../services/accounts.js'
 import { defaultPasswordHasher } from '../services/passwords.js'
 import { SessionService } from '../services/sessions.js'
 import { openStore } from '../store/open.js'
-import type { UserRecord } from '../store/types.js'
 import { escapeForTerminal, escapeJsonForTerminal } from '../unicode.js'
 
-// The operator's input is held to the API's own rules (the same field schemas as the routes).
+// The operator's input is held to the routes' own field schemas.
 const NewAccount = Type.Object({ fullName, email: emailField, password: passwordField }, { required: ['fullName', 'email', 'password'] })
 const NewPassword = Type.Object({ password: passwordField }, { required: ['password'] })
 
@@ -39,28 +32,22 @@ export const USERS_USAGE = `  users     list [--json]              every account
             or with an empty input they generate one and print it once (docs/accounts.md)
 `
 
-/** Where a command reads and writes; the process's own streams, or a test's. */
 export interface CliIo {
   stdin: Readable & { isTTY?: boolean }
   stdout: Writable
   stderr: Writable
 }
 
-export const processIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+const processIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
 
 class UsageError extends Error {}
 
-/** One line of output: whatever `text` holds, newlines included, is escaped (unicode.ts). */
+/** One line of output, newlines in `text` escaped too. */
 const line = (out: Writable, text: string) => void out.write(`${escapeForTerminal(text)}\n`)
 
-/** JSON that is the same data to any reader and holds no control character (unicode.ts). */
 const json = (value: unknown) => escapeJsonForTerminal(JSON.stringify(value))
 
-/**
- * The password for create and reset-password: standard input to its end, less one final line
- * break, when it is not a terminal and holds something; otherwise (a terminal, /dev/null, an
- * empty pipe) a generated one, which the caller prints.
- */
+/** Standard input less one final line break, unless it is a terminal or empty: then a generated password. */
 async function passwordFrom(io: CliIo): Promise<{ password: string; generated: boolean }> {
   if (!io.stdin.isTTY) {
     const chunks: Buffer[] = []
@@ -72,9 +59,9 @@ async function passwordFrom(io: CliIo): Promise<{ password: string; generated: b
 }
 
 /** Asks on the terminal for the account's email again; true when it matches. */
-async function confirmed(io: CliIo, user: UserRecord, details: AccountDetails): Promise<boolean> {
+async function confirmed(io: CliIo, { user, usage: { notes }, sessions }: AccountDetails): Promise<boolean> {
   const prompt =
-    `Delete the account ${escapeForTerminal(user.email)} (${escapeForTerminal(user.fullName)}), its ${details.usage.notes} note(s) and ${details.sessions.length} session(s)? ` +
+    `Delete the account ${escapeForTerminal(user.email)} (${escapeForTerminal(user.fullName)}), its ${notes} note(s) and ${sessions.length} session(s)? ` +
     'This cannot be undone.\nType the email to confirm: '
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false })
   try {
@@ -85,7 +72,6 @@ async function confirmed(io: CliIo, user: UserRecord, details: AccountDetails): 
   }
 }
 
-/** The lines of `users show`, each written with line(). */
 function describe(details: AccountDetails): string[] {
   const { user, usage, sessions } = details
   return [
@@ -107,35 +93,34 @@ const showJson = (details: AccountDetails) =>
     sessions: details.sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client })),
   })
 
-/** The one EMAIL of a command; a usage error otherwise. */
-function emailOf(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
-  return positionals[0] as string
+/** Written as it is read: a large list is never held whole. */
+async function list(admin: AccountAdmin, asJson: boolean, io: CliIo): Promise<number> {
+  if (asJson) io.stdout.write('[')
+  let n = 0
+  for await (const user of admin.list()) {
+    if (asJson) io.stdout.write(`${n > 0 ? ',' : ''}\n${json(publicUser(user))}`)
+    else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
+    n++
+  }
+  if (asJson) io.stdout.write(n > 0 ? '\n]\n' : ']\n')
+  else line(io.stderr, `${n} account(s)`)
+  return 0
 }
 
-async function run(admin: AccountAdmin, command: string, positionals: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+async function run(admin: AccountAdmin, command: string, emails: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+  if (command === 'list') {
+    if (emails.length > 0) throw new UsageError('users list takes no EMAIL')
+    return list(admin, values.json ?? false, io)
+  }
+  if (emails.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
+  const email = emails[0]!
   switch (command) {
-    case 'list': {
-      if (positionals.length > 0) throw new UsageError('users list takes no EMAIL')
-      // Written as it is read: a large list is never held whole.
-      if (values.json) io.stdout.write('[')
-      let n = 0
-      for await (const user of admin.list()) {
-        if (values.json) io.stdout.write(`${n > 0 ? ',' : ''}\n${json(publicUser(user))}`)
-        else line(io.stdout, `${user._id}  ${user.email}  ${user.fullName}  ${user.createdOn}`)
-        n++
-      }
-      if (values.json) io.stdout.write(n > 0 ? '\n]\n' : ']\n')
-      else line(io.stderr, `${n} account(s)`)
-      return 0
-    }
     case 'show': {
-      const details = await admin.details(emailOf(positionals, 'show'))
+      const details = await admin.details(email)
       for (const row of values.json ? [showJson(details)] : describe(details)) line(io.stdout, row)
       return 0
     }
     case 'create': {
-      const email = emailOf(positionals, 'create')
       if (values.name === undefined) throw new UsageError('users create needs --name NAME')
       const { password, generated } = await passwordFrom(io)
       refuseInput(firstProblem(NewAccount, { fullName: values.name, email, password }))
@@ -145,7 +130,6 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       return 0
     }
     case 'reset-password': {
-      const email = emailOf(positionals, 'reset-password')
       await admin.find(email) // an unknown email is said before any password is read
       const { password, generated } = await passwordFrom(io)
       refuseInput(firstProblem(NewPassword, { password }))
@@ -155,16 +139,15 @@ async function run(admin: AccountAdmin, command: string, positionals: string[], 
       return 0
     }
     case 'revoke-sessions': {
-      const user = await admin.revokeSessions(emailOf(positionals, 'revoke-sessions'))
+      const user = await admin.revokeSessions(email)
       line(io.stdout, `every session of ${user.email} has ended`)
       return 0
     }
     case 'delete': {
-      const details = await admin.details(emailOf(positionals, 'delete'))
+      const details = await admin.details(email)
       if (!values.yes) {
-        // Without a terminal nobody can answer: a script says --yes instead.
         if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
-        if (!(await confirmed(io, details.user, details))) {
+        if (!(await confirmed(io, details))) {
           line(io.stderr, 'notes-service: not deleted (the email typed did not match)')
           return 1
         }
@@ -182,35 +165,27 @@ const COMMANDS = ['list', 'show', 'create', 'reset-password', 'revoke-sessions',
 
 /** `notes-service users …` on the store the environment selects; resolves to the exit code. */
 export async function runUsers(args: string[], env: Env, io: CliIo = processIo): Promise<number> {
-  let parsed: ReturnType<typeof parseUsersArgs>
   try {
-    parsed = parseUsersArgs(args)
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, name: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
+    })
+    const [command = '', ...emails] = positionals
+    if (!COMMANDS.includes(command)) return usage(io, command ? `unknown users command "${command}"` : 'users needs a command')
+    const store = await openStore(parseConfig(env))
+    try {
+      return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, emails, values, io)
+    } finally {
+      await store.close()
+    }
   } catch (err) {
-    const isUsage = err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')
-    if (!isUsage) throw err
-    return usage(io, err.message)
-  }
-  const [command = '', ...positionals] = parsed.positionals
-  if (!COMMANDS.includes(command)) return usage(io, command ? `unknown users command "${command}"` : 'users needs a command')
-  const store = await openStore(parseConfig(env))
-  try {
-    return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, positionals, parsed.values, io)
-  } catch (err) {
-    if (err instanceof UsageError) return usage(io, err.message)
+    const isParseError = err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')
+    if (err instanceof UsageError || isParseError) return usage(io, err.message)
     if (!(err instanceof AdminError)) throw err
     line(io.stderr, `notes-service: ${err.message}`)
     return err.kind === 'input' ? 2 : 1
-  } finally {
-    await store.close()
   }
-}
-
-function parseUsersArgs(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, name: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
-  })
 }
 
 function usage(io: CliIo, message: string): number {

@@ -1,15 +1,15 @@
-// The `import`, `export` and `backup` commands of the CLI: argument parsing, opening the store,
-// output. The work itself is in import.ts, export.ts and store/sqlite/backup.ts.
+// The `import`, `export` and `backup` commands of the CLI: arguments, the store, the output.
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { type Env, parseConfig } from '../config.js'
 import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
-import { openStore as openConfiguredStore } from '../store/open.js'
+import { openStore } from '../store/open.js'
 import type { Store } from '../store/types.js'
 import { escapeForTerminal } from '../unicode.js'
-import { type ExportFormat, UnknownUserError, exportData } from './export.js'
+import { UnknownUserError, exportData } from './export.js'
 import { StrictStop, describeSummary, importData } from './import.js'
 import { Progress } from './progress.js'
 
@@ -21,36 +21,15 @@ export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--strict] 
   backup    FILE   consistent copy of the SQLite database, also while the server runs
 `
 
-/** Exit code of an import that finished but rejected records. */
-export const EXIT_REJECTED = 3
+const EXIT_REJECTED = 3 // an import that finished but rejected records
 
 class UsageError extends Error {}
 
-/**
- * The one place the transfer commands choose a store: import and export only use the Store
- * interface, so they work on whichever store the configuration selects (DATABASE_URL or SQLite).
- */
-function openStore(env: Env): Promise<Store> {
-  return openConfiguredStore(parseConfig(env))
-}
+/** libuv's thread pool, where argon2 runs: its size is fixed before any of our code runs. */
+const threadPoolSize = (env: Env) => Number(env.UV_THREADPOOL_SIZE) || 4
 
-/**
- * argon2 runs on libuv's thread pool, whose size is fixed when the process starts (4 unless
- * UV_THREADPOOL_SIZE says otherwise; node's module loader has started it before any of our code
- * runs). To hash on every core, the import runs itself again once with the size set.
- */
-function threadPoolSize(env: Env): number {
-  return Number(env.UV_THREADPOOL_SIZE) || 4
-}
-
-/**
- * What the import needs set in its environment before it starts. Besides the pool size: each
- * argon2id hash takes 19 MiB, and glibc's malloc, once such a block is freed, raises its mmap
- * threshold and keeps later blocks in its heaps, so the process would hold 19 MiB per thread for
- * good after the users are done (docs/performance.md, "Import").
- * A fixed threshold keeps large blocks mmapped and gives them back on free.
- * (https://man7.org/linux/man-pages/man3/mallopt.3.html, M_MMAP_THRESHOLD)
- */
+// What the import needs from its start: a pool of `threads`, and on Linux a fixed mmap threshold, without
+// which glibc keeps each freed 19 MiB argon2id block, per thread, for good (docs/performance.md, "Import").
 function missingEnvironment(env: Env, threads: number): Record<string, string> {
   const missing: Record<string, string> = {}
   if (threads > threadPoolSize(env)) missing.UV_THREADPOOL_SIZE = String(threads)
@@ -60,18 +39,14 @@ function missingEnvironment(env: Env, threads: number): Record<string, string> {
 
 /** Runs this same command again, once, with `extra` added to the environment. */
 async function rerunWith(extra: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, ...extra },
-  })
+  const env = { ...process.env, ...extra }
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
-  })
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null] // rejects on 'error'
+  return code ?? (signal ? 1 : 0)
 }
 
-export async function runImport(args: string[], env: Env): Promise<number> {
+async function runImport(args: string[], env: Env): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -88,7 +63,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
   if (Object.keys(missing).length > 0) return rerunWith(missing)
 
   const poolSize = threadPoolSize(env)
-  const store = await openStore(env)
+  const store = await openStore(parseConfig(env))
   const progress = new Progress(process.stderr)
   progress.note(`importing; hashing passwords on ${poolSize} threads`)
   try {
@@ -97,8 +72,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
       ...(values.users ? { usersFile: values.users } : {}),
       ...(values.notes ? { notesFile: values.notes } : {}),
       strict: values.strict,
-      // Twice the pool: a finished hash always finds the next one queued.
-      hashConcurrency: poolSize * 2,
+      hashConcurrency: poolSize * 2, // a finished hash always finds the next one queued
       progress,
     })
     process.stdout.write(`${describeSummary(summary)}\n`)
@@ -113,11 +87,7 @@ export async function runImport(args: string[], env: Env): Promise<number> {
   }
 }
 
-/**
- * The import keeps every note it is given: it moves existing data, which the quota must not cut
- * short. Accounts it leaves over the quota are counted and named in one warning, since their
- * add-note answers 403 until they delete notes.
- */
+/** The import keeps every note it moves, quota or not; accounts it leaves over the quota get 403 on add-note. */
 async function warnOverQuota(store: Store, env: Env): Promise<void> {
   const { noteQuota } = parseConfig(env)
   const quota = noteQuotaOf(noteQuota)
@@ -130,7 +100,7 @@ async function warnOverQuota(store: Store, env: Env): Promise<void> {
   )
 }
 
-export async function runExport(args: string[], env: Env): Promise<number> {
+async function runExport(args: string[], env: Env): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -145,9 +115,8 @@ export async function runExport(args: string[], env: Env): Promise<number> {
   if (values.jsonFormat !== 'relaxed' && values.jsonFormat !== 'canonical') {
     throw new UsageError(`--jsonFormat must be relaxed or canonical, got "${values.jsonFormat}"`)
   }
-  const format: ExportFormat = values.jsonArray ? 'array' : 'lines'
   const toStdout = values.users === undefined && values.notes === undefined
-  const store = await openStore(env)
+  const store = await openStore(parseConfig(env))
   try {
     const summary = await exportData({
       store,
@@ -155,7 +124,7 @@ export async function runExport(args: string[], env: Env): Promise<number> {
       ...(values.notes !== undefined || toStdout ? { notesOut: values.notes ?? '-' } : {}),
       ...(values.user !== undefined ? { userEmail: values.user } : {}),
       withPasswordHashes: values['with-password-hashes'],
-      format,
+      format: values.jsonArray ? 'array' : 'lines',
       mode: values.jsonFormat,
     })
     process.stderr.write(`exported ${summary.users} user(s) and ${summary.notes} note(s)\n`)
@@ -169,30 +138,34 @@ export async function runExport(args: string[], env: Env): Promise<number> {
   }
 }
 
-export async function runBackup(args: string[], env: Env): Promise<number> {
+async function runBackup(args: string[], env: Env): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('backup needs exactly one FILE')
-  const config = parseConfig(env)
-  const result = await backupSqlite(config.dataDir, file)
+  const result = await backupSqlite(parseConfig(env).dataDir, file)
   process.stdout.write(`backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok\n`)
   return 0
 }
 
-/** The commands this module adds to the CLI, by name; a usage error answers exit code 2. */
-export const transferCommands: Record<string, (args: string[], env: Env) => Promise<number>> = {
-  import: (args, env) => withUsage(runImport, args, env),
-  export: (args, env) => withUsage(runExport, args, env),
-  backup: (args, env) => withUsage(runBackup, args, env),
-}
+type Command = (args: string[], env: Env) => Promise<number>
 
-async function withUsage(run: (args: string[], env: Env) => Promise<number>, args: string[], env: Env): Promise<number> {
-  try {
-    return await run(args, env)
-  } catch (err) {
-    const isUsage = err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
-    if (!isUsage) throw err
-    process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${TRANSFER_USAGE}`)
-    return 2
+/** A usage error answers exit code 2. */
+const withUsage =
+  (run: Command): Command =>
+  async (args, env) => {
+    try {
+      return await run(args, env)
+    } catch (err) {
+      const isUsage = err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+      if (!isUsage) throw err
+      process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${TRANSFER_USAGE}`)
+      return 2
+    }
   }
+
+/** The commands this module adds to the CLI, by name. */
+export const transferCommands: Record<string, Command> = {
+  import: withUsage(runImport),
+  export: withUsage(runExport),
+  backup: withUsage(runBackup),
 }

@@ -1,11 +1,5 @@
-// notes-service export: writes users and notes back in the shape mongoexport gives them (JSON
-// lines or one JSON array, relaxed or canonical Extended JSON), so the files import again, here
-// or into MongoDB with mongoimport. Records come from the store in keyset pages and go out
-// through a stream with backpressure, so memory holds one page however large the database is.
-// Standard output is the default target and often a terminal, so the text is escaped for one
-// (escapeJsonForTerminal: DEL, C1 and the bidi controls as \u escapes, as JSON.stringify already
-// writes C0): the same data to any JSON reader, mongoimport and our import included, and the
-// same bytes in a file as on standard output.
+// notes-service export: mongoexport's shape, one keyset page in memory at a time. Standard output is often a
+// terminal, so the JSON is escaped for one (unicode.ts): the same data to a JSON reader, the same bytes in a file.
 import { createWriteStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -14,7 +8,8 @@ import type { NoteRecord, Store, UserRecord } from '../store/types.js'
 import { escapeJsonForTerminal } from '../unicode.js'
 import { type EjsonMode, noteToEjson, userToEjson } from './records.js'
 
-export type ExportFormat = 'lines' | 'array'
+type ExportFormat = 'lines' | 'array'
+const PAGE_SIZE = 1000
 
 export interface ExportOptions {
   store: Store
@@ -27,15 +22,8 @@ export interface ExportOptions {
   withPasswordHashes?: boolean
   format?: ExportFormat
   mode?: EjsonMode
-  pageSize?: number
 }
 
-export interface ExportSummary {
-  users: number
-  notes: number
-}
-
-/** Thrown when --user names nobody. */
 export class UnknownUserError extends Error {}
 
 async function* paged<T extends { _id: string }>(page: (afterId: string | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
@@ -71,24 +59,23 @@ async function write(target: string, chunks: AsyncIterable<string>): Promise<voi
   else await pipeline(source, createWriteStream(target))
 }
 
-export async function exportData(options: ExportOptions): Promise<ExportSummary> {
+export async function exportData(options: ExportOptions): Promise<{ users: number; notes: number }> {
   const { store } = options
   const format = options.format ?? 'lines'
   const mode = options.mode ?? 'relaxed'
-  const pageSize = options.pageSize ?? 1000
   let only: UserRecord | undefined
   if (options.userEmail !== undefined) {
     only = await store.findUserByEmailKey(emailKeyOf(options.userEmail))
     if (!only) throw new UnknownUserError(`no user has the email "${options.userEmail}"`)
   }
-  const summary: ExportSummary = { users: 0, notes: 0 }
+  const summary = { users: 0, notes: 0 }
   if (options.usersOut !== undefined) {
-    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged((after) => store.usersAfter(after, pageSize))
+    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged((after) => store.usersAfter(after, PAGE_SIZE))
     const toText = (u: UserRecord) => userToEjson(u, mode, options.withPasswordHashes ?? false)
     await write(options.usersOut, render(pages, toText, format, () => summary.users++))
   }
   if (options.notesOut !== undefined) {
-    const pages = paged<NoteRecord>((after) => store.notesAfter(after, pageSize, only?._id))
+    const pages = paged<NoteRecord>((after) => store.notesAfter(after, PAGE_SIZE, only?._id))
     await write(options.notesOut, render(pages, (n) => noteToEjson(n, mode), format, () => summary.notes++))
   }
   return summary

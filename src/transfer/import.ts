@@ -1,11 +1,9 @@
-// notes-service import: reads the original service's mongoexport files (users first, then notes),
-// keeps every id, hashes plain-text passwords with argon2id, and writes through the store's
-// idempotent bulk methods. Reading pauses while the bounded window of hashes and the current
-// batch are busy, so memory stays flat however large the files are.
+// notes-service import: mongoexport files in, ids kept, plain-text passwords hashed, written through the
+// store's idempotent bulk methods. Reading waits on the window of hashes and the batch: memory stays flat.
 import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
 import type { NoteRecord, Store, UserRecord } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
-import { type Counts, type Progress, zeroCounts } from './progress.js'
+import { type Progress, zeroCounts } from './progress.js'
 import { type IncomingUser, RecordError, noteFromDocument, parseEjson, userFromDocument } from './records.js'
 import { openSource } from './source.js'
 
@@ -15,58 +13,53 @@ export interface ImportOptions {
   notesFile?: string
   /** Stop at the first rejected record instead of reporting it and going on. */
   strict?: boolean
-  /** Users being prepared (looked up and hashed) at once: keep it above the thread pool's size. */
+  /** Users looked up and hashed at once: keep it above the thread pool's size. */
   hashConcurrency: number
   progress: Progress
   /** Records written per store transaction. */
   batchSize?: number
 }
 
-export interface PhaseSummary extends Counts {
-  /** Rejections by cause: 'malformed', 'duplicate email', 'missing user', 'conflicting _id'. */
-  rejectedBy: Record<string, number>
-}
-
-export interface ImportSummary {
-  users: PhaseSummary
-  notes: PhaseSummary
-  seconds: number
-}
-
 /** --strict met a rejected record; the message says where and why. */
 export class StrictStop extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'StrictStop'
-  }
+  override name = 'StrictStop'
 }
 
-const emptyPhase = (): PhaseSummary => ({ ...zeroCounts(), rejectedBy: {} })
+/** rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user' or 'conflicting _id'. */
+const emptyPhase = () => ({ ...zeroCounts(), rejectedBy: {} as Record<string, number> })
+type PhaseSummary = ReturnType<typeof emptyPhase>
+export type ImportSummary = Awaited<ReturnType<typeof importData>>
 
-class Phase {
-  readonly summary = emptyPhase()
-  constructor(
-    private readonly file: string,
-    private readonly format: string,
-    private readonly options: ImportOptions,
-  ) {}
-
-  where(raw: RawRecord): string {
-    return `${this.file}:${raw.line}${this.format === 'lines' ? '' : ` (record ${raw.index + 1})`}`
+/** One file's reading: its parsed records, counts and rejections. */
+async function openPhase(name: string, file: string, options: ImportOptions) {
+  const source = await openSource(file)
+  const counts = emptyPhase()
+  options.progress.begin(name, source.totalBytes, source.bytesRead)
+  const reject = (raw: RawRecord, cause: string, message: string) => {
+    counts.rejected++
+    counts.rejectedBy[cause] = (counts.rejectedBy[cause] ?? 0) + 1
+    const line = `${file}:${raw.line}${source.format === 'lines' ? '' : ` (record ${raw.index + 1})`}: ${message}`
+    options.progress.note(line)
+    if (options.strict) throw new StrictStop(line)
   }
-
-  reject(raw: RawRecord, cause: string, message: string): void {
-    this.summary.rejected++
-    this.summary.rejectedBy[cause] = (this.summary.rejectedBy[cause] ?? 0) + 1
-    const line = `${this.where(raw)}: ${message}`
-    this.options.progress.note(line)
-    if (this.options.strict) throw new StrictStop(line)
+  /** A malformed record is rejected; under --strict `settle` first writes what came before it. */
+  async function* parsed<T>(fromDocument: (value: unknown) => T, settle: () => Promise<void>): AsyncGenerator<[RawRecord, T]> {
+    for await (const raw of source.records()) {
+      counts.read++
+      let value: T
+      try {
+        if (raw.error !== undefined || raw.text === undefined) throw new RecordError(raw.error ?? 'empty record')
+        value = fromDocument(parseEjson(raw.text))
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err
+        if (options.strict) await settle()
+        reject(raw, 'malformed', `malformed ${name.slice(0, -1)}: ${err.message}`)
+        continue
+      }
+      yield [raw, value]
+    }
   }
-}
-
-function parse<T>(raw: RawRecord, fromDocument: (value: unknown) => T): T {
-  if (raw.error !== undefined || raw.text === undefined) throw new RecordError(raw.error ?? 'empty record')
-  return fromDocument(parseEjson(raw.text))
+  return { parsed, counts, reject }
 }
 
 type Prepared =
@@ -76,24 +69,20 @@ type Prepared =
   | { kind: 'duplicate' }
   | { kind: 'failed'; error: unknown }
 
-/**
- * The fields in which a record differs from the stored user with its _id. A plain-text password
- * is not compared: checking it against the stored hash costs an argon2 verification per user on
- * every run again, which the import avoids (a hash in the file is compared as text).
- */
+/** A plain-text password is not compared: that costs an argon2 verification per user per run. */
 function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
   const fields = (['fullName', 'email', 'createdOn'] as const).filter((field) => stored[field] !== incoming[field]) as string[]
   if (isArgon2idHash(incoming.password) && incoming.password !== stored.passwordHash) fields.push('password')
   return fields
 }
 
-/**
- * A record whose _id is already taken by a different record is named, never dropped quietly:
- * import does not overwrite, so its content would otherwise be lost without a word.
- */
+/** Import never overwrites, so a record whose _id is taken by a different one is named, not dropped quietly. */
 const conflictMessage = (kind: 'user' | 'note', id: string, fields: readonly string[]) =>
   `${kind} ${id}: a different ${kind} with this _id is already stored or earlier in the file ` +
   `(it differs in ${fields.join(', ')}); this record is not imported`
+
+const duplicateMessage = (user: { _id: string; email: string }) =>
+  `duplicate email "${user.email}": another user already has it (compared as logins are: trimmed, NFKC, case-insensitively); user ${user._id} not imported`
 
 /** Looks the user up before hashing, so a second run costs no argon2 work; never rejects. */
 async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepared> {
@@ -112,15 +101,9 @@ async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepar
   }
 }
 
-const duplicateMessage = (user: { _id: string; email: string }) =>
-  `duplicate email "${user.email}": another user already has it (compared as logins are: trimmed, NFKC, case-insensitively); user ${user._id} not imported`
-
 async function importUsers(file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
-  const source = await openSource(file)
-  const phase = new Phase(file, source.format, options)
-  const counts = phase.summary
-  progress.begin('users', source.totalBytes, source.bytesRead)
+  const { parsed, counts, reject } = await openPhase('users', file, options)
   const window: { raw: RawRecord; incoming: IncomingUser; prepared: Promise<Prepared> }[] = []
   let batch: { raw: RawRecord; incoming: IncomingUser; user: UserRecord }[] = []
 
@@ -131,13 +114,13 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
     for (const [i, outcome] of outcomes.entries()) {
       const { raw, incoming, user } = written[i]!
       if (outcome === 'inserted') counts.imported++
-      else if (outcome === 'duplicate-email') phase.reject(raw, 'duplicate email', duplicateMessage(user))
+      else if (outcome === 'duplicate-email') reject(raw, 'duplicate email', duplicateMessage(user))
       else {
         // Stored after this record was looked up: earlier in the file, or by someone else.
         const stored = await store.findUserById(user._id)
         const fields = stored ? userDifferences(stored, incoming) : []
         if (fields.length === 0) counts.skipped++
-        else phase.reject(raw, 'conflicting _id', conflictMessage('user', user._id, fields))
+        else reject(raw, 'conflicting _id', conflictMessage('user', user._id, fields))
       }
     }
   }
@@ -146,8 +129,8 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
     const result = await prepared
     if (result.kind === 'failed') throw result.error
     if (result.kind === 'exists') counts.skipped++
-    else if (result.kind === 'differs') phase.reject(raw, 'conflicting _id', conflictMessage('user', incoming._id, result.fields))
-    else if (result.kind === 'duplicate') phase.reject(raw, 'duplicate email', duplicateMessage(incoming))
+    else if (result.kind === 'differs') reject(raw, 'conflicting _id', conflictMessage('user', incoming._id, result.fields))
+    else if (result.kind === 'duplicate') reject(raw, 'duplicate email', duplicateMessage(incoming))
     else {
       batch.push({ raw, incoming, user: result.user })
       if (batch.length >= (options.batchSize ?? 500)) await flush()
@@ -158,17 +141,7 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
     await flush()
   }
 
-  for await (const raw of source.records()) {
-    counts.read++
-    let incoming: IncomingUser
-    try {
-      incoming = parse(raw, userFromDocument)
-    } catch (err) {
-      if (!(err instanceof RecordError)) throw err
-      if (options.strict) await settleAll() // what came before the bad record is imported
-      phase.reject(raw, 'malformed', `malformed user: ${err.message}`)
-      continue
-    }
+  for await (const [raw, incoming] of parsed(userFromDocument, settleAll)) {
     window.push({ raw, incoming, prepared: prepareUser(store, incoming) })
     if (window.length >= options.hashConcurrency) await settleOldest()
     progress.tick(counts)
@@ -180,10 +153,7 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
 
 async function importNotes(file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
-  const source = await openSource(file)
-  const phase = new Phase(file, source.format, options)
-  const counts = phase.summary
-  progress.begin('notes', source.totalBytes, source.bytesRead)
+  const { parsed, counts, reject } = await openPhase('notes', file, options)
   let batch: { raw: RawRecord; note: NoteRecord }[] = []
 
   const flush = async () => {
@@ -194,22 +164,12 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
       const { raw, note } = written[i]!
       if (outcome === 'inserted') counts.imported++
       else if (outcome === 'exists') counts.skipped++
-      else if (outcome === 'missing-user') phase.reject(raw, 'missing user', `note ${note._id}: its user ${note.userId} does not exist (not in the users file, or rejected)`)
-      else phase.reject(raw, 'conflicting _id', conflictMessage('note', note._id, outcome.differs))
+      else if (outcome === 'missing-user') reject(raw, 'missing user', `note ${note._id}: its user ${note.userId} does not exist (not in the users file, or rejected)`)
+      else reject(raw, 'conflicting _id', conflictMessage('note', note._id, outcome.differs))
     })
   }
 
-  for await (const raw of source.records()) {
-    counts.read++
-    let note: NoteRecord
-    try {
-      note = parse(raw, noteFromDocument)
-    } catch (err) {
-      if (!(err instanceof RecordError)) throw err
-      if (options.strict) await flush()
-      phase.reject(raw, 'malformed', `malformed note: ${err.message}`)
-      continue
-    }
+  for await (const [raw, note] of parsed(noteFromDocument, flush)) {
     batch.push({ raw: { line: raw.line, index: raw.index }, note }) // not the text: the batch stays small
     if (batch.length >= (options.batchSize ?? 2000)) await flush()
     progress.tick(counts)
@@ -220,7 +180,7 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
 }
 
 /** Users first, so that notes find their owners. */
-export async function importData(options: ImportOptions): Promise<ImportSummary> {
+export async function importData(options: ImportOptions) {
   const started = performance.now()
   const users = options.usersFile ? await importUsers(options.usersFile, options) : emptyPhase()
   const notes = options.notesFile ? await importNotes(options.notesFile, options) : emptyPhase()

@@ -1,27 +1,9 @@
-// Progress of a long transfer: on a terminal, one line redrawn in place (a bar by bytes read,
-// counts and rate); elsewhere (a log file, CI, a pipe), a plain line every few seconds. Notes such
-// as rejected records are printed on their own lines without breaking the bar.
-// Hand-written rather than a library (cli-progress and the like): the need is one line of text,
-// the bar has to step aside for interleaved messages, and the non-terminal mode has to print
-// plain, greppable lines; that is less code here than adapting a library to it.
-// A note's text is escaped (unicode.ts): it quotes the file being read (an email, a parser's
-// excerpt of a bad record), which may hold control characters.
+// Progress of a long transfer: on a terminal one line redrawn in place, elsewhere a plain line every few
+// seconds. Notes go on their own lines, escaped: they quote the file, which may hold control characters.
 import { escapeForTerminal } from '../unicode.js'
 
-export interface Counts {
-  read: number
-  imported: number
-  skipped: number
-  rejected: number
-}
-
-export const zeroCounts = (): Counts => ({ read: 0, imported: 0, skipped: 0, rejected: 0 })
-
-export interface ProgressOutput {
-  write(text: string): unknown
-  isTTY?: boolean
-  columns?: number
-}
+export const zeroCounts = () => ({ read: 0, imported: 0, skipped: 0, rejected: 0 })
+type Counts = ReturnType<typeof zeroCounts>
 
 const BAR_WIDTH = 24
 
@@ -34,17 +16,16 @@ export class Progress {
   private drawn = false
   private readonly tty: boolean
   private readonly intervalMs: number
+  private readonly now: () => number
 
   constructor(
-    private readonly out: ProgressOutput,
+    private readonly out: { write(text: string): unknown; isTTY?: boolean; columns?: number },
     options: { tty?: boolean; intervalMs?: number; now?: () => number } = {},
   ) {
     this.tty = options.tty ?? Boolean(out.isTTY)
     this.intervalMs = options.intervalMs ?? (this.tty ? 100 : 5000)
     this.now = options.now ?? Date.now
   }
-
-  private readonly now: () => number
 
   begin(label: string, totalBytes: number, bytesRead: () => number): void {
     this.label = label
@@ -64,7 +45,8 @@ export class Progress {
 
   /** A message on its own line; the bar is redrawn below it on the next tick. */
   note(message: string): void {
-    this.clear()
+    if (this.tty && this.drawn) this.out.write('\r\x1b[2K')
+    this.drawn = false
     this.out.write(`${escapeForTerminal(message)}\n`)
   }
 
@@ -72,11 +54,6 @@ export class Progress {
   end(counts: Counts): void {
     this.draw(counts, true)
     if (this.tty) this.out.write('\n')
-    this.drawn = false
-  }
-
-  private clear(): void {
-    if (this.tty && this.drawn) this.out.write('\r\x1b[2K')
     this.drawn = false
   }
 

@@ -1,7 +1,6 @@
-// The documents of the original service's MongoDB collections, as mongoexport writes them, and
-// their mapping to and from our records. Extended JSON (canonical or relaxed) is decoded by the
-// bson package's EJSON before these functions run, so ObjectIds arrive as ObjectId and dates as
-// Date. Fields the original schema adds (`__v`) or that other deployments carry are ignored.
+// The original service's MongoDB documents as mongoexport writes them, mapped to and from our
+// records. EJSON decodes them first (ObjectIds arrive as ObjectId, dates as Date); other fields
+// (`__v`) are ignored.
 import { EJSON, ObjectId } from 'bson'
 import { NOTE_INPUT_FIELDS, type NoteInputField, type NoteRecord, REQUIRED_INPUT, emptyInput, noteInput } from '../note-shape.js'
 import type { UserRecord } from '../store/types.js'
@@ -10,10 +9,7 @@ import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
 /** A record that cannot be imported; the message says which field and why. */
 export class RecordError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'RecordError'
-  }
+  override name = 'RecordError'
 }
 
 /** A user as read from the export: `password` is plain text or an argon2id hash. */
@@ -47,12 +43,11 @@ function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
   return value
 }
 
-/** The first of `fields` that is present, as an ISO date; `fallback` when none is. */
+/** The first of `fields` present, as an ISO date; legacy and hand-made files carry ISO strings or epoch ms. */
 function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
   for (const field of fields) {
     const value = doc[field]
     if (value === undefined || value === null) continue
-    // Legacy exports and hand-made files carry ISO strings or epoch milliseconds.
     const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined
     if (!date || Number.isNaN(date.getTime())) throw new RecordError(`${field} is not a date`)
     return date.toISOString()
@@ -63,7 +58,6 @@ function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
 /** An ObjectId carries its creation second: the best date for a record that has none. */
 const idTime = (id: string) => () => ObjectId.createFromHexString(id).getTimestamp().toISOString()
 
-/** A document of the `users` collection. */
 export function userFromDocument(value: unknown): IncomingUser {
   const doc = asDocument(value)
   const _id = idOf(doc, '_id')
@@ -113,7 +107,7 @@ export function noteFromDocument(value: unknown): NoteRecord {
 
 export type EjsonMode = 'relaxed' | 'canonical'
 
-/** Parses one Extended JSON text (either mode; EJSON reads both). Throws RecordError. */
+/** Parses one Extended JSON text, canonical or relaxed. */
 export function parseEjson(text: string): unknown {
   try {
     return EJSON.parse(text, { relaxed: true })
@@ -124,10 +118,9 @@ export function parseEjson(text: string): unknown {
 
 /** A user as the original's collection holds it; the password only when asked (an argon2id hash). */
 export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash: boolean): string {
-  const doc: Doc = { _id: ObjectId.createFromHexString(user._id), fullName: user.fullName, email: user.email }
-  if (withPasswordHash) doc.password = user.passwordHash
-  doc.createdOn = new Date(user.createdOn)
-  return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
+  const { _id, fullName, email, passwordHash, createdOn } = user
+  const doc = { _id: ObjectId.createFromHexString(_id), fullName, email, ...(withPasswordHash ? { password: passwordHash } : {}) }
+  return EJSON.stringify({ ...doc, createdOn: new Date(createdOn) }, { relaxed: mode === 'relaxed' })
 }
 
 /** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
