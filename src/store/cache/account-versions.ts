@@ -1,12 +1,8 @@
-// The account versions the cache layer checks kept accounts and sessions against. Each is read
-// from the database after the request arrived (one read per turn of the event loop), unless the
-// driver pushes account changes (PostgreSQL's NOTIFY, StoreDriver.listenForAccountChanges) and
-// its notices are proven to arrive: then a version read once is used again until a notice says
-// the account changed, and a request with a kept session costs no round trip at all.
-//
-// The price of that shortcut: a change is seen by another instance when its notice arrives,
-// milliseconds after the commit, not at the commit. Listings never take it: their writer may be
-// a client of another instance whose next request must show its note (docs/caching.md).
+// The account versions kept accounts and sessions are checked against: read after the request
+// arrived, unless the driver's notices of account changes (PostgreSQL's NOTIFY) are proven to
+// arrive; then a version read once serves until a notice says the account changed. Another
+// instance's change is then seen when its notice arrives, not at its commit; listings never take
+// this shortcut (docs/caching.md).
 import { LRUCache } from 'lru-cache'
 import type { AccountChangeHandler, UserVersions } from '../types.js'
 import { oncePerTurn } from './turn-batch.js'
@@ -18,15 +14,11 @@ export class AccountVersions implements AccountChangeHandler {
   /** Versions read while notices were live, forgotten on a notice for their account. */
   private readonly known: LRUCache<string, AccountCheck>
   private isLive = false
-  /** Bumped by every notice and every change of liveness: a read that overlapped one is not kept. */
+  /** Bumped by every notice and change of liveness: a read that overlapped one is not kept. */
   private generation = 0
-  /** Resolves at the end of the event loop's turn, shared by every caller of that turn. */
   private readonly endOfTurn = oncePerTurn(() => Promise.resolve())
 
-  /**
-   * `read`: the account's versions as the database answers now (undefined: no such account).
-   * `onLive`: told when notices become live or are lost (the server logs it).
-   */
+  /** `onLive` is told when notices become live or are lost. */
   constructor(
     private readonly read: (userId: string) => Promise<UserVersions | undefined>,
     max: number,
@@ -35,13 +27,9 @@ export class AccountVersions implements AccountChangeHandler {
     this.known = new LRUCache<string, AccountCheck>({ max })
   }
 
-  /**
-   * The account's version now, with its notes version when it was read for this call (not when
-   * a notice vouches for a kept one); undefined when no account has this id.
-   */
+  /** The account's version now (with the notes version when read for this call); undefined: no such account. */
   of(userId: string): Promise<AccountCheck | undefined> {
-    // Without notices the read's own promise is the answer: no layer of promises of its own on
-    // the path every authenticated request of SQLite takes.
+    // Without notices, the read's own promise: no extra promise on every authenticated request.
     return this.isLive ? this.ofWhileLive(userId) : this.read(userId)
   }
 

@@ -1,20 +1,15 @@
-// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB). An embedded store shares
-// its file system with everything else on the machine; a full disk fails every write,
-// checkpoints included, and can leave the service unable to recover by itself. So writes that
-// add data are refused (507) while the data directory's file system has less than the minimum
-// free, and deletes and reads still work, so a user can make room.
-//
-// statfs costs a system call on libuv's thread pool: it is asked at most once a second, by the
-// first write after the last reading has aged, which waits for it; every other write uses the
-// reading as it is. Writes of the second after a reading are therefore not counted against it:
-// the margin to keep is what one second of writes can take (docs/storage.md, "Free disk space").
+// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB). A full disk fails every
+// write, checkpoints included, and can leave the service unable to recover by itself, so writes
+// that add data are refused (507) below the minimum, while deletes and reads still work and a
+// user can make room. statfs is asked at most once a second, by the first write after the last
+// reading aged; the margin to keep is what one second of writes can take (docs/storage.md,
+// "Free disk space").
 import { statfs } from 'node:fs/promises'
 import { LowDiskSpaceError } from '../types.js'
 
 /** Bytes an unprivileged process may still write on the file system. */
 export type FreeSpaceReader = () => Promise<number>
 
-/** The free space of the file system holding `dir` (statfs's available blocks). */
 export const statfsReader =
   (dir: string): FreeSpaceReader =>
   async () => {

@@ -1,23 +1,13 @@
-// SQLite migration 6 ('well-formed-text', migrations/0006-well-formed-text.ts), which SQL alone
-// cannot do: it needs Unicode normalisation and a UTF-8 check.
-//
-// 1. Text stored before unpaired surrogates were refused (src/unicode.ts) is made valid: title,
-//    content, full_name and email held the bytes ED A0 80 and the like (invalid UTF-8, sent as
-//    they were in every listing); each becomes what reading it has always given (U+FFFD for each
-//    invalid byte, WHATWG decoding: https://encoding.spec.whatwg.org/#utf-8-decoder). Tags are
-//    JSON text, where a lone surrogate was written as the escape "\ud800"; each becomes U+FFFD.
-// 2. Every email_key is recomputed with the NFKC rule (../email-rekey.ts).
-// Only rows that change are written; the notes table is scanned once inside SQLite, so a large
-// database migrates in seconds (docs/compatibility.md, "The email key").
+// SQLite migration 6 (migrations/0006-well-formed-text.ts), which needs what SQL cannot do:
+// text stored before lone surrogates were refused (src/unicode.ts) becomes what reading it has
+// always given (U+FFFD for each invalid byte, WHATWG decoding; in tags, JSON escapes of lone
+// surrogates become U+FFFD), and every email_key is recomputed with the NFKC rule
+// (../email-rekey.ts). Only rows that change are written (docs/compatibility.md, "The email key").
 import { isUtf8 } from 'node:buffer'
 import type { Database } from 'better-sqlite3'
 import { changedKeys, type KeyedUser, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'
 
-/**
- * Rows whose `columns` hold invalid UTF-8, rewritten as read (better-sqlite3 decodes as WHATWG
- * does). better-sqlite3 wrote a lone surrogate as its three-byte form, which starts with the byte
- * ED, so only rows holding that byte are read into JavaScript and checked there.
- */
+/** Rows whose `columns` hold invalid UTF-8, rewritten as read; a lone surrogate was stored as three bytes from ED. */
 function repairColumns(db: Database, table: string, columns: string[]): void {
   const blobs = columns.map((c) => `CAST(${c} AS BLOB)`)
   const suspect = blobs.map((b) => `instr(${b}, X'ED') > 0`).join(' OR ')

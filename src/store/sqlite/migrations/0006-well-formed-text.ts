@@ -1,5 +1,4 @@
-// Text stored before unpaired surrogates were refused is made valid UTF-8, and every email
-// key is recomputed with the NFKC rule; see migration-text.ts.
+// Text made valid UTF-8 and email keys recomputed with the NFKC rule (migration-text.ts).
 import type { Migration } from '../migrations.js'
 import { wellFormedText } from '../migration-text.js'
 
