@@ -1,26 +1,14 @@
-// The email-key migration of both stores (SQLite 6, PostgreSQL 7): every email_key is recomputed
-// with the key rule of services/accounts.ts (emailKeyOf), written out again here, frozen, because
-// a released migration must never change.
-//
-// When the new rule gives several accounts one key, an account whose key does not change keeps
-// it, else the oldest (createdOn, then id). Each other one gets `UNREACHABLE <id>: same key as
-// <holder id>`, which no login can reach (the rule lower-cases last), and keeps its data until an
-// operator gives it a free email (docs/compatibility.md, "The email key"); a process warning
-// (NOTES_SERVICE_EMAIL_KEY_COLLISION) names it.
+// The email-key migration of both stores (SQLite 6, PostgreSQL 7), with services/accounts.ts's key
+// rule frozen here, as a released migration never changes. Of accounts the new rule gives one key,
+// one whose key does not change keeps it, else the oldest; the others get a key no login reaches
+// and keep their data until an operator acts (docs/compatibility.md, "The email key").
 
 /** trim, NFKC, then Unicode's default (locale-independent) lower-casing. */
 export const migratedEmailKey = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
-export interface KeyedUser {
-  id: string
-  email: string
-  emailKey: string
-  createdOn: string
-}
+export type KeyedUser = { id: string; email: string; emailKey: string; createdOn: string }
 
-export interface Rekeyed extends KeyedUser {
-  newKey: string
-}
+export type Rekeyed = KeyedUser & { newKey: string }
 
 const oldestFirst = (a: KeyedUser, b: KeyedUser): number =>
   a.createdOn < b.createdOn ? -1 : a.createdOn > b.createdOn ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0

@@ -6,7 +6,7 @@
 // through as methods.ts classifies it.
 import { LRUCache } from 'lru-cache'
 import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
-import { type AccountCheck, AccountVersions } from './account-versions.js'
+import { type AccountCheck, accountVersions } from './account-versions.js'
 import { type AccountsOf, STORE_METHODS, type StoreMethods } from './methods.js'
 import { versionsReader } from './versions-reader.js'
 
@@ -23,10 +23,7 @@ export interface CacheOptions {
 const CACHE_ENTRIES = 10_000
 
 /** Kept data with the version read before it. */
-interface Versioned<Kept> {
-  version: string
-  kept: Kept
-}
+type Versioned<Kept> = { version: string; kept: Kept }
 
 /** A session's account, learnt at its first lookup (a session never changes account), and the session once read after a version check. */
 interface KeptSession {
@@ -53,7 +50,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
           sizeCalculation: (entry) => Math.max(1, entry.kept.length + entry.version.length),
         })
       : undefined
-  const accountVersions = new AccountVersions(versionsOf, max, options.onNotices)
+  const accountChecks = accountVersions(versionsOf, max, options.onNotices)
 
   // SessionOfAccount.checked as this store makes it: listNotesJson trusts only instances of this
   // class of its own (instanceof), so no other code, and no other store, can make one it accepts.
@@ -64,7 +61,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     ) {}
   }
   const proof = (userId: string, notes: string | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
-  void driver.listenForAccountChanges?.(accountVersions)
+  void driver.listenForAccountChanges?.(accountChecks)
 
   /** `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with `now` unless undefined. */
   function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
@@ -78,7 +75,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   }
 
   async function findUserById(id: string): Promise<UserRecord | undefined> {
-    const now = await accountVersions.of(id)
+    const now = await accountChecks.of(id)
     if (now !== undefined) return validated(accounts, id, now.account, () => driver.findUserById(id))
     accounts.delete(id)
     return driver.findUserById(id)
@@ -92,7 +89,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       if (found) sessions.set(sessionId, { userId: found.user._id })
       return found
     }
-    const now = await accountVersions.of(known.userId)
+    const now = await accountChecks.of(known.userId)
     if (now !== undefined && known.found?.version === now.account) return withChecked(known, known.found.kept, now)
     const found = await driver.findSession(sessionId)
     if (found?.user._id !== known.userId) {
@@ -128,7 +125,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     return validated(kept, userId, now, () => driver.listNotesJson(userId).then(asBytes)) as Promise<Buffer>
   }
 
-  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accountVersions.changed(userId))
+  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accountChecks.changed(userId))
 
   return {
     ...passed,
@@ -149,11 +146,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   }
 }
 
-/**
- * Every Store method of `driver`, built from STORE_METHODS (not the driver's keys, so an
- * unclassified method cannot pass through); an account write tells `changed` of each account it
- * names once it settles, whatever its outcome.
- */
+/** Built from STORE_METHODS, not the driver's keys, so an unclassified method cannot pass through. */
 function throughClassification(driver: StoreDriver, ownerOf: (sessionId: string) => string | undefined, changed: (userId: string) => void): Store {
   const store: Record<string, unknown> = {}
   for (const [name, treatment] of Object.entries(STORE_METHODS) as [keyof Store, StoreMethods[keyof Store]][]) {

@@ -1,18 +1,14 @@
 // What the cache layer does with each Store method, complete by type: a new Store method without
-// a treatment fails type-checking, so no account write can pass through without forgetting what
-// this process knows of the account (index.ts derives every wrapper from here).
+// a treatment fails type-checking, so no account write can skip forgetting the account (index.ts).
 import type { Store } from '../types.js'
 
 /** Whose accounts a write changes; `ownerOf` answers a session's account where this process has learnt it. */
 export type AccountsOf<A extends unknown[]> = (args: A, ownerOf: (sessionId: string) => string | undefined) => string | readonly string[] | undefined
 
 /**
- * - `read`: passes through, or is answered by the cache layer against versions read after the call.
- * - `notes-write`: passes through; its triggers move the notes version every listing is checked against.
- * - `{ account }`: the triggers move the account's version too, but where versions are used again on
- *   the strength of notices (account-versions.ts), each account named is forgotten once the write
- *   settles, whatever its outcome, so this process's next request reads it again.
- * - `lifecycle`: readiness and closing.
+ * `read` and `notes-write` pass through (or are answered from versions read after the call); an
+ * `{ account }` write also makes this process forget each account it names once it settles,
+ * whatever its outcome, for versions used on the strength of notices (account-versions.ts).
  */
 export type Treatment<A extends unknown[]> = 'read' | 'notes-write' | 'lifecycle' | { account: AccountsOf<A> }
 

@@ -1,6 +1,5 @@
-// Lookups made in one turn of the event loop share one read, sent at the end of that turn
-// (setImmediate, after the poll phase that read the requests). A call never joins a read already
-// under way, so every answer is read after its request arrived.
+// Lookups of one turn of the event loop share one read, sent at its end (setImmediate). A call
+// never joins a read already under way, so every answer is read after its request arrived.
 
 /** `readMany` answers a batch of distinct keys; a key it leaves out resolves to undefined. */
 export function perTurn<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>): (key: K) => Promise<V | undefined> {

@@ -1,21 +1,13 @@
-// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB). A full disk fails every
-// write, checkpoints included, and can leave the service unable to recover by itself, so writes
-// that add data are refused (507) below the minimum, while deletes and reads still work and a
-// user can make room. statfs is asked at most once a second, by the first write after the last
-// reading aged; the margin to keep is what one second of writes can take (docs/storage.md,
-// "Free disk space").
+// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB): a full disk fails every
+// write, checkpoints included, so writes that add data are refused (507) below the minimum while
+// deletes still make room. statfs is asked at most once a second (docs/storage.md, "Free disk space").
 import { statfs } from 'node:fs/promises'
 import { LowDiskSpaceError } from '../types.js'
 
 /** Bytes an unprivileged process may still write on the file system. */
 export type FreeSpaceReader = () => Promise<number>
 
-export const statfsReader =
-  (dir: string): FreeSpaceReader =>
-  async () => {
-    const stats = await statfs(dir)
-    return stats.bavail * stats.bsize
-  }
+export const statfsReader = (dir: string): FreeSpaceReader => () => statfs(dir).then((stats) => stats.bavail * stats.bsize)
 
 /** Longest time a reading is used. */
 export const READING_MAX_AGE_MS = 1000

@@ -1,8 +1,6 @@
-// Group commit for the SQLite driver. With synchronous=FULL every COMMIT waits for an fsync, so
-// writes that arrive while the event loop is busy are run together in one transaction and pay
-// one fsync (docs/performance.md, "What shaped the design"). A write's promise settles only after
-// the COMMIT holding it has returned. The batch is flushed on setImmediate, after the poll phase:
-// one batch holds the writes of one turn, and no timer delays a lone write.
+// Group commit: with synchronous=FULL every COMMIT waits for an fsync, so the writes of one turn
+// of the event loop share one transaction, flushed on setImmediate (no timer delays a lone write).
+// A write's promise settles only after the COMMIT holding it has returned (docs/performance.md).
 
 /** The transaction primitives the writer needs; the SQLite driver passes its connection's. */
 export interface TransactionControl {
@@ -13,11 +11,7 @@ export interface TransactionControl {
   inTransaction(): boolean
 }
 
-interface PendingWrite {
-  run: () => unknown
-  resolve: (value: unknown) => void
-  reject: (reason: unknown) => void
-}
+type PendingWrite = { run: () => unknown; resolve: (value: unknown) => void; reject: (reason: unknown) => void }
 
 /** Longest batch: bounds the transaction size and the time the event loop is held. */
 export const MAX_BATCH = 1000

@@ -25,7 +25,7 @@ export interface SqliteOptions {
   freeSpace?: FreeSpaceReader
 }
 
-/** How the driver's modules write: each write resolves once its group commit is on disk. */
+/** Each write resolves once its group commit is on disk. */
 export interface Writes {
   write: <T>(run: () => T) => Promise<T>
   /** A write that adds data: it waits until the disk has room for it (free-space.ts). */
@@ -34,11 +34,7 @@ export interface Writes {
 
 export const SQLITE_FILE = 'notes.db'
 
-/**
- * Applies every migration schema_changes does not record; returns how many ran (`list`: for tests
- * that stop early). A change that had a number before the shared ones (../migrations.ts) is also
- * recorded under it in schema_migrations, which such builds read (docs/architecture.md, "Migrations").
- */
+/** Applies every migration schema_changes does not record; returns how many ran (docs/architecture.md, "Migrations"). */
 export function migrateSqlite(db: Database.Database, list: readonly Migration[] = migrations): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)

@@ -1,11 +1,7 @@
-// The per-account note quota of the SQLite driver (mirrors postgres/quota.ts). The triggers of
-// migrations 5 and 12 keep each account's note count and size in account_usage; a checked write
-// reads that row and its own size inside its transaction, and SQLite runs one write transaction
-// at a time, so no other write falls between the check and the write.
-//
-// Buffer.byteLength counts a string's bytes as the triggers count the stored text (lone
-// surrogates included: 3 bytes each; test/note-quota-store.test.ts holds them to it). Checking
-// here rather than in the INSERT costs far less (docs/performance.md, "What shaped the design").
+// The note quota of the SQLite driver (mirrors postgres/quota.ts): a checked write reads the
+// account_usage row the triggers keep, inside its transaction, and SQLite has one writer, so no
+// write falls between check and write. Buffer.byteLength counts as the triggers do (lone
+// surrogates: 3 bytes; test/note-quota-store.test.ts), and costs less than a check in the INSERT.
 import type { Database } from 'better-sqlite3'
 import { bound, limits, resizes } from '../note-quota.js'
 import { NoteQuotaExceededError, type StoreDriver } from '../types.js'
@@ -15,13 +11,8 @@ import type { SqliteNotes } from './notes.js'
 const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8')
 const tagBytes = (tags: readonly string[]) => tags.reduce((sum, tag) => sum + bytesOf(tag), 0)
 
-interface SizesRow {
-  title: number
-  content: number
-  tags: number
-  /** The account's bytes; null only when its usage row is missing. */
-  used: number | null
-}
+/** `used`: the account's bytes; null only when its usage row is missing. */
+type SizesRow = { title: number; content: number; tags: number; used: number | null }
 
 type QuotaMethods = 'insertNote' | 'updateNote' | 'noteUsage' | 'accountsOverQuota'
 

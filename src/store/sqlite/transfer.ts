@@ -1,6 +1,5 @@
-// Bulk import and paged export for the SQLite driver (notes-service import / export). Each batch
-// is one IMMEDIATE transaction: one fsync per batch, and its checks and inserts see a consistent
-// database.
+// Bulk import and paged export for the SQLite driver. Each import batch is one IMMEDIATE
+// transaction: one fsync, and its checks and inserts see a consistent database.
 import type { Database } from 'better-sqlite3'
 import { noteDifferences } from '../note-differences.js'
 import type { NoteImportOutcome, NoteRecord, StoreDriver, UserImportOutcome, UserRecord } from '../types.js'

@@ -5,10 +5,7 @@ import type { Writes } from './index.js'
 import { type UserRow, userFromRow } from './rows.js'
 import { INSERT_SESSION } from './sessions.js'
 
-/**
- * Throws SessionEndedError unless the actor is still admitted (types.ts Actor). Called first in a
- * write transaction: SQLite has one writer, so nothing ends the session before the commit.
- */
+/** Throws SessionEndedError unless the actor is still admitted; first in a write transaction, so nothing ends the session before the commit. */
 export type ActorCheck = (userId: string, actor: Actor | undefined) => void
 
 export function actorCheck(db: Database): ActorCheck {
