@@ -28,11 +28,8 @@ export const parkedKey = (id: string): string => `MIGRATING ${id}`
 
 export const unreachableKey = (id: string, holderId: string): string => `UNREACHABLE ${id}: same key as ${holderId}`
 
-interface KeyPlan {
-  /** The key each changed account ends with, in claiming order. */
-  keys: Array<{ id: string; key: string }>
-  unreachable: Array<{ user: Rekeyed; holderId: string }>
-}
+/** `keys`: the key each changed account ends with, in claiming order. */
+type KeyPlan = { keys: Array<{ id: string; key: string }>; unreachable: Array<{ user: Rekeyed; holderId: string }> }
 
 /** `currentHolders`: each new key's holder before the migration; a holder that is itself changing gives its key up. */
 export function planKeys(changedUsers: readonly Rekeyed[], currentHolders: ReadonlyMap<string, string>): KeyPlan {

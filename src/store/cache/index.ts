@@ -13,13 +13,11 @@ import { versionsReader } from './versions-reader.js'
 export interface CacheOptions {
   /** Bytes of listings kept; 0: every listing is read from the database. */
   listingBytes: number
-  /** Accounts kept, and sessions kept. */
-  entries?: number
   /** Told when the driver's account notices become live or are lost (PostgreSQL). */
   onNotices?: (live: boolean) => void
 }
 
-/** The same bound as the verified-token cache. */
+/** Accounts kept, and sessions kept: the same bound as the verified-token cache. */
 const CACHE_ENTRIES = 10_000
 
 /** Kept data with the version read before it. */
@@ -36,10 +34,9 @@ interface KeptSession {
 
 /** Closing the result closes the driver. */
 export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
-  const max = options.entries ?? CACHE_ENTRIES
-  const versionsOf = versionsReader(driver, max)
-  const accounts = new LRUCache<string, Versioned<UserRecord>>({ max })
-  const sessions = new LRUCache<string, KeptSession>({ max })
+  const versionsOf = versionsReader(driver, CACHE_ENTRIES)
+  const accounts = new LRUCache<string, Versioned<UserRecord>>({ max: CACHE_ENTRIES })
+  const sessions = new LRUCache<string, KeptSession>({ max: CACHE_ENTRIES })
   const listingBytes = options.listingBytes
   const listings =
     listingBytes > 0
@@ -50,7 +47,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
           sizeCalculation: (entry) => Math.max(1, entry.kept.length + entry.version.length),
         })
       : undefined
-  const accountChecks = accountVersions(versionsOf, max, options.onNotices)
+  const accountChecks = accountVersions(versionsOf, CACHE_ENTRIES, options.onNotices)
 
   // SessionOfAccount.checked as this store makes it: listNotesJson trusts only instances of this
   // class of its own (instanceof), so no other code, and no other store, can make one it accepts.

@@ -62,12 +62,10 @@ export class GroupCommitWriter {
       }
       this.tx.commit()
     } catch (error) {
-      if (this.tx.inTransaction()) {
-        try {
-          this.tx.rollback()
-        } catch {
-          // the original error is the one worth reporting
-        }
+      try {
+        if (this.tx.inTransaction()) this.tx.rollback()
+      } catch {
+        // the original error is the one worth reporting
       }
       for (const write of batch) write.reject(error)
       return

@@ -25,10 +25,9 @@ export interface SqliteOptions {
   freeSpace?: FreeSpaceReader
 }
 
-/** Each write resolves once its group commit is on disk. */
+/** Writes resolve once their group commit is on disk; `adding` (data) waits first for the disk to have room (free-space.ts). */
 export interface Writes {
   write: <T>(run: () => T) => Promise<T>
-  /** A write that adds data: it waits until the disk has room for it (free-space.ts). */
   adding: <T>(run: () => T) => Promise<T>
 }
 
@@ -144,9 +143,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
       return found
     },
     versionClock: async () => String(clock.get()),
-    ping: async () => {
-      db.prepare('SELECT 1').get()
-    },
+    ping: async () => void db.prepare('SELECT 1').get(),
     close: async () => {
       if (!db.open) return
       writer.flush() // commit (and settle) every write still queued

@@ -1,8 +1,6 @@
-// Each note keeps its wire JSON text, computed by SQLite whenever the row is written, so a
-// listing joins stored text instead of escaping every field on every read (docs/performance.md,
-// "What shaped the design"). SQLite cannot add a STORED column, so the table is rebuilt
-// (https://www.sqlite.org/lang_altertable.html#otheralter); the columns are written out again
-// rather than shared with migration 1, whose text must never change.
+// Each note keeps its wire JSON, computed by SQLite on every write, so a listing joins stored text
+// (docs/performance.md). SQLite cannot add a STORED column, so the table is rebuilt; its columns
+// are written out again, not shared with migration 1, whose text must never change.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

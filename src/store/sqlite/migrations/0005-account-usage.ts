@@ -1,8 +1,6 @@
-// Each account's note count and size (UTF-8 bytes of title, content and tags), kept by triggers
-// in the transaction of every change to notes, by any path, so that the quota (docs/security.md,
-// "What one account may keep") reads one row instead of counting notes. A pin leaves the row
-// alone. The migration runs in an IMMEDIATE transaction: no write falls between the backfill and
-// the triggers.
+// Each account's note count and UTF-8 size, kept by triggers with every change to notes, so the
+// quota (docs/security.md, "What one account may keep") reads one row instead of counting notes.
+// The migration's IMMEDIATE transaction lets no write fall between the backfill and the triggers.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

@@ -1,10 +1,7 @@
-// A version of each user's notes and of each account (its row and sessions), moved by triggers
-// in the transaction of every change by any writer, so that the cache layer (src/store/cache)
-// can check kept entries with one small read (docs/caching.md). Every value comes from
-// version_clock, which only grows, so a version never repeats; a rolled-back transaction takes
-// its values back unseen. An account's row goes by a trigger, not ON DELETE CASCADE, which the
-// sqlite3 shell does not apply by default. SQLite has one trigger per table and event, hence six
-// alike.
+// Versions of each user's notes and account (row and sessions), moved by triggers with every
+// change by any writer, for the cache layer's checks (docs/caching.md). Values come from
+// version_clock, which only grows, so none repeats. An account's row goes by a trigger, not ON
+// DELETE CASCADE, which the sqlite3 shell does not apply by default.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {
