@@ -1,6 +1,5 @@
-// Users' versions, read once per turn for all the users that turn serves (turn-batch.ts). With a
-// version clock (StoreDriver.versionClock, SQLite), versions read earlier are answered again while
-// the clock, read once this turn, still answers what it did before they were read.
+// Users' versions, read once per turn for all its users (turn-batch.ts); with a version clock
+// (SQLite), answered again while the clock, read this turn, is what it was before they were read.
 import { LRUCache } from 'lru-cache'
 import type { StoreDriver, UserVersions } from '../types.js'
 import { oncePerTurn, perTurn } from './turn-batch.js'

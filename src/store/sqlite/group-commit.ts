@@ -19,7 +19,7 @@ export const MAX_BATCH = 1000
 export class GroupCommitWriter {
   private queue: PendingWrite[] = []
   private scheduled = false
-  /** Transactions committed or attempted; the tests and the bench read it. */
+  /** Transactions committed or attempted. */
   batches = 0
 
   constructor(

@@ -1,6 +1,5 @@
-// The embedded store: SQLite through better-sqlite3, in WAL mode. With synchronous=FULL (the
-// default) a write is on disk before it is acknowledged, so it survives a power cut
-// (https://www.sqlite.org/pragma.html#pragma_synchronous).
+// The embedded store: SQLite through better-sqlite3, in WAL mode; with synchronous=FULL (the
+// default) a write is on disk, safe from a power cut, before it is acknowledged.
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -126,7 +125,6 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     'SELECT user_id, notes, account FROM user_versions WHERE user_id IN (SELECT value FROM json_each(?))',
   )
   const clock = db.prepare<[], number>('SELECT now FROM version_clock').pluck()
-  // better-sqlite3 is synchronous; the async signatures let a networked driver share the interface.
   return {
     ...sqliteUsers(db, writes, assertAdmitted),
     ...sqliteSessions(db, writes, assertAdmitted),
