@@ -1,5 +1,4 @@
-// The orders the store's lists come in, written once for both drivers' SQL (the columns have the
-// same names in both schemas, and each schema has an index in the same order).
+// The orders of the store's lists, for both drivers' SQL (same column names; each schema has an index in this order).
 
 /** Notes: pinned first, then newest createdOn first, ties by _id descending (Store.listNotesJson). */
 export const NOTE_LIST_ORDER = 'ORDER BY is_pinned DESC, created_on DESC, id DESC'

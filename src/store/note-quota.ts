@@ -4,8 +4,8 @@ import type { NotePatch, NoteQuota } from './types.js'
 /** A limit of 0 is no limit: a bound no account reaches (and a safe integer for any driver). */
 export const bound = (limit: number): number => (limit > 0 ? limit : Number.MAX_SAFE_INTEGER)
 
-/** Whether a quota limits anything; with none, a driver writes without reading the account's usage. */
+/** With no limit, a driver writes without reading the account's usage. */
 export const limits = (quota: NoteQuota | undefined): quota is NoteQuota => quota !== undefined && (quota.notes > 0 || quota.bytes > 0)
 
-/** Whether a patch can change a note's size: only such an edit is held to quota.bytes. */
+/** Only an edit that can change a note's size is held to quota.bytes. */
 export const resizes = (patch: NotePatch): boolean => patch.title !== undefined || patch.content !== undefined || patch.tags !== undefined

@@ -1,8 +1,6 @@
-// Store selection: DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store; either
-// driver is wrapped by the cache layer (cache/) unless STORE_CACHE is off.
-// The PostgreSQL driver (`pg` and src/store/postgres) is imported only when DATABASE_URL is set:
-// it adds resident memory that an SQLite server would carry for nothing (docs/performance.md,
-// "What shaped the design").
+// DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store; either is wrapped by the
+// cache layer (cache/) unless STORE_CACHE is off. The PostgreSQL driver is imported only when
+// selected: an SQLite server would carry its memory for nothing (docs/performance.md).
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
@@ -12,9 +10,8 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
-/** What a store may report while it runs (only the PostgreSQL store reports anything). */
+/** What a store may report while it runs: PostgreSQL's account notices became live (true) or were lost. */
 export interface StoreEvents {
-  /** PostgreSQL's account notices became live (true) or were lost (false). */
   accountNotices?: (live: boolean) => void
 }
 

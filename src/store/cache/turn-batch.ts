@@ -1,7 +1,5 @@
-// Lookups of one kind, made together: every call made in one turn of the event loop is answered
-// by one read of all their keys, sent at the end of that turn (setImmediate, after the poll phase
-// that read the requests). A call never joins a read already under way: it waits for the next
-// one, so every answer is read after the call was made, and so after its request arrived.
+// Lookups of one turn of the event loop share one read, sent at its end (setImmediate). A call
+// never joins a read already under way, so every answer is read after its request arrived.
 
 /** `readMany` answers a batch of distinct keys; a key it leaves out resolves to undefined. */
 export function perTurn<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>): (key: K) => Promise<V | undefined> {
@@ -18,7 +16,6 @@ export function perTurn<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>): (key
     } catch (err) {
       for (const waiters of batch.values()) for (const w of waiters) w.reject(err)
     }
-    // Calls made meanwhile waited for this read to end: send theirs at once.
     if (next.size > 0) void send()
     else busy = false
   }
@@ -34,11 +31,7 @@ export function perTurn<K, V>(readMany: (keys: K[]) => Promise<Map<K, V>>): (key
     })
 }
 
-/**
- * `read`, once per turn for every caller of that turn: one promise shared by all of them, whose
- * read starts in the check phase after the last of them called (setImmediate). A call made once
- * that read has started waits for the next one, so every answer is read after the call was made.
- */
+/** `read`, once per turn: one promise for every caller of the turn, read in the check phase after the last call. */
 export function oncePerTurn<V>(read: () => Promise<V>): () => Promise<V> {
   let next: Promise<V> | undefined
   const afterTurn = (resolve: () => void) => setImmediate(resolve)

@@ -1,21 +1,12 @@
-// A consistent online copy of the embedded database, safe while servers write to it.
-// SQLite's backup API restarts a copy whenever another connection writes between two steps, so
-// a copy taken in small steps may never finish under steady writes. Copying every page in one
-// step reads one snapshot under a single read lock; in WAL mode writers carry on meanwhile
-// (https://www.sqlite.org/backup.html, https://www.sqlite.org/wal.html).
+// A consistent online copy of the embedded database. The backup API restarts a copy whenever
+// another connection writes between two steps, so every page is copied in one step: one snapshot
+// under one read lock, while WAL writers carry on (https://www.sqlite.org/backup.html).
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { SQLITE_FILE } from './index.js'
 
-export interface BackupResult {
-  file: string
-  pages: number
-  users: number
-  notes: number
-}
-
-export async function backupSqlite(dataDir: string, target: string): Promise<BackupResult> {
+export async function backupSqlite(dataDir: string, target: string): Promise<{ file: string; pages: number; users: number; notes: number }> {
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`)
   const sourceFile = join(dataDir, SQLITE_FILE)
   if (!existsSync(sourceFile)) throw new Error(`no database at ${sourceFile} (check DATA_DIR)`)

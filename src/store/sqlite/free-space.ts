@@ -1,26 +1,13 @@
-// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB). An embedded store shares
-// its file system with everything else on the machine; a full disk fails every write,
-// checkpoints included, and can leave the service unable to recover by itself. So writes that
-// add data are refused (507) while the data directory's file system has less than the minimum
-// free, and deletes and reads still work, so a user can make room.
-//
-// statfs costs a system call on libuv's thread pool: it is asked at most once a second, by the
-// first write after the last reading has aged, which waits for it; every other write uses the
-// reading as it is. Writes of the second after a reading are therefore not counted against it:
-// the margin to keep is what one second of writes can take (docs/storage.md, "Free disk space").
+// Free disk space for the SQLite store's writes (MIN_FREE_DISK_MB): a full disk fails every
+// write, checkpoints included, so writes that add data are refused (507) below the minimum while
+// deletes still make room. statfs is asked at most once a second (docs/storage.md, "Free disk space").
 import { statfs } from 'node:fs/promises'
 import { LowDiskSpaceError } from '../types.js'
 
 /** Bytes an unprivileged process may still write on the file system. */
 export type FreeSpaceReader = () => Promise<number>
 
-/** The free space of the file system holding `dir` (statfs's available blocks). */
-export const statfsReader =
-  (dir: string): FreeSpaceReader =>
-  async () => {
-    const stats = await statfs(dir)
-    return stats.bavail * stats.bsize
-  }
+export const statfsReader = (dir: string): FreeSpaceReader => () => statfs(dir).then((stats) => stats.bavail * stats.bsize)
 
 /** Longest time a reading is used. */
 export const READING_MAX_AGE_MS = 1000

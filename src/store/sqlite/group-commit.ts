@@ -1,13 +1,6 @@
-// Group commit for the SQLite driver. With synchronous=FULL every COMMIT waits for an fsync, so
-// the disk bounds single-row commits per second (docs/performance.md, "What shaped the design").
-// Writes that arrive while the event loop is busy (parsing other requests, or blocked in the
-// previous fsync: better-sqlite3 is synchronous) are queued and run together in one transaction,
-// paying one fsync for the whole batch. A write's promise settles only after the COMMIT holding
-// it has returned, so nothing is acknowledged before it is on disk.
-//
-// The batch is flushed on setImmediate: that runs after the poll phase, so one batch holds every
-// write whose request was read in the same event-loop turn, and no timer adds latency when the
-// server is idle (a lone write commits at once).
+// Group commit: with synchronous=FULL every COMMIT waits for an fsync, so the writes of one turn
+// of the event loop share one transaction, flushed on setImmediate (no timer delays a lone write).
+// A write's promise settles only after the COMMIT holding it has returned (docs/performance.md).
 
 /** The transaction primitives the writer needs; the SQLite driver passes its connection's. */
 export interface TransactionControl {
@@ -18,13 +11,7 @@ export interface TransactionControl {
   inTransaction(): boolean
 }
 
-interface PendingWrite {
-  run: () => unknown
-  resolve: (value: unknown) => void
-  reject: (reason: unknown) => void
-}
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+type PendingWrite = { run: () => unknown; resolve: (value: unknown) => void; reject: (reason: unknown) => void }
 
 /** Longest batch: bounds the transaction size and the time the event loop is held. */
 export const MAX_BATCH = 1000
@@ -32,7 +19,7 @@ export const MAX_BATCH = 1000
 export class GroupCommitWriter {
   private queue: PendingWrite[] = []
   private scheduled = false
-  /** Number of transactions committed or attempted; the tests and the bench read it. */
+  /** Transactions committed or attempted. */
   batches = 0
 
   constructor(
@@ -40,10 +27,7 @@ export class GroupCommitWriter {
     private readonly schedule: (flush: () => void) => void = (flush) => void setImmediate(flush),
   ) {}
 
-  /**
-   * Queues a synchronous write and resolves to its result once its transaction has committed.
-   * The write must not open or end a transaction itself.
-   */
+  /** Queues a synchronous write, which must not open or end a transaction itself; resolves once committed. */
   write<T>(run: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject })
@@ -54,46 +38,38 @@ export class GroupCommitWriter {
     })
   }
 
-  /** Commits everything queued now (also called on close, so no queued write is dropped). */
+  /** Commits everything queued now (also on close, so no queued write is dropped). */
   flush(): void {
     this.scheduled = false
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH)
-      this.commitBatch(batch)
-    }
+    while (this.queue.length > 0) this.commitBatch(this.queue.splice(0, MAX_BATCH))
   }
 
   private commitBatch(batch: PendingWrite[]): void {
     this.batches++
-    const outcomes: Outcome[] = []
+    const settles: (() => void)[] = []
     try {
       this.tx.begin()
       for (const write of batch) {
         try {
-          outcomes.push({ ok: true, value: write.run() })
+          const value = write.run()
+          settles.push(() => write.resolve(value))
         } catch (error) {
-          // A constraint error undoes only its own statement; other errors (disk full, I/O)
-          // may roll the whole transaction back, and then the batch cannot commit.
+          // A constraint error undoes only its own statement; others (disk full, I/O) may roll
+          // the whole transaction back, and then the batch cannot commit.
           if (!this.tx.inTransaction()) throw error
-          outcomes.push({ ok: false, error })
+          settles.push(() => write.reject(error))
         }
       }
       this.tx.commit()
     } catch (error) {
-      if (this.tx.inTransaction()) {
-        try {
-          this.tx.rollback()
-        } catch {
-          // the original error is the one worth reporting
-        }
+      try {
+        if (this.tx.inTransaction()) this.tx.rollback()
+      } catch {
+        // the original error is the one worth reporting
       }
       for (const write of batch) write.reject(error)
       return
     }
-    batch.forEach((write, i) => {
-      const outcome = outcomes[i] as Outcome
-      if (outcome.ok) write.resolve(outcome.value)
-      else write.reject(outcome.error)
-    })
+    for (const settle of settles) settle()
   }
 }

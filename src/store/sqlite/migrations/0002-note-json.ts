@@ -1,12 +1,6 @@
-// Each note keeps its JSON text (the wire shape, keys in NoteRecord's order), computed by
-// SQLite whenever the row is written, with the expression that builds the note's wire JSON,
-// so the bytes sent are those of the record. A listing then joins stored text instead of
-// escaping every field of every note on every read (docs/performance.md, "What shaped the
-// design"). SQLite cannot add a STORED column to a table, so the table is rebuilt
-// (https://www.sqlite.org/lang_altertable.html#otheralter): once, inside the migration's
-// transaction; a large database takes a while to migrate. The columns are written out again
-// rather than shared with migration 1: a released migration's text must never change, which
-// a shared constant would allow.
+// Each note keeps its wire JSON, computed by SQLite on every write, so a listing joins stored text
+// (docs/performance.md). SQLite cannot add a STORED column, so the table is rebuilt; its columns
+// are written out again, not shared with migration 1, whose text must never change.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

@@ -1,14 +1,6 @@
-// Each account's note count and size (UTF-8 bytes of title, content and tags), kept by the
-// database itself, in the transaction of every change to notes (the service's writes, an
-// import, an operator's SQL), so that the per-account quota (docs/security.md, "What one
-// account may keep") is checked by reading one row instead of counting the account's notes
-// on every insert.
-// A row per account from its creation on (the quota check locks nothing in SQLite, where a
-// write transaction holds the database's one write lock, but it reads this row). Sizes are
-// octet_length of the stored text, and of each tag (json_each of the stored JSON array),
-// which is what Buffer.byteLength gives for the same strings. An edit that leaves title,
-// content, tags and owner as they were (a pin) leaves the row alone. The migration runs in
-// an IMMEDIATE transaction, so no write falls between the backfill and the triggers.
+// Each account's note count and UTF-8 size, kept by triggers with every change to notes, so the
+// quota (docs/security.md, "What one account may keep") reads one row instead of counting notes.
+// The migration's IMMEDIATE transaction lets no write fall between the backfill and the triggers.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

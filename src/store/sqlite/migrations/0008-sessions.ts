@@ -1,10 +1,7 @@
-// Each token from /login or /create-account names a row here (docs/accounts.md): ending a
-// session deletes its row, and every request looks its session up by primary key, so the
-// end is seen by every process at its next request. An account's sessions go with it (ON
-// DELETE CASCADE). last_used_on is written at most every few minutes per session
-// (services/sessions.ts). sessions_by_user serves the per-account listing, pruning and
-// ending. tokens_not_before bounds the tokens issued before sessions existed, which name
-// none: NULL until logout-everywhere, change-password or an operator moves it.
+// Each token from /login or /create-account names a row here (docs/accounts.md): ending a session
+// deletes its row, and every request looks it up by primary key, so every process sees the end
+// at its next request. tokens_not_before bounds the tokens issued before sessions existed, which
+// name none.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

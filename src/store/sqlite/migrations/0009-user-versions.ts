@@ -1,16 +1,7 @@
-// A version of each user's notes and of each account (its row and its sessions), set by
-// triggers in the transaction of every change, so that the cache layer (src/store/cache)
-// can keep listings, accounts and sessions in memory and ask, with one small read after each
-// request arrived, whether they are still current. Whatever writes (the service, another
-// worker, an import, an operator's sqlite3 shell), the version changes with it.
-//
-// Every value comes from version_clock, which only grows, so a version never repeats, even
-// for an account deleted and imported again. A transaction that rolls back takes its values
-// back with it, unseen: no other connection reads uncommitted rows, and this driver's
-// transactions run without yielding to its reads. An account's row goes with the account
-// (a trigger, not ON DELETE CASCADE, which the sqlite3 shell does not apply by default); the
-// note and session triggers only update rows, so they never bring one back. SQLite has one
-// trigger per table and event, so the six note and session triggers are written out, alike.
+// Versions of each user's notes and account (row and sessions), moved by triggers with every
+// change by any writer, for the cache layer's checks (docs/caching.md). Values come from
+// version_clock, which only grows, so none repeats. An account's row goes by a trigger, not ON
+// DELETE CASCADE, which the sqlite3 shell does not apply by default.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

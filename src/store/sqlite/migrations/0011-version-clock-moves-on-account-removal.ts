@@ -1,6 +1,5 @@
-// version_clock moves with every change of any user's versions, so that one read of it tells
-// the cache layer whether any version read since can have changed (StoreDriver.versionClock).
-// Migration 9's trigger for a removed account deleted its versions without moving the clock.
+// version_clock moves with every change of any user's versions (StoreDriver.versionClock);
+// migration 9's trigger for a removed account did not move it.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

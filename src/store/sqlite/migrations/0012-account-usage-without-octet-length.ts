@@ -1,10 +1,7 @@
-// Migration 5's triggers measure text with octet_length(), which SQLite has only since 3.43, so
-// an older sqlite3 shell (Debian 12 has 3.40) cannot change a note or delete an account: "no such
-// function: octet_length". Every object stored in the database is to be understood by SQLite
-// 3.40; the four triggers that call it are made again, alike but for the measure:
-// length(CAST(x AS BLOB)), the bytes of x's UTF-8 text (this database's encoding), NUL
-// included, which is what octet_length(x) gives (test/sqlite-shell.test.ts compares the two).
-// The schema is otherwise as it was, and the counts stored are unchanged.
+// octet_length() is in SQLite only since 3.43, so with migration 5's triggers an older sqlite3
+// shell (Debian 12 has 3.40) cannot change a note or delete an account. The four triggers are made
+// again with length(CAST(x AS BLOB)), which gives the same bytes (test/sqlite-shell.test.ts
+// compares the two); the counts stored are unchanged.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {
