@@ -1,75 +1,73 @@
-// Bulk import and paged export for the PostgreSQL driver (mirrors sqlite/transfer.ts). Each
-// batch is one transaction on one pooled connection; the inserts use ON CONFLICT DO NOTHING, so
-// a registration racing an import decides the outcome instead of failing the batch.
+// Bulk import and paged export for the PostgreSQL driver (mirrors sqlite/transfer.ts). ON CONFLICT
+// DO NOTHING: a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
-import type { NoteImportOutcome, NoteRecord, UserImportOutcome, UserRecord } from '../types.js'
+import type { NoteImportOutcome, StoreDriver, UserImportOutcome } from '../types.js'
 import { noteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
 import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
 
-export class PostgresTransfer {
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly query: Query,
-  ) {}
+type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter'
 
-  importUsers(users: UserRecord[]): Promise<UserImportOutcome[]> {
-    if (users.length === 0) return Promise.resolve([])
-    return inTransaction(this.pool, async (client) => {
-      const outcomes: UserImportOutcome[] = []
-      for (const u of users) {
-        const inserted = await client.query(
-          `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-          [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn],
-        )
-        if (inserted.rowCount === 1) outcomes.push('inserted')
-        else {
-          const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
-          outcomes.push(same.rowCount === 1 ? 'exists' : 'duplicate-email')
-        }
-      }
-      return outcomes
-    })
-  }
-
-  importNotes(notes: NoteRecord[]): Promise<NoteImportOutcome[]> {
-    if (notes.length === 0) return Promise.resolve([])
-    return inTransaction(this.pool, async (client) => {
-      const outcomes: NoteImportOutcome[] = []
-      for (const n of notes) {
-        const inserted = await client.query(
-          `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
-           ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn],
-        )
-        if (inserted.rowCount === 1) outcomes.push('inserted')
-        else {
-          const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
-          const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
-          outcomes.push(differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs })
-        }
-      }
-      return outcomes
-    })
-  }
-
-  /** '' sorts before every id in the "C" collation, so it stands for "from the start". */
-  async usersAfter(afterId: string | undefined, limit: number): Promise<UserRecord[]> {
-    const { rows } = await this.query<UserRow>('transfer.usersAfter', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
-    return rows.map(userFromRow)
-  }
-
-  async notesAfter(afterId: string | undefined, limit: number, userId?: string): Promise<NoteRecord[]> {
-    const { rows } =
-      userId === undefined
-        ? await this.query<NoteRow>('transfer.notesAfter', `SELECT ${NOTE_COLUMNS} FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
-        : await this.query<NoteRow>(
-            'transfer.userNotesAfter',
-            `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-            [userId, afterId ?? '', limit],
+export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver, TransferMethods> {
+  return {
+    importUsers(users) {
+      if (users.length === 0) return Promise.resolve([])
+      return inTransaction(pool, async (client) => {
+        const outcomes: UserImportOutcome[] = []
+        for (const u of users) {
+          const inserted = await client.query(
+            `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
+            [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn],
           )
-    return rows.map(noteFromRow)
+          if (inserted.rowCount === 1) outcomes.push('inserted')
+          else {
+            const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
+            outcomes.push(same.rowCount === 1 ? 'exists' : 'duplicate-email')
+          }
+        }
+        return outcomes
+      })
+    },
+
+    importNotes(notes) {
+      if (notes.length === 0) return Promise.resolve([])
+      return inTransaction(pool, async (client) => {
+        const outcomes: NoteImportOutcome[] = []
+        for (const n of notes) {
+          const inserted = await client.query(
+            `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
+             ON CONFLICT (id) DO NOTHING RETURNING id`,
+            [n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn],
+          )
+          if (inserted.rowCount === 1) outcomes.push('inserted')
+          else {
+            const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
+            const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
+            outcomes.push(differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs })
+          }
+        }
+        return outcomes
+      })
+    },
+
+    /** '' sorts before every id in the "C" collation: "from the start". */
+    async usersAfter(afterId, limit) {
+      const { rows } = await query<UserRow>('transfer.usersAfter', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
+      return rows.map(userFromRow)
+    },
+
+    async notesAfter(afterId, limit, userId) {
+      const { rows } =
+        userId === undefined
+          ? await query<NoteRow>('transfer.notesAfter', `SELECT ${NOTE_COLUMNS} FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
+          : await query<NoteRow>(
+              'transfer.userNotesAfter',
+              `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+              [userId, afterId ?? '', limit],
+            )
+      return rows.map(noteFromRow)
+    },
   }
 }
