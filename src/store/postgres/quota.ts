@@ -27,8 +27,9 @@ export class PostgresQuota {
 
   /** Store.insertNote with a quota: false when the account is gone. */
   async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
-    const values = [note._id, note.userId, encodeText(note.title), encodeText(note.content), note.tags.map(encodeText), note.isPinned,
-      note.createdOn, note.updatedOn, bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES]
+    const { _id, userId, title, content, tags, isPinned, createdOn, updatedOn } = note
+    const text = [encodeText(title), encodeText(content), tags.map(encodeText)]
+    const values = [_id, userId, ...text, isPinned, createdOn, updatedOn, bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES]
     try {
       return await withinQuota(async (exclusive) => {
         const { rows } = await this.query<{ v: Verdict }>(
@@ -54,17 +55,10 @@ export class PostgresQuota {
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */
   async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota: NoteQuota): Promise<NoteRecord | undefined> {
-    const values = [
-      userId,
-      noteId,
-      patch.title === undefined ? null : encodeText(patch.title),
-      patch.content === undefined ? null : encodeText(patch.content),
-      patch.tags === undefined ? null : patch.tags.map(encodeText),
-      patch.isPinned ?? null,
-      updatedOn,
-      bound(quota.bytes),
-      MAX_WRITE_BYTES,
-    ]
+    const title = patch.title === undefined ? null : encodeText(patch.title)
+    const content = patch.content === undefined ? null : encodeText(patch.content)
+    const tags = patch.tags?.map(encodeText) ?? null
+    const values = [userId, noteId, title, content, tags, patch.isPinned ?? null, updatedOn, bound(quota.bytes), MAX_WRITE_BYTES]
     return withinQuota(async (exclusive) => {
       // `changed` reads the verdict, so it runs once the verdict is known.
       const { rows } = await this.query<NoteRow & { v: Verdict }>(

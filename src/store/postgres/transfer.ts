@@ -6,51 +6,45 @@ import { noteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
 import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, userFromRow } from './rows.js'
 
+/** One batch in one transaction on one pooled connection: an outcome per item, in order. */
+async function importEach<T, O>(pool: pg.Pool, items: T[], one: (client: pg.PoolClient, item: T) => Promise<O>): Promise<O[]> {
+  if (items.length === 0) return []
+  return inTransaction(pool, async (client) => {
+    const outcomes: O[] = []
+    for (const item of items) outcomes.push(await one(client, item))
+    return outcomes
+  })
+}
+
 type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter'
 
 export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver, TransferMethods> {
   return {
-    importUsers(users) {
-      if (users.length === 0) return Promise.resolve([])
-      return inTransaction(pool, async (client) => {
-        const outcomes: UserImportOutcome[] = []
-        for (const u of users) {
-          const inserted = await client.query(
-            `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-            [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn],
-          )
-          if (inserted.rowCount === 1) outcomes.push('inserted')
-          else {
-            const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
-            outcomes.push(same.rowCount === 1 ? 'exists' : 'duplicate-email')
-          }
-        }
-        return outcomes
-      })
-    },
+    importUsers: (users) =>
+      importEach(pool, users, async (client, u): Promise<UserImportOutcome> => {
+        const inserted = await client.query(
+          `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
+           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
+          [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn],
+        )
+        if (inserted.rowCount === 1) return 'inserted'
+        const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
+        return same.rowCount === 1 ? 'exists' : 'duplicate-email'
+      }),
 
-    importNotes(notes) {
-      if (notes.length === 0) return Promise.resolve([])
-      return inTransaction(pool, async (client) => {
-        const outcomes: NoteImportOutcome[] = []
-        for (const n of notes) {
-          const inserted = await client.query(
-            `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
-             ON CONFLICT (id) DO NOTHING RETURNING id`,
-            [n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn],
-          )
-          if (inserted.rowCount === 1) outcomes.push('inserted')
-          else {
-            const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
-            const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
-            outcomes.push(differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs })
-          }
-        }
-        return outcomes
-      })
-    },
+    importNotes: (notes) =>
+      importEach(pool, notes, async (client, n): Promise<NoteImportOutcome> => {
+        const inserted = await client.query(
+          `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
+           ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn],
+        )
+        if (inserted.rowCount === 1) return 'inserted'
+        const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
+        const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
+        return differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs }
+      }),
 
     /** '' sorts before every id in the "C" collation: "from the start". */
     async usersAfter(afterId, limit) {

@@ -71,7 +71,8 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
     // first "not before" is simply set), and sessions end only when the row was there to update.
     async updateUser(userId, change, revocation, actor) {
       const fullName = change.fullName === undefined ? null : encodeText(change.fullName)
-      const values = [userId, fullName, change.passwordHash ?? null, revocation?.notBefore ?? null, revocation?.endSessions ?? false, revocation?.keep ?? null]
+      const { notBefore = null, endSessions = false, keep = null } = revocation ?? {}
+      const values = [userId, fullName, change.passwordHash ?? null, notBefore, endSessions, keep]
       const update = async (query: Query) => {
         const { rows } = await query<UserRow>(
           'users.update',
