@@ -1,6 +1,6 @@
-// DATABASE_URL selects PostgreSQL, otherwise the embedded SQLite store; either is wrapped by the
-// cache layer (cache/) unless STORE_CACHE is off. The PostgreSQL driver is imported only when
-// selected: an SQLite server would carry its memory for nothing (docs/performance.md).
+// DATABASE_URL selects PostgreSQL, otherwise SQLite; the cache layer wraps either unless STORE_CACHE
+// is off. The PostgreSQL driver is imported only when needed: an SQLite server would carry its memory
+// for nothing.
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
@@ -10,12 +10,12 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
-/** What a store may report while it runs: PostgreSQL's account notices became live (true) or were lost. */
 export interface StoreEvents {
+  /** PostgreSQL's account notices became live (true) or were lost (false). */
   accountNotices?: (live: boolean) => void
 }
 
-/** Opens (and migrates) the configured store; rejects with one clear line when it cannot. */
+/** Opens and migrates the configured store; rejects with one clear line when it cannot. */
 export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
   const driver = await openDriver(config)
   if (!config.storeCache) return driver
@@ -24,11 +24,8 @@ export async function openStore(config: Config, events: StoreEvents = {}): Promi
 
 async function openDriver(config: Config): Promise<StoreDriver> {
   if (!config.databaseUrl) {
-    return openSqliteStore({
-      dataDir: config.dataDir,
-      synchronous: config.sqliteSynchronous,
-      minFreeDiskBytes: config.minFreeDiskMb * 2 ** 20,
-    })
+    const minFreeDiskBytes = config.minFreeDiskMb * 2 ** 20
+    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, minFreeDiskBytes })
   }
   const { openPostgresStore } = await import('./postgres/index.js')
   return openPostgresStore({

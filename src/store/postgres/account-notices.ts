@@ -1,51 +1,40 @@
-// One connection per process that LISTENs for the notices migration 10's trigger sends with
-// every change of an account's version, and tells the cache layer (src/store/cache) which account
-// changed, and whether notices reach it at all (StoreDriver.listenForAccountChanges).
-// https://www.postgresql.org/docs/current/sql-listen.html
-//
-// "Live" is proven, not assumed: every check sends a notice on a channel of this process's own
-// and waits for it to come back through the listening connection. A connection that fails, ends,
-// or does not deliver the check within the timeout is lost; the listener reconnects after a pause
-// and is live again only once a check has come back. This also keeps the cache off where LISTEN
-// cannot work, e.g. behind PgBouncer in transaction pooling mode, where the connection answers
-// queries but notices never arrive (https://www.pgbouncer.org/features.html).
-// Written here rather than taken from pg-listen (last released in 2020) because the cache needs
-// exactly these two signals, "live" and "lost", and the delivery check.
+// One connection per process that LISTENs for migration 10's notices of account changes and tells
+// the cache layer which account changed, and whether notices arrive at all (docs/caching.md).
+// "Live" is proven: each check sends a notice on this process's own channel and waits for it to
+// come back, so where notices never arrive (PgBouncer in transaction pooling mode) it never is.
+// Not pg-listen, which lacks this delivery check.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
 /** The channel migration 10's trigger notifies, with the account's id ('' for every account). */
-export const ACCOUNT_CHANNEL = 'notes_service_account_versions'
+const ACCOUNT_CHANNEL = 'notes_service_account_versions'
 
 export interface AccountListenerOptions {
   url: string
   connectTimeoutMs: number
   /** A check notice that has not come back within this time means the listener is lost. */
   checkTimeoutMs: number
-  /** How often delivery is checked (a half-open connection would otherwise look alive). */
+  /** Checks repeat, as a half-open connection would otherwise look alive. */
   checkEveryMs?: number
-  /** The pause before reconnecting after a loss. */
   retryMs?: number
   /** An account's version changed; undefined: any account's may have (TRUNCATE). */
   onNotice(id: string | undefined): void
-  /** Listening with notices proven to arrive (true) or lost (false); called on every change. */
+  /** Notices proven to arrive (true) or lost (false); called on every change. */
   onLive(live: boolean): void
 }
 
 export class AccountListener {
-  /** This process's own channel for delivery checks: no other instance hears them. */
   private readonly checkChannel = `notes_service_check_${process.pid}_${randomBytes(4).toString('hex')}`
   private client: pg.Client | undefined
   private timer: NodeJS.Timeout | undefined
   private live = false
   private closed = false
   private checks = 0
-  /** The check notice awaited now, and how to report it. */
   private awaited: { payload: string; arrived: () => void } | undefined
 
   constructor(private readonly options: AccountListenerOptions) {}
 
-  /** Connects, listens and checks delivery; resolves when live or when this attempt failed (a retry follows). */
+  /** Connects, listens and checks delivery; resolves when live or when this attempt failed (to be retried). */
   async start(): Promise<void> {
     if (this.closed) return
     const { options } = this
@@ -73,7 +62,7 @@ export class AccountListener {
     await this.checkThenRepeat(client)
   }
 
-  /** Stops for good. Reports nothing: closing is not a loss (the store stops its cache itself). */
+  /** Stops for good, reporting nothing: closing is not a loss. */
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.timer)
@@ -83,7 +72,6 @@ export class AccountListener {
     await client?.end().catch(() => {})
   }
 
-  /** One delivery check: live while it passes, lost when it does not; then the next one. */
   private async checkThenRepeat(client: pg.Client): Promise<void> {
     const delivered = await this.delivered(client)
     if (this.client !== client) return // lost or closed meanwhile
@@ -111,7 +99,7 @@ export class AccountListener {
     }
   }
 
-  /** Called for every sign of a loss; only the first one for the current client counts. */
+  /** Only the first sign of a loss of the current client counts. */
   private lost(client: pg.Client): void {
     if (this.client !== client) return
     this.client = undefined

@@ -1,6 +1,4 @@
-// The PostgreSQL store, for several stateless instances sharing one database (DATABASE_URL).
-// node-postgres (`pg`) with a bounded pool; a lost database makes queries fail fast with
-// StoreUnavailableError (503) and the pool reconnects by itself when the database returns.
+// The PostgreSQL store, for several stateless instances sharing one database (docs/postgresql.md).
 import pg from 'pg'
 import { earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
@@ -9,25 +7,23 @@ import { AccountListener } from './account-notices.js'
 import { type Migration, migrations } from './migrations.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
-import { PostgresSessions } from './sessions.js'
-import { PostgresTransfer } from './transfer.js'
-import { isUnavailable, queryOver } from './query.js'
-import { PostgresUsers } from './users.js'
+import { postgresSessions } from './sessions.js'
+import { postgresTransfer } from './transfer.js'
+import { isUnavailable, queryOver, transaction } from './query.js'
+import { postgresUsers } from './users.js'
 
 export interface PostgresOptions {
   url: string
-  /** Most connections this process opens. */
   poolSize?: number
   /** Server-side limit for one statement; the client gives up one second later. */
   statementTimeoutMs?: number
-  /** How long to wait for a new connection before answering 503. */
   connectTimeoutMs?: number
-  /** The account listener's delivery check interval and reconnect pause (tests shorten them). */
+  /** The account listener's check interval and reconnect pause (tests shorten them). */
   listenerCheckEveryMs?: number
   listenerRetryMs?: number
 }
 
-/** Where the database is, without user or password, for log lines and error messages. */
+/** Where the database is, without user or password. */
 export function describeDatabase(url: string): string {
   try {
     const u = new URL(url)
@@ -45,48 +41,31 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: statementTimeout,
-    // A half-open connection (database host gone without a reset) never answers; the client
-    // side timeout turns that into an error instead of a request that hangs.
+    // A half-open connection never answers: this turns it into an error, not a hung request.
     query_timeout: statementTimeout + 1000,
     keepAlive: true,
     idleTimeoutMillis: 30_000,
     application_name: 'notes-service',
     ...overrides,
   })
-  // An idle connection that the server closes emits 'error' on the pool; without a listener that
-  // would crash the process. The pool drops that connection and opens a new one when needed;
-  // the failure a request meets is reported (and answered 503) where it happens.
+  // An idle connection the server closes emits 'error', which would crash the process unheard;
+  // the pool replaces it, and a request's own failure is answered 503 where it happens.
   pool.on('error', () => {})
   return pool
 }
 
 /**
- * The connection of the version checks (StoreDriver.userVersions), opened at the first one: the
- * cache layer never has more than one such query under way, and on a connection of its own that
- * query never waits behind the requests' queries in the main pool.
- *
- * Its statements use generic plans. PostgreSQL plans a prepared statement afresh for every
- * execution when the plan for the values at hand looks cheaper than the generic one, and for
- * `user_id = ANY($1::text[])` it always does (a one-element array looks cheaper than the ten
- * elements a generic plan assumes), and the planning costs more than the generic plan saves
- * (docs/performance.md, "What shaped the design"). Only this connection: elsewhere a generic
- * plan can be far worse (an unknown LIMIT is taken as a tenth of the rows).
- * https://www.postgresql.org/docs/current/runtime-config-query.html#GUC-PLAN-CACHE-MODE
- *
- * Set with SET when the connection opens, not with the startup `options`, which would replace
- * any the operator gives (PGOPTIONS, or `options` in DATABASE_URL, e.g. a search_path). The pool's
- * `onConnect` hook runs it before the pool hands the connection out, so the first version query
- * is never queued behind it: sent from the pool's 'connect' event instead, it would be, and
- * node-postgres warns (DeprecationWarning) on a query queued on a busy client, which pg 9 is to
- * refuse. Should the SET fail, that connection only plans as PostgreSQL chooses.
- * https://github.com/brianc/node-postgres/issues/3617 (the warning), /pull/3620 (onConnect)
+ * The one connection of the version checks (userVersions): they never wait behind requests' queries.
+ * It plans generically, as `user_id = ANY($1)` is otherwise planned afresh at every run for more
+ * than it saves (docs/performance.md, "What shaped the design"); elsewhere a generic plan can be far
+ * worse. SET, not the startup `options`, which would replace the operator's (PGOPTIONS, DATABASE_URL);
+ * in `onConnect`, so no version query queues behind it on a busy client (a pg deprecation).
  */
 export function createVersionPool(options: PostgresOptions): pg.Pool {
   return createPostgresPool(options, {
     max: 1,
     application_name: 'notes-service versions',
-    // pg-pool awaits what the hook returns before it hands the connection out; @types/pg 8.23
-    // declares the hook's result void, hence the lint exception.
+    // pg-pool awaits the hook's promise; @types/pg declares its result void.
     // eslint-disable-next-line @typescript-eslint/no-misused-promises
     onConnect: async (client) => {
       await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})
@@ -94,24 +73,16 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
   })
 }
 
-/** Any fixed 64-bit number shared by every instance: the key of the migration lock. */
+/** The key of the migration's advisory lock, the same in every instance and earlier build. */
 const MIGRATION_LOCK = 4_711_020_301
 
 /**
- * Applies every migration that schema_changes does not record; returns how many ran. One
- * transaction holds a transaction-level advisory lock, so instances starting at once wait for
- * each other and each migration runs exactly once (PostgreSQL DDL is transactional). The builds
- * before the shared numbers (../migrations.ts) take the same lock.
- *
- * schema_changes (number, name, applied_on) records the changes by the shared numbers and alone
- * decides what runs. schema_migrations is what those earlier builds read: it is never rewritten,
- * and a change that had a number then is also recorded there under that number, so an earlier
- * instance still running, or started again, finds nothing to run (docs/architecture.md, "Migrations").
+ * Applies the migrations schema_changes lacks, in one transaction under an advisory lock, so each
+ * runs once however many instances start; returns how many ran (docs/architecture.md, "Migrations").
  */
-export async function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
-  let count = 0
-  try {
-    await client.query('BEGIN')
+export function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
+  return transaction(client, async () => {
+    let count = 0
     // Waiting for another instance's migration, or a long one, is not a slow request.
     await client.query('SET LOCAL statement_timeout = 0')
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
@@ -132,19 +103,11 @@ export async function migratePostgres(client: pg.ClientBase, list: readonly Migr
       }
       count++
     }
-    await client.query('COMMIT')
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  }
-  return count
+    return count
+  })
 }
 
-/**
- * When schema_changes is missing, makes it and records in it, by their shared numbers, the
- * changes schema_migrations records (sharedNumbers: an unknown row is an error); runs in the
- * migration's transaction, under its lock.
- */
+/** Makes schema_changes when it is missing, from what schema_migrations records. */
 async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
   const { rows: [found] } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")
   if (found!.exists) return
@@ -156,10 +119,7 @@ async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
   }
 }
 
-/**
- * Migrates over a connection of its own, without the pool's statement and query timeouts;
- * rejects with one clear line (see startupError) when the database cannot be used.
- */
+/** Migrates over a connection of its own, without the pool's timeouts; rejects with one clear line. */
 export async function migrateDatabase(options: PostgresOptions, list: readonly Migration[] = migrations): Promise<number> {
   const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service migrate' })
   client.on('error', () => {}) // a broken connection also rejects the query in progress
@@ -173,7 +133,7 @@ export async function migrateDatabase(options: PostgresOptions, list: readonly M
   }
 }
 
-/** Turns a start-up failure into one clear line naming the database (never its password). */
+/** One line naming the database, never its password. */
 export function startupError(url: string, err: unknown): Error {
   const where = describeDatabase(url)
   const why = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err)
@@ -181,37 +141,21 @@ export function startupError(url: string, err: unknown): Error {
   return new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
 }
 
-/**
- * A user's note version from their note_versions rows (migration 4), all shards joined in shard
- * order; NULL when there are none.
- */
-const NOTE_VERSION = "(SELECT string_agg(n.version::text, ',' ORDER BY n.shard) FROM note_versions n WHERE n.user_id = a.user_id)"
-
-/** Opens the pool and applies migrations; rejects with one clear line when that fails. */
 export async function openPostgresStore(options: PostgresOptions): Promise<StoreDriver> {
   await migrateDatabase(options)
   const pool = createPostgresPool(options)
   const query = queryOver(pool)
   const versionPool = createVersionPool(options)
   const versionQuery = queryOver(versionPool)
-  const users = new PostgresUsers(query, pool)
-  const sessions = new PostgresSessions(query, pool)
+  const users = postgresUsers(query, pool)
   const notes = new PostgresNotes(query)
-  const transfer = new PostgresTransfer(pool, query)
   const quota = new PostgresQuota(query)
   let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
-    createUser: (user, session) => users.create(user, session),
-    findUserByEmailKey: (key) => users.findByEmailKey(key),
-    findUserById: (id) => users.findById(id),
-    updateUser: (userId, change, revocation, actor) => users.update(userId, change, revocation, actor),
-    deleteUser: (userId, actor) => users.delete(userId, actor),
-    createSession: (session, prune) => sessions.create(session, prune),
-    findSession: (sessionId) => sessions.find(sessionId),
-    touchSession: (sessionId, lastUsedOn, staleBefore) => sessions.touchIfStale(sessionId, lastUsedOn, staleBefore),
-    listSessions: (userId, createdSince) => sessions.list(userId, createdSince),
-    deleteSession: (userId, sessionId, actor) => sessions.delete(userId, sessionId, actor),
+    ...users,
+    ...postgresSessions(query, pool),
+    ...postgresTransfer(query, pool),
     insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
     updateNote: (userId, noteId, patch, updatedOn, q) =>
@@ -221,13 +165,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
-    importUsers: (batch) => transfer.importUsers(batch),
-    importNotes: (batch) => transfer.importNotes(batch),
-    // Both versions in one statement, so in one snapshot; each user by primary keys.
+    // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows
+    // (migration 4) joined in shard order, NULL without rows.
     userVersions: async (userIds) => {
       const { rows } = await versionQuery<{ user_id: string; account: string; notes: string | null }>(
         'versions.ofUsers',
-        `SELECT a.user_id, a.version::text AS account, ${NOTE_VERSION} AS notes
+        `SELECT a.user_id, a.version::text AS account,
+           (SELECT string_agg(n.version::text, ',' ORDER BY n.shard) FROM note_versions n WHERE n.user_id = a.user_id) AS notes
          FROM account_versions a WHERE a.user_id = ANY($1::text[])`,
         [userIds],
       )
@@ -237,7 +181,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const listener = new AccountListener({
         url: options.url,
         connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-        // As long as the pool's client-side query timeout: a check slower than any query is a loss.
+        // The pool's client-side query timeout: a check slower than any query is a loss.
         checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
         checkEveryMs: options.listenerCheckEveryMs,
         retryMs: options.listenerRetryMs,
@@ -247,15 +191,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       listening = { listener, handler }
       await listener.start()
     },
-    noteUsage: (userId) => quota.usage(userId, async () => (await users.findById(userId)) !== undefined),
+    noteUsage: (userId) => quota.usage(userId, async () => (await users.findUserById(userId)) !== undefined),
     accountsOverQuota: (q) => quota.accountsOver(q),
-    usersAfter: (afterId, limit) => transfer.usersAfter(afterId, limit),
-    notesAfter: (afterId, limit, userId) => transfer.notesAfter(afterId, limit, userId),
     ping: async () => {
       await query('ping', 'SELECT 1', [])
     },
     close: () => {
-      // From here nothing is answered from memory on the strength of notices.
+      // Nothing is answered from memory on the strength of notices any more.
       listening?.handler.closed()
       return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
     },

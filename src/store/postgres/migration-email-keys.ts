@@ -1,13 +1,10 @@
-// PostgreSQL migration 7 ('nfkc-email-keys', migrations/0007-nfkc-email-keys.ts): every
-// email_key is recomputed with the NFKC rule (../email-rekey.ts), in JavaScript, because
-// PostgreSQL's lower() depends on the collation and the service computes keys with JavaScript's.
-// Text needs no repair here, unlike SQLite's migration 6: node-postgres has always sent a lone
-// surrogate as U+FFFD.
+// PostgreSQL migration 7: every email_key recomputed with the NFKC rule (../email-rekey.ts) in
+// JavaScript, as the service computes keys; PostgreSQL's lower() depends on the collation.
 import type pg from 'pg'
 import { type KeyedUser, type Rekeyed, changedKeys, parkedKey, planKeys, warnUnreachable } from '../email-rekey.js'
 import { decodeText, encodeText } from './rows.js'
 
-/** Users are read in pages by id, so memory holds a page and the accounts that change. */
+/** Users are read in pages, so memory holds a page and the accounts that change. */
 const PAGE = 10_000
 
 async function changedUsers(client: pg.ClientBase): Promise<Rekeyed[]> {

@@ -1,5 +1,5 @@
-// One query function over the pool for the driver's classes, and the rule deciding which
-// failures mean "the database cannot be reached" (answered 503 by app.ts) rather than a bug.
+// One query function over the pool for the driver's classes, and which failures mean "the
+// database cannot be reached" (answered 503) rather than a bug.
 import type pg from 'pg'
 import { StoreUnavailableError } from '../types.js'
 
@@ -9,12 +9,8 @@ export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: unknown[],
 ) => Promise<pg.QueryResult<R>>
 
-/** Node socket errors that mean the server is not there (or went away). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
-/**
- * SQLSTATEs of a server that is shutting down, starting, overloaded or cancelling our
- * statement after DATABASE_STATEMENT_TIMEOUT_MS (57014): the request may succeed later.
- */
+/** A server shutting down, starting, overloaded, or cancelling a statement at its timeout (57014). */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014'])
 /** node-postgres raises these as plain Errors without a code. */
 const UNAVAILABLE_MESSAGES = [
@@ -23,9 +19,7 @@ const UNAVAILABLE_MESSAGES = [
   'Query read timeout',
   'Client has encountered a connection error',
   'Client was closed and is not queryable',
-  // The pool has been ended: the service is stopping. A request whose client has already gone
-  // can still be running then (stopping the service under pipelined load does it); it gets the
-  // 503 of a store that is not there, not a 500 logged as a bug.
+  // The service is stopping: a request still running is answered 503, not a 500 logged as a bug.
   'Cannot use a pool after calling end on the pool',
 ]
 
@@ -40,39 +34,44 @@ export function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m))
 }
 
+/** `err` as StoreUnavailableError when it means the database cannot be reached. */
+function mapped(err: unknown): unknown {
+  return isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
+}
+
 /** A query function that prepares each named statement once per connection and maps outages. */
 export function queryOver(pool: pg.Pool): Query {
   return async <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => {
     try {
       return await pool.query<R>({ name, text, values })
     } catch (err) {
-      if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
-      throw err
+      throw mapped(err)
     }
   }
 }
 
-/**
- * Runs `work` in one transaction on one pooled connection; rolls back when it throws. A lost
- * database rejects with StoreUnavailableError, as queryOver's queries do.
- */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient
-  try {
-    client = await pool.connect()
-  } catch (err) {
-    if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
-    throw err
-  }
+/** Runs `work` between BEGIN and COMMIT on `client`; rolls back when it throws. */
+export async function transaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
   try {
     await client.query('BEGIN')
-    const result = await work(client)
+    const result = await work()
     await client.query('COMMIT')
     return result
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {})
-    if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
     throw err
+  }
+}
+
+/** Runs `work` in one transaction on one pooled connection. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect().catch((err: unknown) => {
+    throw mapped(err)
+  })
+  try {
+    return await transaction(client, () => work(client))
+  } catch (err) {
+    throw mapped(err)
   } finally {
     client.release()
   }

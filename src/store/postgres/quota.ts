@@ -1,10 +1,6 @@
-// The per-account note quota of the PostgreSQL driver (mirrors sqlite/quota.ts). Migration 5's
-// trigger keeps each account's usage in account_usage (rows per shard); note_quota_check
-// decides, under advisory locks on the account, whether a write may add to it (see the
-// migration). A checked write is one statement: the check in a CTE, then the insert or update
-// when it answered 'pass'. Far from the limits one account's writes run side by side, each
-// holding one of 16 slots; near them the check answers 'retry' and the write runs again holding
-// all 16, with exact sums, so 50 adds at once at the limit leave exactly the limit.
+// The per-account note quota of the PostgreSQL driver (mirrors sqlite/quota.ts). A checked write
+// is one statement: migration 5's note_quota_check in a CTE, then the write when it answers 'pass';
+// on 'retry' (near a limit) it runs again holding all 16 of the account's slots, with exact sums.
 import { LIMITS } from '../../note-shape.js'
 import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
@@ -12,12 +8,9 @@ import type { Query } from './query.js'
 import { EDITABLE_COLUMNS, noteColumns } from '../note-columns.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues, placeholder } from './rows.js'
 
-/**
- * The most bytes one write can add to an account as stored: every UTF-16 unit of the largest
- * note the routes accept (docs/contract.md, "Field problems") at 6 bytes, what U+FFFF takes with
- * its escape (rows.ts). A check holding one slot leaves this much room for each other slot.
- */
-export const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)
+// The most bytes one write can add as stored: every UTF-16 unit of the largest note accepted at
+// 6 bytes, U+FFFF with its escape (rows.ts). A check holding one slot leaves this room per other slot.
+const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)
 
 /**
  * The placeholders of the fields whose bytes the quota counts, as note_quota_check takes them;
@@ -30,9 +23,13 @@ const PATCHED_SIZED = sized(EDITABLE_COLUMNS, 6)
 
 type Verdict = 'pass' | 'retry' | 'notes' | 'bytes' | 'missing'
 
-interface UsageRow {
-  notes: string
-  bytes: string
+/** A checked write holding one slot, then, when the check answers 'retry', holding all 16. */
+async function withinQuota<T>(write: (exclusive: boolean) => Promise<T | 'retry'>): Promise<T> {
+  for (const exclusive of [false, true]) {
+    const outcome = await write(exclusive)
+    if (outcome !== 'retry') return outcome
+  }
+  throw new Error('note_quota_check answered retry with the exclusive lock')
 }
 
 export class PostgresQuota {
@@ -42,7 +39,7 @@ export class PostgresQuota {
   async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
     const values = [bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES, ...noteValues(note)]
     try {
-      for (const exclusive of [false, true]) {
+      return await withinQuota(async (exclusive) => {
         const { rows } = await this.query<{ v: Verdict }>(
           exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
           `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
@@ -51,23 +48,21 @@ export class PostgresQuota {
           values,
         )
         const verdict = rows[0]?.v
-        if (verdict === 'pass') return true
         if (verdict === 'notes' || verdict === 'bytes') throw new NoteQuotaExceededError(verdict)
-      }
+        return verdict === 'pass' ? true : 'retry'
+      })
     } catch (err) {
       // foreign_key_violation: notes.user_id names no account (Store.insertNote).
       if ((err as { code?: unknown }).code === '23503') return false
       throw err
     }
-    throw new Error('note_quota_check answered retry with the exclusive lock')
   }
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */
   async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota: NoteQuota): Promise<NoteRecord | undefined> {
     const values = [userId, noteId, updatedOn, bound(quota.bytes), MAX_WRITE_BYTES, ...patchValues(patch)]
-    for (const exclusive of [false, true]) {
-      // The CTE `changed` runs once the verdict is known (it reads it), and its RETURNING rows
-      // come back beside the verdict.
+    return withinQuota(async (exclusive) => {
+      // `changed` reads the verdict, so it runs once the verdict is known.
       const { rows } = await this.query<NoteRow & { v: Verdict }>(
         exclusive ? 'notes.updateWithinQuotaExclusive' : 'notes.updateWithinQuota',
         `WITH verdict AS (SELECT note_quota_check($1, $2, ${PATCHED_SIZED}, ${exclusive}, 0, $4, $5) AS v),
@@ -82,13 +77,12 @@ export class PostgresQuota {
       const row = rows[0]
       if (row?.v === 'pass') return row.id ? noteFromRow(row) : undefined
       if (row?.v === 'bytes') throw new NoteQuotaExceededError('bytes')
-      if (row?.v !== 'retry') return undefined // 'missing'
-    }
-    throw new Error('note_quota_check answered retry with the exclusive lock')
+      return row?.v === 'retry' ? 'retry' : undefined // 'missing'
+    })
   }
 
   async usage(userId: string, accountExists: () => Promise<boolean>): Promise<NoteUsage | undefined> {
-    const { rows } = await this.query<UsageRow>(
+    const { rows } = await this.query<{ notes: string; bytes: string }>(
       'usage.ofAccount',
       'SELECT coalesce(sum(notes), 0) AS notes, coalesce(sum(bytes), 0) AS bytes FROM account_usage WHERE user_id = $1',
       [userId],

@@ -1,7 +1,5 @@
-// Ids and dates are text in the "C" collation: byte order, exactly SQLite's BINARY order, so
-// both stores sort identically. Dates are the ISO 8601 strings the services write, kept as
-// text so they round-trip unchanged (a timestamptz would drop nothing today but would
-// re-format any other spelling).
+// Ids and dates are text in the "C" collation: byte order, SQLite's BINARY order, so both stores
+// sort alike. Dates stay the ISO 8601 strings the services write, so they round-trip unchanged.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

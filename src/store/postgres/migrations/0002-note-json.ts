@@ -1,12 +1,7 @@
-// Each note keeps its JSON text (the bytes JSON.stringify writes for its record, keys in
-// noteFromRow's order, compact; stored U+0000 escapes still in it: rows.ts decodeJsonText),
-// computed by PostgreSQL whenever the row is written. A listing then joins stored text
-// instead of escaping every field of every note on every read (docs/performance.md, "What
-// shaped the design"). note_json is IMMUTABLE, as a generated column needs: to_json of text
-// and array_to_json of text[] depend on no setting. Adding a
-// stored column rewrites the table once, under an exclusive lock: a large table takes a
-// while to migrate.
-// Concatenated rather than json_build_object, which writes "key" : value with spaces.
+// Each note keeps its JSON text (what JSON.stringify writes for its record: rows.ts decodeJsonText),
+// computed on every write, so a listing joins stored text (docs/performance.md, "What shaped the
+// design"). note_json is IMMUTABLE, as a generated column needs; concatenated, as json_build_object
+// writes spaces. Adding the stored column rewrites the table once, under an exclusive lock.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

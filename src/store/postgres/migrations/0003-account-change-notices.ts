@@ -1,11 +1,6 @@
-// Every change to an account (an update, a deletion, TRUNCATE) is announced on a channel, on
-// which instances of earlier releases forget the account they keep. This release checks
-// migration 10's account versions instead and listens to nothing; the notices stay for an
-// earlier instance still running during a rolling upgrade. NOTIFY is delivered when the
-// transaction commits, never for one that rolls back
-// (https://www.postgresql.org/docs/current/sql-notify.html). An empty payload (TRUNCATE,
-// which has no rows) means "every account". No release listens to them any more: migration 13
-// drops them.
+// Every change to an account is announced on a channel (an empty payload, from TRUNCATE: every
+// account), for instances of earlier releases that forget the account they keep. Migration 13
+// drops it.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

@@ -1,22 +1,9 @@
-// A version of each user's notes, changed in the same transaction as every change to them
-// (a trigger, so an operator's SQL and an import count too), so that an instance can keep a
-// listing in memory and ask, with one small query at the time of each request, whether it
-// is still current (src/store/cache). Unlike a notice, the answer is never late.
-//
-// Each value comes from a sequence, so no version repeats, even after TRUNCATE. A user's
-// version is all their rows' values joined in shard order. The shard is the writing
-// backend's pid modulo 16: a backend runs one transaction at a time, so writers of the same
-// user rarely wait for each other's row lock until commit (with one row per user, concurrent
-// writes of one user would commit one by one). Rows go when their account goes (ON DELETE
-// CASCADE); TRUNCATE of notes deletes them all, and a user without rows is never answered
-// from memory.
-//
-// A row trigger, not a statement trigger with transition tables, which costs edit-note far
-// more of its rate (docs/performance.md, "What shaped the design"). A row this transaction has
-// already set is left alone (its xmin is this transaction's id): every change of the
-// transaction becomes visible at once, with that version, and a bulk insert of a user's
-// notes writes their row once instead of once per note, which spares an import most of the
-// trigger's cost.
+// A version of each user's notes, set by a trigger in the transaction of every change to them (an
+// import or an operator's SQL too), so an instance can keep a listing and ask whether it is current
+// (docs/caching.md). Values come from a sequence, so none repeats. A user's version is their rows
+// joined in shard order; the shard, the writing backend's pid modulo 16, spares writers of one user
+// from waiting on one row lock. A row its own transaction has set (xmin) is left alone, so a bulk
+// insert writes it once (docs/performance.md, "What shaped the design").
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

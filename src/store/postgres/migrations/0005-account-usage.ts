@@ -1,32 +1,9 @@
-// Each account's note count and size, kept by the database itself in the transaction of
-// every change to notes (the service's writes, an import, an operator's SQL), so that the
-// per-account quota (docs/security.md, "What one account may keep") is checked by reading a
-// few rows instead of counting the account's notes on every insert (as SQLite's side of this
-// change does). A note's size is note_bytes: the UTF-8 bytes of title, content and tags as stored (rows.ts escapes
-// U+0000 and U+FFFF); the quota check calls the same function.
-//
-// Sharded as note_versions is, and kept by migration 4's trigger function, replaced here to
-// do both: a change adds its deltas to the row of the writing backend's shard, so concurrent
-// writes of one account rarely wait for each other's row lock until commit (with one row per
-// account they would commit one at a time), and one trigger call per row costs PostgreSQL
-// less CPU per insert than a second trigger (docs/performance.md, "What shaped the design").
-// An account's usage is the sum of its rows; one without rows uses nothing. Pins change no
-// size and leave the usage rows alone.
-//
-// note_quota_check decides whether a write may add to an account. It takes the account's
-// advisory lock of its backend's slot (the shard again), then reads the sums: each statement
-// of a PL/pgSQL function reads a new snapshot, so they include every write that held a slot
-// lock before. Writes of one account in different slots run side by side; the sums cannot
-// see the others in flight, at most one per other slot, so such a write passes only while the
-// limits hold with 16 writes added at once, each of at most `p_bound` bytes. Nearer the
-// limits it answers 'retry', and the caller asks again with `p_exclusive`: all 16 slots are
-// taken, in order, which waits for the writes in flight to commit, and the sums are exact.
-// An edit is measured against the note as it is once the lock is held. Imports, deletes and
-// pins take no lock: an import is not held to the quota, and the others add nothing.
-//
-// The trigger function is replaced and the backfill made in the migration's transaction; a
-// SHARE lock on notes, taken first, waits for the writes in progress and holds off new ones
-// (reads go on) until it commits, so the backfill misses no write.
+// Each account's note count and size (note_bytes: the UTF-8 bytes of title, content and tags as
+// stored), in rows sharded as note_versions, kept by migration 4's trigger function, replaced to do
+// both, as one trigger costs less than two (docs/security.md, "What one account may keep").
+// note_quota_check takes the account's slot for its backend, then reads the sums, each PL/pgSQL
+// statement in a new snapshot; on 'retry' the caller takes all 16 slots, for exact sums.
+// The SHARE lock on notes holds off writes until the backfill commits.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {

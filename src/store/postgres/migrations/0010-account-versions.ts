@@ -1,20 +1,8 @@
-// A version of each account (its row and its sessions), set by triggers in the transaction
-// of every change, as migration 4's note_versions is for notes, so that the cache layer
-// (src/store/cache) can keep accounts and sessions in memory and ask, with one small query
-// after each request arrived, whether they are still current: a change through any instance,
-// an import or an operator's SQL is seen at once, with no notice to wait for (mirrors
-// SQLite's migration 9). Values come from a sequence, so no version repeats. An account's row
-// goes with the account; the session trigger only updates rows, so it never brings one back.
-// One row per account: sessions of one account change rarely (a login, a touch every few
-// minutes), so writers of one account seldom wait for each other's row lock.
-//
-// Every change of a version is also announced, with the account's id ('' for all), on a
-// channel that instances listen to (postgres/account-notices.ts), so that while notices are
-// proven to arrive an instance can use a kept account without asking for its version.
-// NOTIFY is delivered when the transaction commits, never for one that rolls back
-// (https://www.postgresql.org/docs/current/sql-notify.html). Migration 3's notices stay here,
-// for an instance of an earlier release still running during a rolling upgrade; migration 13
-// drops them.
+// A version of each account (its row and its sessions), set by triggers in the transaction of
+// every change, as note_versions is for notes, so the cache layer can keep accounts and sessions
+// and ask whether they are current (mirrors SQLite's migration 9). The session trigger only updates
+// rows, so it never brings one back. Each change is also announced with the account's id ('' for
+// all) for account-notices.ts; NOTIFY is delivered on commit, never on rollback.
 import type { Migration } from '../migrations.js'
 
 export const migration: Migration = {
