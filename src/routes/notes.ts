@@ -23,11 +23,7 @@ type Params = Static<typeof noteIdParams>
 /** The 500 message of edit, delete and pin has a trailing space (docs/contract.md, "Quirks kept"). */
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
 
-/**
- * A 200 body `{error: false, notes, message}` (NotesOk, keys in its order) around notes that are
- * JSON text already (Store.listNotesJson). Fastify sends a string or a Buffer as it is, with the
- * content type set here (https://fastify.dev/docs/latest/Reference/Reply/#senddata).
- */
+/** A 200 body `{error: false, notes, message}` around notes that are JSON text already; Fastify sends it as it is. */
 const notesBody = (message: string) => {
   const head = '{"error":false,"notes":'
   const tail = `,"message":${JSON.stringify(message)}}`
@@ -40,12 +36,8 @@ const notesBody = (message: string) => {
 const FOUND = notesBody('Notes matching the search query retrieved successfully').text
 
 /**
- * The listing's body. A kept listing (Buffer) gets its body made once: the cache hands back the
- * same Buffer while a user's notes are unchanged (and never modifies it), so a repeated listing
- * sends the body made for it the first time instead of copying its kilobytes again. Held weakly:
- * a body goes when its notes Buffer leaves the cache. It saves service CPU on every cached
- * listing (docs/performance.md, "What shaped the design"). A listing read for this request (a
- * string) is wrapped as it is.
+ * The listing's body. The cache hands back the same Buffer while a user's notes are unchanged, so
+ * its body is made once and held weakly, for as long as the Buffer is kept (docs/performance.md).
  */
 const LISTED = (() => {
   const wrap = notesBody('All notes retrieved successfully')
@@ -59,10 +51,8 @@ const LISTED = (() => {
 })()
 
 /**
- * Sends a body. A string over 16 Ki characters goes as the Buffer of its UTF-8 bytes: Node
- * writes a longer string by allocating three bytes per character first (UTF-8's bound), which
- * costs more than making the Buffer (docs/performance.md, "Memory"). The Buffer is freed at V8's
- * next young-generation collection, which the string itself hastens.
+ * A string over 16 Ki characters goes as its UTF-8 Buffer: Node would first allocate three bytes
+ * per character (docs/performance.md, "Memory").
  */
 function sendJson(reply: FastifyReply, body: JsonText): FastifyReply {
   const bytes = typeof body === 'string' && body.length > 16 * 1024 ? Buffer.from(body) : body
@@ -117,9 +107,8 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get('/get-all-notes', {
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    // The authenticate hook has answered 401 for a token whose session or account is gone; the
-    // versions it read serve the listing's cache check too. Not an async handler, for the same
-    // reason as GET /get-user's: a kept listing is sent without a promise of the handler's own.
+    // The versions the authenticate hook read serve the listing's cache check too. Not async: a
+    // kept listing is sent without a promise of the handler's own.
     handler: (request, reply) => {
       notes.listJson(request.user._id, request.versionsChecked).then(
         (json) => sendJson(reply, LISTED(json)),

@@ -9,7 +9,7 @@ import type { Query } from './query.js'
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
 const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 
-/** The search prefilter: the note may hold the runs of the LIKE pattern `param` (see searchNotesJson). */
+/** The search prefilter: the note may hold the runs of the LIKE pattern `param`. */
 const hasRuns = (param: string) => `(lower(title COLLATE "C") LIKE ${param} OR lower(content COLLATE "C") LIKE ${param}
   OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
   OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
@@ -69,28 +69,17 @@ export class PostgresNotes {
   }
 
   /**
-   * The pattern is never handed to PostgreSQL: its regex dialect (`~*`) differs from RE2's, so
-   * the user's notes are read in list order, a page at a time, and the same RE2 matcher as on
-   * SQLite tests them (search-pages.ts). Results and order are therefore identical on both
-   * stores. Every search reads the database: no search is answered from a cache.
-   *
-   * When the pattern has required runs of characters (TextMatcher.runs), PostgreSQL first drops
-   * the notes whose title and content each lack them, so those never cross the network: one LIKE
-   * `%run%run%` per field (one pass over it, the runs in order). `lower(... COLLATE "C")`
-   * lower-cases ASCII letters only, which is RE2's folding for them except K (U+212A KELVIN SIGN)
-   * and ſ (U+017F LONG S), which also fold onto k and s: notes holding either are always kept.
-   * The stored escape of U+0000 (rows.ts) leaves every run of such characters as it is.
+   * PostgreSQL's regex dialect differs from RE2's, so the pattern is never handed to it: the same
+   * RE2 matcher as on SQLite tests the notes page by page (search-pages.ts). With required runs,
+   * one LIKE `%run%run%` per field drops the notes that lack them first. `lower(... COLLATE "C")`
+   * folds ASCII only; K (U+212A) and ſ (U+017F) also fold onto k and s in RE2, so notes holding
+   * either are always kept.
    */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
     return searchInPages<PageKey>((after) => this.searchPage(userId, matcher.runs, after), matcher)
   }
 
-  /**
-   * One page of candidates: at most SEARCH_PAGE_NOTES after `after`, cut after the note that
-   * reaches SEARCH_PAGE_CHARS bytes of title, content and stored JSON (summed in the statement,
-   * so the notes past the bound are never sent: octet_length reads a stored value's size without
-   * decompressing it).
-   */
+  /** One page of candidates after `after`, cut in the statement at SEARCH_PAGE_CHARS bytes (search-pages.ts). */
   private async searchPage(userId: string, runs: readonly string[] | undefined, after: PageKey | undefined): Promise<SearchPage<PageKey>> {
     const values: unknown[] = [userId]
     let where = 'user_id = $1'
@@ -111,8 +100,7 @@ export class PostgresNotes {
        ) AS sized WHERE before < ${SEARCH_PAGE_CHARS} ${LIST_ORDER}`,
       values,
     )
-    // One note more than a page is asked for: when it comes, another page follows (no query
-    // is needed to find that a page of exactly SEARCH_PAGE_NOTES was the last).
+    // One note more than a page is asked for: when it comes, another page follows.
     const page = rows.slice(0, SEARCH_PAGE_NOTES)
     const more = rows.length > page.length || rows.length < Number(rows[0]?.found ?? 0)
     const candidates = page.map((r): Candidate => ({ id: r.id, title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }))
@@ -120,11 +108,7 @@ export class PostgresNotes {
     return more && last ? { candidates, next: { pinned: last.is_pinned, createdOn: last.created_on, id: last.id } } : { candidates }
   }
 
-  /**
-   * The listing as one JSON text value joined by PostgreSQL from each note's stored JSON
-   * (migration 2): the driver parses one field, and no record is made or stringified, which takes
-   * about half the service's CPU of building records (docs/performance.md).
-   */
+  /** The listing joined by PostgreSQL from the stored JSON: no record is made (docs/performance.md). */
   async listNotesJson(userId: string): Promise<string> {
     const { rows } = await this.query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
     const text = rows[0]?.json
@@ -132,11 +116,7 @@ export class PostgresNotes {
   }
 }
 
-/**
- * A LIKE pattern matching text that holds the runs one after the other: `%a%b%`, with LIKE's
- * own wildcards in a run (`%`, `_`, and its escape character, the backslash) escaped.
- * https://www.postgresql.org/docs/current/functions-matching.html#FUNCTIONS-LIKE
- */
+/** A LIKE pattern of text holding the runs in order, `%a%b%`, LIKE's `%`, `_` and `\\` escaped. */
 export function likeInOrder(runs: readonly string[]): string {
   return `%${runs.map((run) => run.replace(/[\\%_]/g, '\\$&')).join('%')}%`
 }

@@ -8,11 +8,8 @@ import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js
 import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams } from './rows.js'
 
 /**
- * Notes a listing reads in one synchronous step. A list that fits in one page (nearly all) is
- * read by one statement, as one consistent snapshot; a longer one is read page by page with a
- * yield between pages, so a user with 10 000 notes does not hold the event loop for the whole
- * read. A note re-pinned while a long list is being read may then be left out of that
- * one answer; none appears twice.
+ * Notes a listing reads in one synchronous step: a longer list is read page by page with a yield
+ * between pages, so a large account does not hold the event loop (JsonPages: none appears twice).
  */
 export const LIST_PAGE_ROWS = 1000
 
@@ -31,31 +28,25 @@ interface KeyRow {
   id: string
 }
 
-/** A row of a search page: a candidate's id and the JSON sent if it matches. */
 interface SearchRow {
   id: string
   json: string
 }
 
-/**
- * The search page being read (searchPageFrom). better-sqlite3 runs one statement at a time, so
- * exactly one page is being read while search_candidate() is called; the function reads and
- * updates this.
- */
+/** The search page being read: better-sqlite3 runs one statement at a time, so there is one. */
 interface PageScan {
   runs: readonly string[] | undefined
   notes: number
   chars: number
-  /** The last note scanned: the next page starts after it. */
   last?: PageKey
-  /** The candidates so far, in list order: the rows the statement returns, one for one. */
+  /** In list order: the rows the statement returns, one for one. */
   candidates: Array<SearchText & { id: string }>
 }
 
 /** Thrown by search_candidate() to end a page's statement once the page is full. */
 const PAGE_FULL = new Error('search page full')
 
-/** A page as SQLite hands it over: the notes as a JSON array, their ids as a JSON array, and how many. */
+/** A page as SQLite hands it over: the notes and their ids as JSON arrays, and how many. */
 interface JsonPageRow {
   notes: string
   ids: string
@@ -63,13 +54,10 @@ interface JsonPageRow {
 }
 
 /**
- * Aggregates the rows of a subquery into a page: the notes' stored JSON (migration 2) joined into
- * an array. The subquery orders by the list-order index and has a LIMIT, so SQLite runs it as a
- * co-routine that yields rows in that order, and the aggregates consume them in it (the ordering
- * tests of the store contract hold it to that).
+ * Joins the stored JSON of a subquery's rows into a page. The subquery's ORDER BY and LIMIT make
+ * SQLite run it as a co-routine, so the aggregates see the rows in list order (the store contract
+ * checks it). No rows give NULL, and such a page is never joined (JsonPages.add).
  */
-// The notes come as a string (JsonText: young garbage once sent, unlike a Buffer). No rows give
-// NULL, and a page of none is never joined (JsonPages.add).
 const pageOf = (subquery: string) =>
   `SELECT '[' || group_concat(json, ',') || ']' AS notes, json_group_array(id) AS ids, count(*) AS n FROM (${subquery})`
 
@@ -84,13 +72,12 @@ export class SqliteNotes {
   private readonly searchFirstPage: Statement<[string], SearchRow>
   private readonly searchPage: Statement<[Record<string, unknown>], SearchRow>
   private scan: PageScan | undefined
-  /** Runs a function inside one read transaction: every statement of a page sees one snapshot. */
+  /** One read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   constructor(private readonly db: Database) {
-    // Search's prefilter, run by SQLite on each of the user's notes in list order: it keeps the
-    // title and content of a note that may match (TextMatcher.runs) and answers 1 for it, so only
-    // the candidates' JSON is read. The page ends where it is full: the call after that throws
-    // PAGE_FULL, which ends the statement (a page that ends with the last note never throws).
+    // Search's prefilter, run by SQLite on each note in list order: it keeps the text of a note that
+    // may match and answers 1, so only candidates' JSON is read. Once the page is full the next
+    // call throws PAGE_FULL, which ends the statement.
     db.function('search_candidate', { deterministic: false, directOnly: true }, (pinned, createdOn, id, title, content) => {
       const scan = this.scan
       if (!scan) throw new Error('search_candidate() called outside a search page')
@@ -110,10 +97,8 @@ export class SqliteNotes {
     )
     this.remove = db.prepare(`DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
     const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
-    // Page sizes are written into the SQL, not bound: SQLite runs a short listing with a bound
-    // LIMIT markedly slower. The first page has no start key to compare with, so it leaves out
-    // the row-value bound, always true there and as costly (docs/performance.md, "What shaped
-    // the design").
+    // Page sizes are written into the SQL, and the first page has no row-value bound: both make
+    // SQLite's plan faster (docs/performance.md, "What shaped the design").
     this.listFirstPage = db.prepare(pageOf(`SELECT id, json FROM notes WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`))
     this.listPage = db.prepare(pageOf(
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,
@@ -132,7 +117,7 @@ export class SqliteNotes {
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
 
-  /** False when notes.user_id names no account (Store.insertNote); the statement alone fails. */
+  /** False when notes.user_id names no account: the foreign key fails the statement alone. */
   insertNote(note: NoteRecord): boolean {
     try {
       this.insert.run(noteParams(note))
@@ -158,7 +143,6 @@ export class SqliteNotes {
     return row && noteFromRow(row)
   }
 
-  /** The user's notes as a JSON array, in list order (Store.listNotesJson). */
   async listNotesJson(userId: string): Promise<string> {
     const pages = new JsonPages()
     let after = FIRST_PAGE
@@ -171,7 +155,6 @@ export class SqliteNotes {
     }
   }
 
-  /** The user's notes that the matcher accepts, as a JSON array in list order (search-pages.ts). */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
     return searchInPages<PageKey>((after) => this.searchPageFrom(userId, matcher.runs, after ?? FIRST_PAGE), matcher)
   }
@@ -179,16 +162,11 @@ export class SqliteNotes {
   private listPageFrom(userId: string, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
     const rows = (after === FIRST_PAGE ? this.listFirstPage.get(userId) : this.listPage.get({ userId, ...after })) as JsonPageRow
     if (rows.n < LIST_PAGE_ROWS) return { rows }
-    // A full page: the next one starts after its last note (same snapshot, so the same note).
     const end = this.listPageEnd.get({ userId, ...after })
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
   }
 
-  /**
-   * One page of search candidates (search-pages.ts): the notes after `after`, up to
-   * SEARCH_PAGE_NOTES or SEARCH_PAGE_CHARS of title and content, without those lacking the
-   * pattern's runs. One statement, so one snapshot.
-   */
+  /** One page of search candidates after `after`, bounded by search-pages.ts, in one statement. */
   private searchPageFrom(userId: string, runs: readonly string[] | undefined, after: PageKey): SearchPage<PageKey> {
     const scan: PageScan = { runs, notes: 0, chars: 0, candidates: [] }
     const candidates: Candidate[] = []
@@ -212,9 +190,8 @@ export class SqliteNotes {
 }
 
 /**
- * Joins the JSON pages of one answer. A note re-pinned between two pages moves in list order and
- * may be read twice; its second copy is left out, so none appears twice (a page holding such a
- * copy is parsed and written again; the usual page is joined as it came).
+ * Joins the JSON pages of one answer. A note re-pinned between two pages may be read twice: its
+ * second copy is left out (only such a page is parsed and written again).
  */
 class JsonPages {
   private readonly parts: string[] = []
@@ -240,11 +217,7 @@ class JsonPages {
     for (const id of ids) this.seen.add(id)
   }
 
-  /**
-   * The pages joined into one array: each page's brackets dropped, commas between them. Joined
-   * with `+`, which V8 keeps as a tree of the pages (and slices of them) until the text is
-   * written: the megabytes of a large listing are copied once, when it is sent.
-   */
+  /** Joined with `+`: V8 keeps a tree of slices until the text is written, so it is copied once. */
   json(): string {
     if (this.parts.length === 0) return '[]'
     if (this.parts.length === 1) return this.parts[0] as string
