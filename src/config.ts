@@ -1,150 +1,30 @@
-// Typed configuration: defaults plus one parse function over an environment-like object.
-// Tests build configs with `parseConfig({...})` or `{...defaultConfig, ...}`; nothing here reads
-// `process.env` except the CLI, which passes it in.
+// Typed configuration: defaults plus one parse function over an environment-like object. Only the
+// CLI passes `process.env`; tests build configs with `parseConfig({...})` or `{...defaultConfig, ...}`.
+// Each variable is described in docs/configuration.md.
 import { availableParallelism } from 'node:os'
 
-export interface BruteForceConfig {
-  /** Whether failed logins, duplicate and successful registrations are counted and throttled at all. */
-  enabled: boolean
-  /** Length of the counting window, in seconds. */
-  windowSeconds: number
-  /** Failed logins allowed per (email, client address) pair inside one window. */
-  pairLimit: number
-  /** Failed logins allowed per email, from any address. */
-  emailLimit: number
-  /** Failed logins allowed per client address, for any email. */
-  ipLimit: number
-  /**
-   * Wrong passwords a signed-in session may send to change-password and delete-account; the one
-   * that uses the last ends the session. Counted apart from the login's limits.
-   */
-  sessionLimit: number
-  /** "User already exists" answers allowed per client address. */
-  registrationIpLimit: number
-  /** Accounts one client address may register inside one registration window. */
-  registrationsPerClient: number
-  /** Length of the window of `registrationsPerClient`, in seconds. */
-  registrationWindowSeconds: number
-}
-
 /**
- * What one account may keep (OWASP API4:2023, unrestricted resource consumption). The store
- * enforces both atomically with the write; 0 switches a limit off.
- */
-export interface NoteQuotaConfig {
-  /** Notes one account keeps at most. */
-  notes: number
-  /** UTF-8 bytes of title, content and tags one account keeps at most, in MB (2^20 bytes). */
-  megabytes: number
-}
-
-/** argon2id cost of new password hashes; a stored hash carries its own, which verifying reads. */
-export interface PasswordHashingConfig {
-  /** KiB of memory per hash. */
-  memoryCost: number
-  /** Passes over that memory. */
-  timeCost: number
-  parallelism: number
-}
-
-/** Prometheus metrics (see plugins/metrics.ts). */
-export interface MetricsConfig {
-  /** false: nothing is collected and /metrics does not exist. */
-  enabled: boolean
-  /** Undefined: /metrics is served by the API's own port. Otherwise only on this port. */
-  port: number | undefined
-  /** Address of the separate metrics listener (only used with `port`). */
-  host: string
-}
-
-export interface Config {
-  port: number
-  host: string
-  dataDir: string
-  /** Undefined means: use (or create) the secret file in `dataDir`. */
-  accessTokenSecret: string | undefined
-  logLevel: string
-  bodyLimit: number
-  /**
-   * Largest body still read to its end (and discarded) before an answer given without reading it
-   * (413, 415, 401), so the client reads the answer (unread-body.ts); undefined:
-   * BODY_DRAIN_FACTOR × bodyLimit.
-   */
-  bodyDrainLimit: number | undefined
-  /** Longest time a client may take to send one whole request (slow-loris protection). */
-  requestTimeoutMs: number
-  /** Longest time an idle socket is kept open. */
-  connectionTimeoutMs: number
-  /** Trust X-Forwarded-For from a reverse proxy when computing the client address. */
-  trustProxy: boolean
-  /** SQLite `synchronous` pragma: FULL survives power loss, NORMAL only process crashes. */
-  sqliteSynchronous: 'FULL' | 'NORMAL'
-  /** Megabytes of users' listings each process keeps in memory (src/store/cache); 0 turns the listing cache off. */
-  listingCacheMb: number
-  /** false: the store keeps nothing in memory (no listings, accounts or sessions; docs/caching.md). */
-  storeCache: boolean
-  bruteForce: BruteForceConfig
-  noteQuota: NoteQuotaConfig
-  /** `closed`: POST /create-account answers 403 (accounts come from the operator's import). */
-  registration: 'open' | 'closed'
-  /**
-   * Shortest password POST /create-account accepts, in characters; 0 accepts any non-empty one,
-   * as the contract does. change-password asks for at least NEW_PASSWORD_MIN_LENGTH whatever this is.
-   */
-  minPasswordLength: number
-  /**
-   * SQLite only: create-account and note writes answer 507 while DATA_DIR's file system has less
-   * than this many MB free; 0 switches the check off.
-   */
-  minFreeDiskMb: number
-  metrics: MetricsConfig
-  /** PostgreSQL connection URL; undefined selects the embedded SQLite store. */
-  databaseUrl: string | undefined
-  /** Most PostgreSQL connections one process opens. */
-  databasePoolSize: number
-  /** Longest a PostgreSQL statement may run before it is cancelled (answered 503). */
-  databaseStatementTimeoutMs: number
-  /** Longest wait for a new PostgreSQL connection before a request is answered 503. */
-  databaseConnectTimeoutMs: number
-  /** Redis URL for brute-force counters shared by instances; undefined keeps them in memory. */
-  redisUrl: string | undefined
-  /** Server processes sharing the port (`serve --workers N` overrides it). */
-  workers: number
-  /** Worker threads that run search patterns, per process (services/search-pool.ts). */
-  searchThreads: number
-  /** Searches that may be under way beyond searchThreads, waiting for one; one more is answered 503. */
-  searchQueue: number
-  /** Longest a search may match (400 past it), and longest it may wait for a thread (503). */
-  searchTimeoutMs: number
-  /**
-   * Not read from the environment: a deployment always hashes at the OWASP minimum below. Tests
-   * that are not about hashing lower it (test/support/harness.ts), since every registration of
-   * the suites pays it.
-   */
-  passwordHashing: PasswordHashingConfig
-}
-
-/**
- * Search threads of one process by default: half the cores available, shared by the `workers`
- * processes, at least one. Half, so that patterns that run to their budget leave the other half
- * of the machine to the main threads, which serve every other request.
+ * Half the cores, shared by the `workers` processes, at least one: patterns that run to their
+ * budget leave the other half to the main threads, which serve every other request.
  */
 export function defaultSearchThreads(workers: number): number {
   return Math.max(1, Math.floor(availableParallelism() / (2 * workers)))
 }
 
-export const defaultConfig: Config = {
+export const defaultConfig = {
   port: 8000,
   host: '0.0.0.0',
   dataDir: './data',
-  accessTokenSecret: undefined,
+  /** Undefined: use (or create) the secret file in `dataDir`. */
+  accessTokenSecret: undefined as string | undefined,
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
-  bodyDrainLimit: undefined,
+  /** Undefined: BODY_DRAIN_FACTOR × bodyLimit (unread-body.ts). */
+  bodyDrainLimit: undefined as number | undefined,
   requestTimeoutMs: 30_000,
   connectionTimeoutMs: 60_000,
   trustProxy: false,
-  sqliteSynchronous: 'FULL',
+  sqliteSynchronous: 'FULL' as 'FULL' | 'NORMAL',
   listingCacheMb: 16,
   storeCache: true,
   bruteForce: {
@@ -158,24 +38,36 @@ export const defaultConfig: Config = {
     registrationsPerClient: 300,
     registrationWindowSeconds: 3600,
   },
+  /** What one account may keep (OWASP API4:2023); 0 switches a limit off. */
   noteQuota: { notes: 50_000, megabytes: 200 },
-  registration: 'open',
+  registration: 'open' as 'open' | 'closed',
   minPasswordLength: 0,
   minFreeDiskMb: 100,
-  metrics: { enabled: true, port: undefined, host: '0.0.0.0' },
-  databaseUrl: undefined,
+  /** port undefined: /metrics is served by the API's own port. */
+  metrics: { enabled: true, port: undefined as number | undefined, host: '0.0.0.0' },
+  /** Undefined selects the embedded SQLite store. */
+  databaseUrl: undefined as string | undefined,
   databasePoolSize: 10,
   databaseStatementTimeoutMs: 5000,
   databaseConnectTimeoutMs: 5000,
-  redisUrl: undefined,
+  redisUrl: undefined as string | undefined,
   workers: 1,
   searchThreads: defaultSearchThreads(1),
   searchQueue: 64,
   searchTimeoutMs: 2000,
-  // OWASP's minimum for argon2id, m = 19 MiB, t = 2, p = 1:
-  // https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id
+  /**
+   * argon2id cost of new hashes, never read from the environment: OWASP's minimum
+   * (https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id).
+   * Tests that are not about hashing lower it (test/support/harness.ts).
+   */
   passwordHashing: { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 },
 }
+
+export type Config = typeof defaultConfig
+export type BruteForceConfig = Config['bruteForce']
+export type NoteQuotaConfig = Config['noteQuota']
+export type PasswordHashingConfig = Config['passwordHashing']
+export type MetricsConfig = Config['metrics']
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
 export class ConfigError extends Error {
@@ -237,14 +129,13 @@ function byteSize<T>(env: Env, name: string, fallback: T, [min, max, range]: [nu
 
 const MB = 1024 * 1024
 const BODY_LIMIT_RANGE: [number, number, string] = [1024, 64 * MB, '1kb and 64mb']
-/** 0 (or anything up to BODY_LIMIT) turns draining off; 1 GiB is 16 times the largest BODY_LIMIT. */
 const BODY_DRAIN_LIMIT_RANGE: [number, number, string] = [0, 1024 * MB, '0 and 1024mb']
 
 function metricsConfig(env: Env, apiHost: string): MetricsConfig {
   const raw = env.METRICS_PORT?.trim()
   const port = raw === undefined || raw === '' ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535)
   const apiPort = integer(env, 'PORT', defaultConfig.port, 0, 65535)
-  // The same port would make the second listener fail at start-up with EADDRINUSE; say why now.
+  // The second listener would fail at start-up with EADDRINUSE; say why now.
   if (port !== undefined && port === apiPort) {
     throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`)
   }
@@ -272,7 +163,7 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
   return raw
 }
 
-/** Largest WORKERS value: more processes than this only adds contention on any machine we target. */
+/** Largest WORKERS value: more processes only add contention on any machine we target. */
 export const MAX_WORKERS = 64
 
 /** `WORKERS`: a count, or `auto` for one process per core available. */
@@ -298,17 +189,15 @@ export function parseConfig(env: Env): Config {
   }
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql'])
   if (databaseUrl !== undefined && (secret === undefined || secret === '')) {
-    // A generated secret lives in one instance's DATA_DIR; instances on one database must share
-    // it, or a token issued by one is refused by the others.
+    // A generated secret lives in one instance's DATA_DIR: tokens of one would fail on the others.
     throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
   }
   const host = env.HOST?.trim() || d.host
-  const dataDir = env.DATA_DIR?.trim() || d.dataDir
   const processes = workers(env, 'WORKERS', d.workers)
   return {
     port: integer(env, 'PORT', d.port, 0, 65535),
     host,
-    dataDir,
+    dataDir: env.DATA_DIR?.trim() || d.dataDir,
     accessTokenSecret: secret === '' ? undefined : secret,
     logLevel,
     bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit, BODY_LIMIT_RANGE),

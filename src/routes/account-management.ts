@@ -1,8 +1,4 @@
-// The account-management endpoints beside the contract's (docs/accounts.md):
-// POST /logout, GET /get-sessions, DELETE /delete-session/:sessionId, POST /logout-everywhere,
-// PUT /change-password, PUT /edit-user, DELETE /delete-account. Handlers only parse, call the
-// services and shape the reply; every one needs a live session (or a token without one that its
-// account's "not before" time still admits), checked by the authenticate hook.
+// The account-management endpoints beside the contract's (docs/accounts.md), each behind the authenticate hook.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { ContractError } from '../errors.js'
@@ -24,8 +20,6 @@ import {
 import { fullName, password, sessionIdParams } from '../schemas/fields.js'
 import { dropFalsyFields } from './falsy.js'
 
-// The fields are validated as the contract's are (schemas/fields.ts): falsy counts as missing,
-// lengths, types and well-formed text, each answered with a 400 naming the field.
 const ChangePasswordBody = Type.Object(
   { currentPassword: password, newPassword: password },
   { required: ['currentPassword', 'newPassword'] },

@@ -1,7 +1,5 @@
-// The contract treats a falsy value ("", 0, false, null) like an absent field: "is required" on
-// create-account, login, add-note and search; "leave unchanged" on edit-note (docs/contract.md,
-// "Missing means falsy"). Dropping such keys before validation gives both behaviours from one
-// schema. An empty body counts as {}.
+// The contract treats a falsy value ("", 0, false, null) like an absent field (docs/contract.md,
+// "Missing means falsy"): dropping such keys before validation gives that from one schema.
 import type { FastifyRequest } from 'fastify'
 
 function withoutFalsy(value: unknown): unknown {
