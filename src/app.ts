@@ -1,13 +1,7 @@
 // Builds the Fastify application from a config, a store and a secret; the CLI and the tests decide where it listens.
 import cors from '@fastify/cors'
-import Fastify, {
-  LogController,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { FastifyServerOptions } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError, LOW_DISK_SPACE } from './errors.js'

@@ -16,7 +16,6 @@ function say(line: string): void {
   process.stderr.write(`notes-service: ${line}\n`)
 }
 
-/** Runs in the primary; resolves to the exit code once every worker has stopped. */
 async function runPrimary(config: Config, workers: number): Promise<number> {
   const { file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   if (generated) say(`ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it in ${file} (mode 0600)`)

@@ -1,15 +1,13 @@
-// Typed configuration: defaults plus one parse function over an environment-like object. Only the
-// CLI passes `process.env`; tests build configs with `parseConfig({...})` or `{...defaultConfig, ...}`.
-// Each variable is described in docs/configuration.md.
+// Typed defaults plus one parse function over an environment-like object (docs/configuration.md);
+// only the CLI passes `process.env`.
 import { availableParallelism } from 'node:os'
 
-/**
- * Half the cores, shared by the `workers` processes, at least one: patterns that run to their
- * budget leave the other half to the main threads, which serve every other request.
- */
+/** Half the cores, shared by the `workers` processes: searches at their budget leave the rest to the main threads. */
 export function defaultSearchThreads(workers: number): number {
   return Math.max(1, Math.floor(availableParallelism() / (2 * workers)))
 }
+
+const MB = 1024 * 1024
 
 export const defaultConfig = {
   port: 8000,
@@ -18,7 +16,7 @@ export const defaultConfig = {
   /** Undefined: use (or create) the secret file in `dataDir`. */
   accessTokenSecret: undefined as string | undefined,
   logLevel: 'info',
-  bodyLimit: 1024 * 1024,
+  bodyLimit: MB,
   /** Undefined: BODY_DRAIN_FACTOR × bodyLimit (unread-body.ts). */
   bodyDrainLimit: undefined as number | undefined,
   requestTimeoutMs: 30_000,
@@ -55,11 +53,7 @@ export const defaultConfig = {
   searchThreads: defaultSearchThreads(1),
   searchQueue: 64,
   searchTimeoutMs: 2000,
-  /**
-   * argon2id cost of new hashes, never read from the environment: OWASP's minimum
-   * (https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id).
-   * Tests that are not about hashing lower it (test/support/harness.ts).
-   */
+  /** Not read from the environment: OWASP's minimum for argon2id; tests not about hashing lower it. */
   passwordHashing: { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 },
 }
 
@@ -71,12 +65,9 @@ export type MetricsConfig = Config['metrics']
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
 export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
+  override name = 'ConfigError'
+  constructor(readonly variable: string, detail: string) {
     super(`${variable}: ${detail}`)
-    this.name = 'ConfigError'
   }
 }
 
@@ -92,9 +83,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
   const value = Number(raw.trim())
-  if (value < min || value > max) {
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
-  }
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
   return value
 }
 
@@ -126,10 +115,6 @@ function byteSize<T>(env: Env, name: string, fallback: T, [min, max, range]: [nu
   if (value < min || value > max) throw new ConfigError(name, `must be between ${range}`)
   return value
 }
-
-const MB = 1024 * 1024
-const BODY_LIMIT_RANGE: [number, number, string] = [1024, 64 * MB, '1kb and 64mb']
-const BODY_DRAIN_LIMIT_RANGE: [number, number, string] = [0, 1024 * MB, '0 and 1024mb']
 
 function metricsConfig(env: Env, apiHost: string): MetricsConfig {
   const raw = env.METRICS_PORT?.trim()
@@ -200,8 +185,8 @@ export function parseConfig(env: Env): Config {
     dataDir: env.DATA_DIR?.trim() || d.dataDir,
     accessTokenSecret: secret === '' ? undefined : secret,
     logLevel,
-    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit, BODY_LIMIT_RANGE),
-    bodyDrainLimit: byteSize(env, 'BODY_DRAIN_LIMIT', d.bodyDrainLimit, BODY_DRAIN_LIMIT_RANGE),
+    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit, [1024, 64 * MB, '1kb and 64mb']),
+    bodyDrainLimit: byteSize(env, 'BODY_DRAIN_LIMIT', d.bodyDrainLimit, [0, 1024 * MB, '0 and 1024mb']),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000),
     connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs, 100, 3_600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),

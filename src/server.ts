@@ -18,6 +18,8 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
+
 /** Log options: passwords and tokens never reach a log line. */
 export function loggerOptions(level: string) {
   return {
@@ -27,12 +29,8 @@ export function loggerOptions(level: string) {
     redact: {
       paths: [
         'req.headers.authorization',
-        'req.body.password',
-        'req.body.currentPassword',
-        'req.body.newPassword',
-        'password',
-        'currentPassword',
-        'newPassword',
+        ...PASSWORD_FIELDS.map((field) => `req.body.${field}`),
+        ...PASSWORD_FIELDS,
         'accessToken',
         '*.password',
         '*.accessToken',

@@ -12,12 +12,10 @@ declare global {
   }
 }
 
-/** The JSON Schema `format` of strings that must hold no unpaired surrogate. */
 export const WELL_FORMED = 'well-formed-unicode'
 
 export const isWellFormedText = (text: string): boolean => text.isWellFormed()
 
-/** The one wording for every field, on every route and in the import's report. */
 export const notWellFormedMessage = (field: string): string =>
   `${field} must be valid Unicode text: it contains an unpaired surrogate`
 
@@ -28,7 +26,6 @@ export const notWellFormedMessage = (field: string): string =>
  */
 const CONTROL = /[\p{Cc}\p{Bidi_Control}]/u
 
-/** The JSON Schema `format` of a person's name: well-formed text without CONTROL characters. */
 export const NAME_TEXT = 'name-text'
 
 /**
@@ -37,7 +34,6 @@ export const NAME_TEXT = 'name-text'
  */
 export const isNameText = (text: string): boolean => text.isWellFormed() && !CONTROL.test(text)
 
-/** The one wording for a name holding a CONTROL character, on every route and in the CLI. */
 export const controlCharactersMessage = (field: string): string => `${field} must not contain control characters`
 
 /** The answer for a string that fails WELL_FORMED or NAME_TEXT: an unpaired surrogate is named first. */

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-/** The default bound on a body still read to its end before an early answer, in BODY_LIMITs. */
+/** BODY_DRAIN_LIMIT's default, in BODY_LIMITs. */
 export const BODY_DRAIN_FACTOR = 16
 
 /** Read to its end; past the budget (the rest left unread); or the connection closed first. */
@@ -13,7 +13,7 @@ export type DrainOutcome = 'ended' | 'over-bound' | 'closed'
 
 const ignore = () => {}
 
-/** Reads what is left of a request body, keeping none of it, until it ends or passes `budget` bytes. */
+/** Reads and drops the rest of a request body until it ends or passes `budget` bytes. */
 export function discardBody(request: IncomingMessage, budget: number): Promise<DrainOutcome> {
   if (request.readableEnded) return Promise.resolve('ended')
   if (request.destroyed) return Promise.resolve('closed')

@@ -7,11 +7,9 @@ import type { CheckedVersions, UserRecord } from '../store/types.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The acting user as stored, set by the authenticate hook on protected routes. */
     user: TokenUser
     /** The same account with its hash and "not before" time: for the rules, never sent. */
     account: UserRecord
-    /** Undefined for a token issued before sessions existed. */
     sessionId: string | undefined
     /** The token's `iat` in seconds (0 when none): the actor of account writes (sessions.ts actorOf). */
     tokenIssuedAt: number
@@ -26,10 +24,8 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = onRequestHookHandler
 
-/** Sends the 401 of a refused token, after the unread body (unread-body.ts). */
 export type Refuse = (request: FastifyRequest, reply: FastifyReply) => void
 
-/** Who a verified token acts for, or undefined when its session has ended or its account is gone. */
 export type FindCaller = (token: VerifiedToken) => Promise<Authenticated | undefined>
 
 /**
@@ -57,7 +53,6 @@ export function authenticateWith(tokens: TokenService, findCaller: FindCaller, r
   }
 }
 
-/** The caller as the hook found it, for the services' rules. */
 export function callerOf(request: FastifyRequest): Authenticated {
   return { account: request.account, sessionId: request.sessionId, issuedAt: request.tokenIssuedAt }
 }

@@ -4,7 +4,6 @@
 // prom-client's Histogram, so /metrics prints the same text (test/metric-cells.test.ts).
 import type { Metric, Registry } from 'prom-client'
 
-/** One label set's observations. */
 export class HistogramCell {
   /** Per bucket, not cumulative; above the last bound only `count` and `sum` grow. */
   readonly buckets: Float64Array
@@ -63,7 +62,6 @@ export class CellHistogram {
     return cell
   }
 
-  /** Every label set observed so far, in the order first seen. */
   cells(): IterableIterator<HistogramCell> {
     return this.byKey.values()
   }

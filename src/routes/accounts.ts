@@ -1,4 +1,3 @@
-// POST /create-account, POST /login, GET /get-user (docs/contract.md, "Endpoints").
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'

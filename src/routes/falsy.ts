@@ -20,7 +20,6 @@ export async function dropFalsyQueryFields(request: FastifyRequest): Promise<voi
   request.query = withoutFalsy(request.query)
 }
 
-/** For routes whose body is optional but must be an object when present. */
 export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
   if (request.body === undefined) request.body = {}
 }

@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '../store/types.js'
 
-/** A slower ping is "not ready": probes usually time out after 1 to 5 seconds. */
 export const READINESS_TIMEOUT_MS = 2000
 
 const Up = Type.Object({ status: Type.Literal('ok') }, { description: 'Up.' })
