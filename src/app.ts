@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { FastifyServerOptions } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
-import { ContractError, LOW_DISK_SPACE } from './errors.js'
+import { ContractError, DATABASE_UNREACHABLE, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, sendUnauthorized } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
@@ -36,13 +36,9 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Config
   store: Store
-  /** The HS256 key (MIN_SECRET_BYTES at least). */
   secret: string
-  /** Shared brute-force counters; in-process memory when absent. */
   limiterFactory?: LimiterFactory
-  /** Absent: nothing is logged. */
   logger?: FastifyServerOptions['logger']
-  /** The web app's build (dist/web by default). */
   webRoot?: string
 }
 
@@ -63,7 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const app = Fastify({
     logger: options.logger ?? false,
-    // One line per request, written in onResponse below, instead of Fastify's two.
+    // One line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
@@ -122,7 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload)
   })
 
-  // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
+  // Before any route, CORS's OPTIONS * included: each route gets its own hook.
   if (metrics) recordRequests(app, metrics)
 
   // CORS as Express `cors()` with its defaults (docs/contract.md, "CORS"). @fastify/cors's own
@@ -150,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       answer = contractErrorFromValidation(err.validation, context, context === 'body' ? request.body : undefined)
     } else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
-      answer = new ContractError(503, 'Service Unavailable: the database cannot be reached')
+      answer = new ContractError(503, DATABASE_UNREACHABLE)
     } else if (err instanceof LowDiskSpaceError) {
       // 507 Insufficient Storage (RFC 4918 §11.5): the request may succeed once space is freed.
       answer = new ContractError(507, LOW_DISK_SPACE)
@@ -169,7 +165,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void reply.code(404).send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 
-  // The API description first: it collects routes as they are added.
   await registerOpenApi(app)
   app.decorate('metrics', metrics)
   if (metrics) registerMetrics(app, metrics, config.metrics)

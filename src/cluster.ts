@@ -65,12 +65,11 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
 /** `serve`: one process, or the primary of `workers` processes. Resolves to an exit code, or -1 while serving. */
 export async function serve(config: Config, workers: number): Promise<number> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
-  const limiterFactory = cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined
   // Ctrl-C sends SIGINT to the whole group and the primary a SIGTERM too, and close-with-grace
   // takes a second signal as "exit now": a worker ignores SIGINT from its first moment.
   if (cluster.isWorker) process.on('SIGINT', () => {})
-  const starting = startServer(config, limiterFactory ? { limiterFactory } : {})
-  const uninstall = closeOnSignals(starting, cluster.isWorker ? { skip: ['SIGINT'] } : {})
+  const starting = startServer(config, cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined)
+  const uninstall = closeOnSignals(starting, cluster.isWorker ? ['SIGINT'] : [])
   try {
     await starting
   } catch (err) {

@@ -110,7 +110,7 @@ function byteSize<T>(env: Env, name: string, fallback: T, [min, max, range]: [nu
   const m = /^(\d+)\s*(b|kb|kib|mb|mib)?$/.exec(raw)
   if (!m) throw new ConfigError(name, `must be a size such as 1048576, 512kb or 1mb, got "${env[name]}"`)
   const unit = m[2] ?? 'b'
-  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
+  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? MB : 1
   const value = Number(m[1]) * factor
   if (value < min || value > max) throw new ConfigError(name, `must be between ${range}`)
   return value
@@ -124,14 +124,9 @@ function metricsConfig(env: Env, apiHost: string): MetricsConfig {
   if (port !== undefined && port === apiPort) {
     throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`)
   }
-  return {
-    enabled: boolean(env, 'METRICS_ENABLED', defaultConfig.metrics.enabled),
-    port,
-    host: env.METRICS_HOST?.trim() || apiHost,
-  }
+  return { enabled: boolean(env, 'METRICS_ENABLED', defaultConfig.metrics.enabled), port, host: env.METRICS_HOST?.trim() || apiHost }
 }
 
-/** A URL with one of the given schemes, or undefined when unset. */
 function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
   const raw = env[name]?.trim()
   if (raw === undefined || raw === '') return undefined
@@ -151,13 +146,7 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
 /** Largest WORKERS value: more processes only add contention on any machine we target. */
 export const MAX_WORKERS = 64
 
-/** `WORKERS`: a count, or `auto` for one process per core available. */
-function workers(env: Env, name: string, fallback: number): number {
-  if (env[name]?.trim().toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
-  return integer(env, name, fallback, 1, MAX_WORKERS)
-}
-
-/** Parses the environment into a Config; throws ConfigError naming the first bad variable. */
+/** Throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Env): Config {
   const d = defaultConfig
   const secret = env.ACCESS_TOKEN_SECRET
@@ -169,16 +158,15 @@ export function parseConfig(env: Env): Config {
     )
   }
   const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || d.logLevel
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
-  }
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql'])
   if (databaseUrl !== undefined && (secret === undefined || secret === '')) {
     // A generated secret lives in one instance's DATA_DIR: tokens of one would fail on the others.
     throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
   }
   const host = env.HOST?.trim() || d.host
-  const processes = workers(env, 'WORKERS', d.workers)
+  const auto = env.WORKERS?.trim().toLowerCase() === 'auto'
+  const processes = auto ? Math.min(availableParallelism(), MAX_WORKERS) : integer(env, 'WORKERS', d.workers, 1, MAX_WORKERS)
   return {
     port: integer(env, 'PORT', d.port, 0, 65535),
     host,

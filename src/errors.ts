@@ -15,6 +15,7 @@ export class ContractError extends Error {
 
 export const NOTE_NOT_FOUND = 'Note not found'
 export const REGISTRATION_CLOSED = 'Registration is closed: this server does not accept new accounts'
+export const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reached'
 export const LOW_DISK_SPACE = 'Not enough free disk space: the server accepts no new data until space is freed'
 
 /** The quota answers of add-note and edit-note, with the configured limits. */

@@ -7,13 +7,7 @@ import { MIN_SECRET_BYTES } from './config.js'
 
 export const SECRET_FILE = 'access-token-secret'
 
-export interface ResolvedSecret {
-  secret: string
-  file?: string
-  generated: boolean
-}
-
-export function resolveSecret(configured: string | undefined, dataDir: string): ResolvedSecret {
+export function resolveSecret(configured: string | undefined, dataDir: string) {
   if (configured) return { secret: configured, generated: false }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const file = join(dataDir, SECRET_FILE)

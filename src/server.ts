@@ -12,9 +12,7 @@ import type { Store } from './store/types.js'
 export interface RunningServer {
   app: FastifyInstance
   store: Store
-  /** The listener of METRICS_PORT, when set. */
   metrics?: MetricsListener
-  /** Stops accepting, waits for requests in flight, closes the store. */
   close(): Promise<void>
 }
 
@@ -40,12 +38,8 @@ export function loggerOptions(level: string) {
   }
 }
 
-export interface StartOptions {
-  /** Brute-force counters when REDIS_URL is unset (the cluster's shared ones, say). */
-  limiterFactory?: LimiterFactory
-}
-
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+/** `limiterFactory`: the brute-force counters when REDIS_URL is unset (the cluster's shared ones, say). */
+export async function startServer(config: Config, limiterFactory?: LimiterFactory): Promise<RunningServer> {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   // ioredis costs resident memory: loaded only for REDIS_URL, before the store opens, so a
   // failure leaves nothing open. It connects only in start() below.
@@ -69,7 +63,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   })
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? options.limiterFactory })
+    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? limiterFactory })
   } catch (err) {
     await store.close()
     throw err
@@ -85,7 +79,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { port, host } = config.metrics
     if (app.metrics && port !== undefined) metrics = await listenForMetrics(app.metrics, host, port)
   } catch (err) {
-    // A port taken, say: release the pool and Redis too, so the process can exit with the error.
+    // Release the pool and Redis too, so the process can exit with the error.
     await app.close()
     await store.close()
     await limiters?.close()
@@ -109,23 +103,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return { app, store, ...(metrics ? { metrics } : {}), close }
 }
 
-export interface GracefulCloseOptions {
-  /** Longest wait for the close before the process exits anyway, with code 1. */
-  delayMs?: number
-  /** Signals left alone (a cluster worker leaves SIGINT to its primary). */
-  skip?: closeWithGrace.AllEvents[]
-}
-
 /**
- * Closes the server gracefully on SIGTERM and SIGINT (and after an uncaught error), bounded by a
- * timeout. Call it while the server starts: a signal's default action would kill a server already
- * accepting connections; a stop asked for meanwhile closes it once started. Returns the uninstaller.
+ * Closes the server gracefully on SIGTERM and SIGINT but the `skip`ped ones (and after an uncaught
+ * error), exiting with code 1 past 10 s. Call it while the server starts: a signal's default action
+ * would kill a server already accepting connections; a stop asked for meanwhile closes it once
+ * started. Returns the uninstaller.
  */
-export function closeOnSignals(starting: Promise<RunningServer>, options: GracefulCloseOptions = {}): () => void {
+export function closeOnSignals(starting: Promise<RunningServer>, skip: closeWithGrace.AllEvents[] = []): () => void {
   const grace = closeWithGrace(
     {
-      delay: options.delayMs ?? 10_000,
-      skip: options.skip ?? [],
+      delay: 10_000,
+      skip,
       logger: { error: (what: unknown) => process.stderr.write(`notes-service: ${what instanceof Error ? what.message : String(what)}\n`) },
     },
     async ({ signal, err }) => {

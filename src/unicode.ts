@@ -28,10 +28,7 @@ const CONTROL = /[\p{Cc}\p{Bidi_Control}]/u
 
 export const NAME_TEXT = 'name-text'
 
-/**
- * A name is a label shown to people and operators: it needs no control character, and the
- * invisible bidi marks would make look-alike names (any script displays right without them).
- */
+/** A name needs no control character, and invisible bidi marks would make look-alike names. */
 export const isNameText = (text: string): boolean => text.isWellFormed() && !CONTROL.test(text)
 
 export const controlCharactersMessage = (field: string): string => `${field} must not contain control characters`
@@ -47,11 +44,7 @@ const hex4 = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}
 const CONTROL_OR_LONE_SURROGATE = /[\p{Cc}\p{Bidi_Control}\p{Cs}]/gu
 const CONTROL_LEFT_BY_JSON = /[\u007f-\u009f\p{Bidi_Control}]/gu
 
-/**
- * Text for one line of an operator's terminal: each CONTROL character and unpaired surrogate
- * written as its JSON escape (ESC as `\u001b`), so stored text cannot drive the terminal and the
- * operator still sees that something was there. A backslash is left as it is.
- */
+/** Text for one line of a terminal: CONTROL characters and unpaired surrogates as JSON escapes (ESC as `\u001b`). */
 export const escapeForTerminal = (text: string): string => text.replace(CONTROL_OR_LONE_SURROGATE, hex4)
 
 /** JSON text from JSON.stringify with DEL, C1 and the bidi controls escaped too: the same data to any JSON reader. */

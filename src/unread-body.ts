@@ -45,9 +45,8 @@ export function discardBody(request: IncomingMessage, budget: number): Promise<D
 }
 
 /**
- * Sends `answer()` once the request's body has arrived: at once when it has (no promise made),
- * otherwise after discarding the rest; past the bound the connection is then closed. Returns the
- * pending drain, if any, for Fastify's error handler to wait on.
+ * Sends `answer()` once the body has arrived, at once when it has (no promise made); past the
+ * bound the connection is then closed. Returns the pending drain, for Fastify's error handler.
  */
 export type AnswerAfterBody = (request: FastifyRequest, reply: FastifyReply, answer: () => void) => Promise<void> | undefined
 

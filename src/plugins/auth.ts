@@ -24,9 +24,6 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = onRequestHookHandler
 
-export type Refuse = (request: FastifyRequest, reply: FastifyReply) => void
-
-export type FindCaller = (token: VerifiedToken) => Promise<Authenticated | undefined>
 
 /**
  * An onRequest hook, so unauthenticated bodies are never parsed. A signed token is refused unless
@@ -34,7 +31,11 @@ export type FindCaller = (token: VerifiedToken) => Promise<Authenticated | undef
  * 401 on every instance at its next request (docs/accounts.md). A callback hook, since an async
  * one costs a promise and a microtask turn on every authenticated request.
  */
-export function authenticateWith(tokens: TokenService, findCaller: FindCaller, refuse: Refuse): Authenticate {
+export function authenticateWith(
+  tokens: TokenService,
+  findCaller: (token: VerifiedToken) => Promise<Authenticated | undefined>,
+  refuse: (request: FastifyRequest, reply: FastifyReply) => void,
+): Authenticate {
   return function authenticate(request, reply, done): void {
     const header = request.headers.authorization
     const token = typeof header === 'string' ? header.split(' ')[1] : undefined

@@ -9,15 +9,7 @@ import type { BruteForceGuard } from '../services/brute-force.js'
 import type { Store } from '../store/types.js'
 import { CellHistogram, type HistogramCell } from './metric-cells.js'
 
-export interface Metrics {
-  registry: Registry
-  /** Read from requestSeconds' counts when scraped: nothing is recorded twice per request. */
-  requests: Counter<'method' | 'route' | 'status_code'>
-  requestSeconds: CellHistogram
-  storeSeconds: CellHistogram
-  loginFailures: Counter
-  throttled: Counter<'route'>
-}
+export type Metrics = ReturnType<typeof createMetrics>
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,7 +20,7 @@ declare module 'fastify' {
 /** The route label of every request no route matched, so that scanners cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)'
 
-export function createMetrics(): Metrics {
+export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
@@ -47,7 +39,7 @@ export function createMetrics(): Metrics {
       help: 'HTTP requests answered, by route pattern and status.',
       labelNames: httpLabels,
       registers,
-      // Called by prom-client before each scrape.
+      // Read from requestSeconds' counts before each scrape: nothing is recorded twice per request.
       collect() {
         this.reset()
         for (const cell of requestSeconds.cells()) this.inc(cell.labels, cell.count)
@@ -91,7 +83,7 @@ export function timedStore(store: Store, metrics: Metrics): Store {
 
 type StoreCall = (...args: unknown[]) => Promise<unknown>
 
-/** `call`, observed with outcome ok or error; a synchronous throw counts as an error too. */
+/** `call`, observed with outcome ok or error (a synchronous throw too). */
 function timedCall(call: StoreCall, operation: string, histogram: CellHistogram): StoreCall {
   // Cells made on first use: an operation never called has no series, as with prom-client.
   const cells: Partial<Record<'ok' | 'error', HistogramCell>> = {}
@@ -104,7 +96,6 @@ function timedCall(call: StoreCall, operation: string, histogram: CellHistogram)
       pending = Promise.resolve(call(...args))
     } catch (err) {
       observe('error', start)
-      // The caller sees what the driver threw, as a rejection (as from an async function).
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(err)
     }
@@ -121,7 +112,7 @@ function timedCall(call: StoreCall, operation: string, histogram: CellHistogram)
   }
 }
 
-/** Counts failed logins where they are recorded, whether or not throttling is switched on. */
+/** Counts failed logins where they are recorded, whether or not throttling is on. */
 export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteForceGuard {
   return {
     ...guard,
@@ -172,7 +163,6 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
   })
 }
 
-/** Serves GET /metrics on the app, unless a separate port is configured. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
   if (config.port !== undefined) return
   app.get('/metrics', {
@@ -193,12 +183,11 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: 
 }
 
 export interface MetricsListener {
-  /** e.g. http://127.0.0.1:9464 */
   url: string
   close(): Promise<void>
 }
 
-/** The separate listener of METRICS_PORT: GET /metrics and nothing else. */
+/** METRICS_PORT's listener: GET /metrics and nothing else. */
 export async function listenForMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsListener> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]

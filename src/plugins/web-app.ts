@@ -9,7 +9,6 @@ import negotiate from '@fastify/accept-negotiator'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
-/** The app's client-side routes, each answered with the app's HTML. */
 export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account'] as const
 
 export const DOCS_PAGE = '/docs'
@@ -70,7 +69,7 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, page: ReturnType
   return reply.send(page.identity)
 }
 
-/** Registers the app's pages, /docs and the build's assets; without a build the pages answer 503. */
+/** Without a build (tests run from the sources) the pages answer 503. */
 export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot()): Promise<void> {
   const built = existsSync(join(root, 'index.html')) && existsSync(join(root, 'docs', 'index.html'))
   await app.register(async (web) => {

@@ -3,7 +3,7 @@
 // no `const` on `message`, which fast-json-stringify would write instead of the actual value.
 // `enum` and `pattern` only document the words (and let the test harness check them).
 import { type TSchema, Type } from '@sinclair/typebox'
-import { LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
+import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
 import { SEARCH_BUSY } from '../services/search-pool.js'
 
@@ -44,9 +44,7 @@ export const Unauthorized = {
 
 const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
 export const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
-export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', [
-  'Content-Type must be application/json',
-])
+export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
 
 const RegistrationClosed = errorBody('Registration is closed (REGISTRATION=closed).', [REGISTRATION_CLOSED])
 const NoteQuotaReached = errorBody(
@@ -69,8 +67,6 @@ const TooManyRequests = Type.Object(
   },
 )
 
-const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reached'
-
 const internalError = (text: string) => errorBody('An unexpected failure inside the service.', [text])
 export const InternalError = internalError('Internal Server Error')
 /** edit, delete and pin answer 500 with a trailing space (docs/contract.md, "Quirks kept"). */
@@ -90,8 +86,6 @@ const SearchUnavailable = errorBody(
   [DATABASE_UNREACHABLE, SEARCH_BUSY],
 )
 
-type Responses = Record<number, TSchema | typeof Unauthorized>
-
 const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
 const common = { 500: InternalError, 503: ServiceUnavailable }
 const noteById = { ...withBody, 401: Unauthorized, 404: NoteNotFound, 500: InternalErrorTrailingSpace, 503: ServiceUnavailable }
@@ -107,4 +101,4 @@ export const errorResponses = {
   pinNote: { ...noteById, 507: InsufficientStorage },
   getAllNotes: { 401: Unauthorized, ...common },
   searchNotes: { 400: SearchBadRequest, 401: Unauthorized, ...common, 503: SearchUnavailable },
-} satisfies Record<string, Responses>
+} satisfies Record<string, Record<number, TSchema | typeof Unauthorized>>
