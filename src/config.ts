@@ -9,55 +9,90 @@ export function defaultSearchThreads(workers: number): number {
 
 const MB = 1024 * 1024
 
-export const defaultConfig = {
-  port: 8000,
-  host: '0.0.0.0',
-  dataDir: './data',
+/** A setting: its default, and how it is read from the environment. */
+interface Setting<T> {
+  fallback: T
+  read: (env: Env) => T
+}
+const setting = <T>(fallback: T, read: (env: Env, fallback: T) => T): Setting<T> => ({ fallback, read: (env) => read(env, fallback) })
+const int = (name: string, fallback: number, min: number, max: number) => setting(fallback, (env) => integer(env, name, fallback, min, max))
+const flag = (name: string, fallback: boolean) => setting(fallback, (env) => boolean(env, name, fallback))
+const text = (name: string, fallback: string) => setting(fallback, (env) => env[name]?.trim() || fallback)
+const workersOf = (env: Env, fallback: number) =>
+  env.WORKERS?.trim().toLowerCase() === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : integer(env, 'WORKERS', fallback, 1, MAX_WORKERS)
+
+/** Every setting, in the order parseConfig checks them. */
+const SETTINGS = {
+  port: int('PORT', 8000, 0, 65535),
+  host: text('HOST', '0.0.0.0'),
+  dataDir: text('DATA_DIR', './data'),
   /** Undefined: use (or create) the secret file in `dataDir`. */
-  accessTokenSecret: undefined as string | undefined,
-  logLevel: 'info',
-  bodyLimit: MB,
+  accessTokenSecret: setting<string | undefined>(undefined, (env) => env.ACCESS_TOKEN_SECRET || undefined),
+  logLevel: setting('info', (env, fallback) => env.LOG_LEVEL?.trim().toLowerCase() || fallback),
+  bodyLimit: setting(MB, (env, fallback) => byteSize(env, 'BODY_LIMIT', fallback, [1024, 64 * MB, '1kb and 64mb'])),
   /** Undefined: BODY_DRAIN_FACTOR × bodyLimit (unread-body.ts). */
-  bodyDrainLimit: undefined as number | undefined,
-  requestTimeoutMs: 30_000,
-  connectionTimeoutMs: 60_000,
-  trustProxy: false,
-  sqliteSynchronous: 'FULL' as 'FULL' | 'NORMAL',
-  listingCacheMb: 16,
-  storeCache: true,
+  bodyDrainLimit: setting<number | undefined>(undefined, (env, fallback) =>
+    byteSize(env, 'BODY_DRAIN_LIMIT', fallback, [0, 1024 * MB, '0 and 1024mb']),
+  ),
+  requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+  connectionTimeoutMs: int('CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
+  trustProxy: flag('TRUST_PROXY', false),
+  sqliteSynchronous: setting<'FULL' | 'NORMAL'>('FULL', (env, fallback) => oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, fallback)),
+  listingCacheMb: int('LISTING_CACHE_MB', 16, 0, 65_536),
+  storeCache: flag('STORE_CACHE', true),
   bruteForce: {
-    enabled: true,
-    windowSeconds: 15 * 60,
-    pairLimit: 10,
-    emailLimit: 50,
-    ipLimit: 100,
-    sessionLimit: 5,
-    registrationIpLimit: 50,
-    registrationsPerClient: 300,
-    registrationWindowSeconds: 3600,
+    enabled: flag('BRUTE_FORCE_PROTECTION', true),
+    windowSeconds: int('BRUTE_FORCE_WINDOW_SECONDS', 15 * 60, 1, 86_400 * 7),
+    pairLimit: int('LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT', 10, 1, 1_000_000),
+    emailLimit: int('LOGIN_FAILURES_PER_ACCOUNT', 50, 1, 1_000_000),
+    ipLimit: int('LOGIN_FAILURES_PER_CLIENT', 100, 1, 1_000_000),
+    sessionLimit: int('PASSWORD_FAILURES_PER_SESSION', 5, 1, 1000),
+    registrationIpLimit: int('DUPLICATE_REGISTRATIONS_PER_CLIENT', 50, 1, 1_000_000),
+    registrationsPerClient: int('REGISTRATIONS_PER_CLIENT', 300, 1, 1_000_000),
+    registrationWindowSeconds: int('REGISTRATION_WINDOW_SECONDS', 3600, 1, 86_400 * 7),
   },
   /** What one account may keep (OWASP API4:2023); 0 switches a limit off. */
-  noteQuota: { notes: 50_000, megabytes: 200 },
-  registration: 'open' as 'open' | 'closed',
-  minPasswordLength: 0,
-  minFreeDiskMb: 100,
-  /** port undefined: /metrics is served by the API's own port. */
-  metrics: { enabled: true, port: undefined as number | undefined, host: '0.0.0.0' },
+  noteQuota: {
+    notes: int('MAX_NOTES_PER_ACCOUNT', 50_000, 0, 1_000_000_000),
+    megabytes: int('MAX_NOTE_MB_PER_ACCOUNT', 200, 0, 1_048_576),
+  },
+  registration: setting<'open' | 'closed'>('open', (env, fallback) => oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback)),
+  minPasswordLength: int('MIN_PASSWORD_LENGTH', 0, 0, 1024),
+  minFreeDiskMb: int('MIN_FREE_DISK_MB', 100, 0, 1_048_576),
+  metrics: {
+    /** Undefined: /metrics is served by the API's own port. */
+    port: setting<number | undefined>(undefined, metricsPort),
+    enabled: flag('METRICS_ENABLED', true),
+    host: setting('0.0.0.0', (env, fallback) => env.METRICS_HOST?.trim() || env.HOST?.trim() || fallback),
+  },
   /** Undefined selects the embedded SQLite store. */
-  databaseUrl: undefined as string | undefined,
-  databasePoolSize: 10,
-  databaseStatementTimeoutMs: 5000,
-  databaseConnectTimeoutMs: 5000,
-  redisUrl: undefined as string | undefined,
-  workers: 1,
-  searchThreads: defaultSearchThreads(1),
-  searchQueue: 64,
-  searchTimeoutMs: 2000,
+  databaseUrl: setting<string | undefined>(undefined, (env) => url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),
+  databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
+  databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
+  databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+  redisUrl: setting<string | undefined>(undefined, (env) => url(env, 'REDIS_URL', ['redis', 'rediss'])),
+  workers: setting(1, workersOf),
+  searchThreads: setting(defaultSearchThreads(1), (env) =>
+    integer(env, 'SEARCH_THREADS', defaultSearchThreads(workersOf(env, 1)), 1, 256),
+  ),
+  searchQueue: int('SEARCH_QUEUE', 64, 0, 100_000),
+  searchTimeoutMs: int('SEARCH_TIMEOUT_MS', 2000, 10, 600_000),
   /** Not read from the environment: OWASP's minimum for argon2id; tests not about hashing lower it. */
-  passwordHashing: { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 },
+  passwordHashing: setting({ memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 }, (_env, fallback) => fallback),
 }
 
-export type Config = typeof defaultConfig
+interface Settings {
+  [key: string]: Setting<unknown> | Settings
+}
+type Values<S> = { [K in keyof S]: S[K] extends Setting<infer T> ? T : Values<S[K]> }
+
+function valuesOf<S extends Settings>(settings: S, value: (setting: Setting<unknown>) => unknown): Values<S> {
+  const entries = Object.entries(settings).map(([key, s]) => [key, 'read' in s ? value(s as Setting<unknown>) : valuesOf(s, value)])
+  return Object.fromEntries(entries) as Values<S>
+}
+
+export type Config = Values<typeof SETTINGS>
+export const defaultConfig: Config = valuesOf(SETTINGS, (s) => s.fallback)
 export type BruteForceConfig = Config['bruteForce']
 export type NoteQuotaConfig = Config['noteQuota']
 export type PasswordHashingConfig = Config['passwordHashing']
@@ -116,15 +151,15 @@ function byteSize<T>(env: Env, name: string, fallback: T, [min, max, range]: [nu
   return value
 }
 
-function metricsConfig(env: Env, apiHost: string): MetricsConfig {
+function metricsPort(env: Env): number | undefined {
   const raw = env.METRICS_PORT?.trim()
   const port = raw === undefined || raw === '' ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535)
-  const apiPort = integer(env, 'PORT', defaultConfig.port, 0, 65535)
+  const apiPort = integer(env, 'PORT', SETTINGS.port.fallback, 0, 65535)
   // The second listener would fail at start-up with EADDRINUSE; say why now.
   if (port !== undefined && port === apiPort) {
     throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`)
   }
-  return { enabled: boolean(env, 'METRICS_ENABLED', defaultConfig.metrics.enabled), port, host: env.METRICS_HOST?.trim() || apiHost }
+  return port
 }
 
 function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
@@ -148,7 +183,6 @@ export const MAX_WORKERS = 64
 
 /** Throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Env): Config {
-  const d = defaultConfig
   const secret = env.ACCESS_TOKEN_SECRET
   if (secret !== undefined && secret !== '' && Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
     throw new ConfigError(
@@ -157,58 +191,12 @@ export function parseConfig(env: Env): Config {
         'unset it to have one generated in the data directory',
     )
   }
-  const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || d.logLevel
+  const logLevel = SETTINGS.logLevel.read(env)
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
-  const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql'])
-  if (databaseUrl !== undefined && (secret === undefined || secret === '')) {
+  if (SETTINGS.databaseUrl.read(env) !== undefined && (secret === undefined || secret === '')) {
     // A generated secret lives in one instance's DATA_DIR: tokens of one would fail on the others.
     throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
   }
-  const host = env.HOST?.trim() || d.host
-  const auto = env.WORKERS?.trim().toLowerCase() === 'auto'
-  const processes = auto ? Math.min(availableParallelism(), MAX_WORKERS) : integer(env, 'WORKERS', d.workers, 1, MAX_WORKERS)
-  return {
-    port: integer(env, 'PORT', d.port, 0, 65535),
-    host,
-    dataDir: env.DATA_DIR?.trim() || d.dataDir,
-    accessTokenSecret: secret === '' ? undefined : secret,
-    logLevel,
-    bodyLimit: byteSize(env, 'BODY_LIMIT', d.bodyLimit, [1024, 64 * MB, '1kb and 64mb']),
-    bodyDrainLimit: byteSize(env, 'BODY_DRAIN_LIMIT', d.bodyDrainLimit, [0, 1024 * MB, '0 and 1024mb']),
-    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000),
-    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs, 100, 3_600_000),
-    trustProxy: boolean(env, 'TRUST_PROXY', d.trustProxy),
-    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, d.sqliteSynchronous),
-    listingCacheMb: integer(env, 'LISTING_CACHE_MB', d.listingCacheMb, 0, 65_536),
-    storeCache: boolean(env, 'STORE_CACHE', d.storeCache),
-    bruteForce: {
-      enabled: boolean(env, 'BRUTE_FORCE_PROTECTION', d.bruteForce.enabled),
-      windowSeconds: integer(env, 'BRUTE_FORCE_WINDOW_SECONDS', d.bruteForce.windowSeconds, 1, 86_400 * 7),
-      pairLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT', d.bruteForce.pairLimit, 1, 1_000_000),
-      emailLimit: integer(env, 'LOGIN_FAILURES_PER_ACCOUNT', d.bruteForce.emailLimit, 1, 1_000_000),
-      ipLimit: integer(env, 'LOGIN_FAILURES_PER_CLIENT', d.bruteForce.ipLimit, 1, 1_000_000),
-      sessionLimit: integer(env, 'PASSWORD_FAILURES_PER_SESSION', d.bruteForce.sessionLimit, 1, 1000),
-      registrationIpLimit: integer(env, 'DUPLICATE_REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationIpLimit, 1, 1_000_000),
-      registrationsPerClient: integer(env, 'REGISTRATIONS_PER_CLIENT', d.bruteForce.registrationsPerClient, 1, 1_000_000),
-      registrationWindowSeconds: integer(env, 'REGISTRATION_WINDOW_SECONDS', d.bruteForce.registrationWindowSeconds, 1, 86_400 * 7),
-    },
-    noteQuota: {
-      notes: integer(env, 'MAX_NOTES_PER_ACCOUNT', d.noteQuota.notes, 0, 1_000_000_000),
-      megabytes: integer(env, 'MAX_NOTE_MB_PER_ACCOUNT', d.noteQuota.megabytes, 0, 1_048_576),
-    },
-    registration: oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, d.registration),
-    minPasswordLength: integer(env, 'MIN_PASSWORD_LENGTH', d.minPasswordLength, 0, 1024),
-    minFreeDiskMb: integer(env, 'MIN_FREE_DISK_MB', d.minFreeDiskMb, 0, 1_048_576),
-    metrics: metricsConfig(env, host),
-    databaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', d.databasePoolSize, 1, 1000),
-    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', d.databaseStatementTimeoutMs, 100, 3_600_000),
-    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.databaseConnectTimeoutMs, 100, 600_000),
-    redisUrl: url(env, 'REDIS_URL', ['redis', 'rediss']),
-    workers: processes,
-    searchThreads: integer(env, 'SEARCH_THREADS', defaultSearchThreads(processes), 1, 256),
-    searchQueue: integer(env, 'SEARCH_QUEUE', d.searchQueue, 0, 100_000),
-    searchTimeoutMs: integer(env, 'SEARCH_TIMEOUT_MS', d.searchTimeoutMs, 10, 600_000),
-    passwordHashing: d.passwordHashing,
-  }
+  SETTINGS.workers.read(env)
+  return valuesOf(SETTINGS, (s) => s.read(env))
 }
