@@ -1,17 +1,10 @@
-// Builds the Fastify application from a config, a store and a secret. It never listens: the CLI
-// (src/cli.ts) and the tests decide where it runs.
+// Builds the Fastify application from a config, a store and a secret; the CLI and the tests decide where it listens.
 import cors from '@fastify/cors'
-import Fastify, {
-  LogController,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { FastifyServerOptions } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
-import { ContractError, LOW_DISK_SPACE } from './errors.js'
+import { ContractError, DATABASE_UNREACHABLE, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, sendUnauthorized } from './plugins/auth.js'
 import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
@@ -43,31 +36,19 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Config
   store: Store
-  /** The HS256 key; at least 32 bytes (see config.ts). */
   secret: string
-  /** Shared brute-force counters (Redis); in-process memory when absent. */
   limiterFactory?: LimiterFactory
-  /** Fastify logger options; false (the default for tests) logs nothing. */
   logger?: FastifyServerOptions['logger']
-  /** The web app's build (dist/web by default; see plugins/web-app.ts). */
   webRoot?: string
 }
 
-/** A request body that is not UTF-8 (the JSON parser below). */
 export const BODY_NOT_UTF8 = 'Request body is not valid UTF-8'
 
 /** Client errors raised by Fastify itself, in the contract's words. */
-function clientErrorMessage(err: FastifyError): string {
-  switch (err.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Content-Type must be application/json'
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'Request body is too large'
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return 'Request body is not valid JSON'
-    default:
-      return err.message || 'Bad Request'
-  }
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -75,37 +56,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = config.metrics.enabled ? createMetrics() : undefined
   const store = metrics ? timedStore(options.store, metrics) : options.store
   const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
+  const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const app = Fastify({
     logger: options.logger ?? false,
-    // One line per request is written in onResponse below, instead of Fastify's two.
+    // One line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
-    // Node checks request and header timeouts only every connectionsCheckingInterval (30 s by
-    // default), so a slow-loris client would outlive REQUEST_TIMEOUT_MS by up to that much
-    // (test/system/no-hang.test.ts sends one). Check four times per timeout period, at most once
-    // a second.
+    // Node checks these timeouts only every connectionsCheckingInterval: check four times per
+    // timeout period, at most once a second, so a slow-loris client cannot outlive REQUEST_TIMEOUT_MS.
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
     },
     connectionTimeout: config.connectionTimeoutMs,
-    // Fastify's default 72 s keep-alive (sent as `Keep-Alive: timeout=72`) would outlive the idle
-    // timeout (CONNECTION_TIMEOUT_MS), and clients trusting the hint would reuse closed sockets
-    // (test/system/no-hang.test.ts).
+    // A Keep-Alive hint past the idle timeout would make clients reuse closed sockets.
     keepAliveTimeout: Math.min(72_000, config.connectionTimeoutMs),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    // While closing, a request that still arrives on an open keep-alive connection is served
-    // rather than answered with Fastify's own 503 body, which is not in the contract's shape;
-    // server.ts closes such connections as soon as they are idle.
+    // While closing, a request on an open keep-alive connection is served rather than given
+    // Fastify's 503 body, which is not the contract's shape; server.ts closes idle connections.
     return503OnClosing: false,
     frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
-    // WELL_FORMED: strings UTF-8 can carry; NAME_TEXT: those without control characters, for a
-    // name (unicode.ts); checked where every body is validated.
     ajv: {
       customOptions: {
         coerceTypes: false,
@@ -118,19 +93,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
 
-  // JSON is the only body type; an empty body counts as {} (docs/contract.md, "Request bodies").
-  // The body must be UTF-8 (RFC 8259 §8.1), whatever its charset parameter says: bytes that are
-  // not (an overlong form, a lone continuation byte, a cut sequence, an encoded surrogate, a byte
-  // above F4) are a 400, instead of being stored as U+FFFD and acknowledged as if they had been
-  // read. A byte order mark at the start is skipped, as the RFC allows a reader to do: the
-  // decoder drops it (ignoreBOM false), so clients that write one keep working.
+  // JSON is the only body type, and it must be UTF-8 whatever its charset says (RFC 8259 §8.1):
+  // other bytes are a 400 rather than stored as U+FFFD. The decoder drops a leading byte order
+  // mark, as the RFC allows (docs/contract.md, "Request bodies").
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
   const utf8 = new TextDecoder('utf-8', { fatal: true })
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string
     try {
-      text = utf8.decode(body as Buffer) // parseAs: 'buffer' hands over a Buffer
+      text = utf8.decode(body as Buffer)
     } catch {
       return done(new ContractError(400, BODY_NOT_UTF8), undefined)
     }
@@ -138,86 +110,61 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     void parseJson(request, text, done)
   })
 
-  // Every answer is `Cache-Control: no-store` unless its route set its own: tokens and accounts'
-  // data (login, create-account, get-user, get-sessions, edit-user, every note endpoint) must not
-  // be kept by a browser's cache or a proxy, where another user of the machine or the proxy
-  // could read them later, and an error answer has nothing worth keeping either. Applied to all
-  // rather than listed per route, so a new endpoint cannot be forgotten. The web app's pages and
-  // files set their own (web-app.ts: no-cache, or a year for hashed assets; @fastify/static sets
-  // it on the raw response, hence the second check), and keep it. The answers given outside any
-  // route (client-errors.ts) set no-store themselves.
+  // `Cache-Control: no-store` unless the route set its own: tokens and accounts' data must stay
+  // out of shared caches, and applying it to all means a new endpoint cannot forget it. The web
+  // app's files set theirs (@fastify/static on the raw response, hence the second check).
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control') && !reply.raw.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
     done(null, payload)
   })
 
-  // Before any route is added (CORS's OPTIONS * is the first): each route gets its own hook.
+  // Before any route, CORS's OPTIONS * included: each route gets its own hook.
   if (metrics) recordRequests(app, metrics)
 
-  // CORS as the described system's Express `cors()` with its defaults (docs/contract.md, "CORS";
-  // the defaults: https://github.com/expressjs/cors#configuration-options): origin `*`, the six methods below,
-  // the requested headers reflected (with `Vary: Access-Control-Request-Headers`), preflight
-  // answered 204, no credentials, no max-age. @fastify/cors's own default methods are only
-  // GET,HEAD,POST, with which browsers refuse PUT and DELETE from another origin.
-  // strictPreflight off: an OPTIONS request without the preflight headers gets the same 204, as
-  // from Express, instead of the plugin's plain-text 400 "Invalid Preflight Request", which no
-  // contract answer looks like (test/security/fuzz.test.ts sends such requests). One difference is
-  // left: the plugin's 204 also says `Content-Length: 0`, which browsers accept.
+  // CORS as Express `cors()` with its defaults (docs/contract.md, "CORS"). @fastify/cors's own
+  // methods lack PUT and DELETE; strictPreflight off answers a bare OPTIONS 204, as Express does,
+  // instead of a plain-text 400 no contract answer looks like.
   await app.register(cors, { origin: '*', methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', strictPreflight: false })
 
-  // The request line is written at info; above that level (LOG_LEVEL=warn, logging off) the hook
-  // would build the line for nothing on every request, so it is not installed at all.
+  // Above info the hook would build the line for nothing on every request.
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          // The query string is left out: it carries users' search text.
-          path: request.url.split('?')[0],
-          route: request.routeOptions.url,
-          statusCode: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request',
-      )
+      // The query string is left out: it carries users' search text.
+      const path = request.url.split('?')[0]
+      const ms = Math.round(reply.elapsedTime * 100) / 100
+      request.log.info({ method: request.method, path, route: request.routeOptions.url, statusCode: reply.statusCode, ms }, 'request')
     })
   }
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let answer: ContractError
-    // A session that a revocation ended while its request ran: the request changed nothing.
-    if (err instanceof SessionEndedError) return answerAfterBody(request, reply, () => void sendUnauthorized(reply))
+    // A revocation ended the session while its request ran: the request changed nothing.
+    if (err instanceof SessionEndedError) return refuse(request, reply)
     if (err instanceof ContractError) answer = err
     else if (err.validation) {
       const context = err.validationContext ?? 'body'
       answer = contractErrorFromValidation(err.validation, context, context === 'body' ? request.body : undefined)
     } else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
-      answer = new ContractError(503, 'Service Unavailable: the database cannot be reached')
+      answer = new ContractError(503, DATABASE_UNREACHABLE)
     } else if (err instanceof LowDiskSpaceError) {
       // 507 Insufficient Storage (RFC 4918 §11.5): the request may succeed once space is freed.
       answer = new ContractError(507, LOW_DISK_SPACE)
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      answer = new ContractError(err.statusCode, clientErrorMessage(err))
+      answer = new ContractError(err.statusCode, CLIENT_ERROR_MESSAGES[err.code] ?? (err.message || 'Bad Request'))
     } else {
       request.log.error({ err }, 'internal error')
       answer = new ContractError(500, request.routeOptions.config.internalErrorMessage ?? 'Internal Server Error')
     }
-    // A 413 or 415 comes before the body is read: the client gets it once it has sent the body
-    // (unread-body.ts), instead of a reset connection.
-    return answerAfterBody(request, reply, () => {
-      void reply
-        .code(answer.statusCode)
-        .headers(answer.headers)
-        .send(answer.withErrorKey ? { error: true, message: answer.message } : { message: answer.message })
-    })
+    const body = answer.withErrorKey ? { error: true, message: answer.message } : { message: answer.message }
+    // A 413 or 415 comes before the body is read (unread-body.ts).
+    return answerAfterBody(request, reply, () => void reply.code(answer.statusCode).headers(answer.headers).send(body))
   })
 
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 
-  // Operations: the API description first, since it collects routes as they are added.
   await registerOpenApi(app)
   app.decorate('metrics', metrics)
   if (metrics) registerMetrics(app, metrics, config.metrics)
@@ -229,25 +176,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const passwords = createPasswordHasher(config.passwordHashing)
   const sessions = new SessionService(store)
   const accounts = new AccountService(store, tokens, guard, passwords, sessions, config.registration, config.minPasswordLength)
-  // The 401 of the token check comes before the body is read (unread-body.ts).
-  const refuse = (request: FastifyRequest, reply: FastifyReply) => void answerAfterBody(request, reply, () => void sendUnauthorized(reply))
-  const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), refuse)
-  // What the hook sets, declared so that every request object has one shape
-  // (https://fastify.dev/docs/latest/Reference/Decorators/#decoraterequestname-value-dependencies).
+  const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), (request, reply) => void refuse(request, reply))
+  // What the hook sets, declared so that every request object has one shape.
   app.decorateRequest('user', null as unknown as TokenUser)
   app.decorateRequest('account', null as unknown as UserRecord)
   app.decorateRequest('sessionId', undefined)
   app.decorateRequest('tokenIssuedAt', 0)
   app.decorateRequest('versionsChecked', undefined)
   accountRoutes(app, accounts, authenticate)
-  // Search patterns run on threads of this app's own (each --workers process has its pool); no
-  // thread starts before the first search, and closing the app ends them.
+  // No search thread starts before the first search; closing the app ends them.
   const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
   app.addHook('onClose', () => searches.close())
   noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate)
-  // Beside the contract's: sessions, password, name, the account itself (docs/accounts.md).
   accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)
-  // The web app for people and the API reference, on this same origin.
   await registerWebApp(app, options.webRoot)
   return app
 }

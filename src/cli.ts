@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// The one entry point: `notes-service serve` (the default), `migrate`, the transfer commands and
-// the operator's `users` commands.
 import { parseArgs } from 'node:util'
 import { USERS_USAGE, runUsers } from './accounts-cli/users.js'
 import { serve } from './cluster.js'
@@ -18,10 +16,9 @@ commands:
 ${TRANSFER_USAGE}${USERS_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
-  // import, export and backup parse their own options (src/transfer/commands.ts).
+  // The transfer and users commands parse their own options.
   const transfer = argv[0] === undefined ? undefined : transferCommands[argv[0]]
   if (transfer) return transfer(argv.slice(1), process.env)
-  // users parses its own options too (src/accounts-cli/users.ts).
   if (argv[0] === 'users') return runUsers(argv.slice(1), process.env)
   const { positionals, values } = parseArgs({
     args: argv,
@@ -40,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, config.workers) // -1: keeps running
     case 'migrate': {
       if (config.databaseUrl) {
-        // Loaded only here, as in store/open.ts: an SQLite setup never needs `pg`.
+        // Loaded only here: an SQLite setup never needs `pg`.
         const { describeDatabase, migrateDatabase } = await import('./store/postgres/index.js')
         const applied = await migrateDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
         process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
@@ -63,8 +60,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (err: unknown) => {
-    // One clear line for a bad variable or a start-up failure, not a stack trace; escaped
-    // (unicode.ts), since a message may quote a value or a stored text.
+    // One line, not a stack trace; escaped, since a message may quote a value or a stored text.
     const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : err instanceof Error ? err.message : String(err)
     process.stderr.write(`notes-service: ${escapeForTerminal(message)}\n`)
     process.exitCode = 1

@@ -1,12 +1,7 @@
-// `serve --workers N`: N server processes on one machine sharing the port (node:cluster), for
-// either store. The primary prepares what must happen once (the secret file, the migrations,
-// so an unreachable database is one line before anything is forked), then forks the workers,
-// replaces a worker that dies after it started serving, and on SIGTERM/SIGINT asks every
-// worker to close gracefully and exits when they have (code 1 if one of them did not).
-//
-// Brute-force counters: with REDIS_URL they are shared through Redis; without it the primary
-// holds them in memory for all workers (rate-limiter-flexible's cluster limiter over IPC), so
-// spreading attempts over workers does not multiply the limits.
+// `serve --workers N`: N server processes sharing the port (node:cluster). The primary does once
+// what must happen once (the secret file, the migrations) before forking. Without REDIS_URL it
+// holds the brute-force counters for all workers over IPC, so spreading attempts over workers
+// does not multiply the limits.
 import cluster, { type Worker } from 'node:cluster'
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
@@ -21,7 +16,6 @@ function say(line: string): void {
   process.stderr.write(`notes-service: ${line}\n`)
 }
 
-/** Runs in the primary; resolves to the exit code once every worker has stopped. */
 async function runPrimary(config: Config, workers: number): Promise<number> {
   const { file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   if (generated) say(`ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it in ${file} (mode 0600)`)
@@ -49,8 +43,7 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
           fork()
         }
       }
-      // A worker that served must close gracefully when asked to: one that was killed or timed
-      // out instead may have cut requests short, and the exit code says so.
+      // A worker killed or timed out instead of closing may have cut requests short.
       if (stopping && wasServing && (signal !== null || code !== 0)) {
         say(`worker ${worker.process.pid} did not close gracefully (${signal ?? `exit ${code}`})`)
         exitCode = 1
@@ -69,26 +62,20 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
   })
 }
 
-/**
- * `serve`: one process when workers is 1; otherwise this process becomes the primary of
- * `workers` processes. Resolves to an exit code, or -1 while the server keeps running.
- */
+/** `serve`: one process, or the primary of `workers` processes. Resolves to an exit code, or -1 while serving. */
 export async function serve(config: Config, workers: number): Promise<number> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
-  const limiterFactory = cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined
-  // Ctrl-C sends SIGINT to the whole process group, and the primary sends each worker a
-  // SIGTERM as well; close-with-grace takes a second signal as "exit now", dropping requests
-  // in flight. So a worker ignores SIGINT, from its first moment (a Ctrl-C while it starts
-  // must not kill it either), and closes on the primary's SIGTERM alone.
+  // Ctrl-C sends SIGINT to the whole group and the primary a SIGTERM too, and close-with-grace
+  // takes a second signal as "exit now": a worker ignores SIGINT from its first moment.
   if (cluster.isWorker) process.on('SIGINT', () => {})
-  const starting = startServer(config, limiterFactory ? { limiterFactory } : {})
-  const uninstall = closeOnSignals(starting, cluster.isWorker ? { skip: ['SIGINT'] } : {})
+  const starting = startServer(config, cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined)
+  const uninstall = closeOnSignals(starting, cluster.isWorker ? ['SIGINT'] : [])
   try {
     await starting
   } catch (err) {
     uninstall()
     if (!cluster.isWorker) throw err
-    // A worker's IPC channel would keep it alive after the error: say it and leave.
+    // The IPC channel would keep a worker alive after the error.
     say(err instanceof Error ? err.message : String(err))
     process.exit(1)
   }

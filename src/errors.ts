@@ -1,6 +1,4 @@
-// Errors the services raise with the contract's status and message. The app's error handler
-// turns them into `{error: true, message}`, or `{message}` for the two add-note messages the
-// contract sends without an `error` key (docs/contract.md, "POST /add-note").
+// Errors the services raise with the contract's status and message; app.ts's error handler sends them.
 
 export class ContractError extends Error {
   constructor(
@@ -17,14 +15,13 @@ export class ContractError extends Error {
 
 export const NOTE_NOT_FOUND = 'Note not found'
 export const REGISTRATION_CLOSED = 'Registration is closed: this server does not accept new accounts'
-/** A write refused while the SQLite store's disk is nearly full (MIN_FREE_DISK_MB). */
+export const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reached'
 export const LOW_DISK_SPACE = 'Not enough free disk space: the server accepts no new data until space is freed'
 
-/** The two quota answers of add-note and edit-note; the numbers are the configured limits. */
+/** The quota answers of add-note and edit-note, with the configured limits. */
 export const noteLimitMessage = (notes: number) => `Note limit reached: an account keeps at most ${notes} notes`
 export const storageLimitMessage = (megabytes: number) =>
   `Storage limit reached: an account keeps at most ${megabytes} MB of notes (title, content and tags)`
-/** Matches both quota answers, for the OpenAPI document. */
 export const QUOTA_MESSAGE_PATTERN = '^(Note limit reached: an account keeps at most \\d+ notes|Storage limit reached: an account keeps at most \\d+ MB of notes \\(title, content and tags\\))$'
 
 export const badRequest = (message: string) => new ContractError(400, message)

@@ -1,5 +1,5 @@
-// The token secret: ACCESS_TOKEN_SECRET when given; otherwise a random 256-bit secret generated
-// once and kept in the data directory with mode 0600, so tokens stay valid across restarts.
+// The token secret: ACCESS_TOKEN_SECRET, or one generated once and kept in the data directory, so
+// that tokens stay valid across restarts.
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -7,14 +7,7 @@ import { MIN_SECRET_BYTES } from './config.js'
 
 export const SECRET_FILE = 'access-token-secret'
 
-export interface ResolvedSecret {
-  secret: string
-  /** Set when the secret came from (or was just written to) this file. */
-  file?: string
-  generated: boolean
-}
-
-export function resolveSecret(configured: string | undefined, dataDir: string): ResolvedSecret {
+export function resolveSecret(configured: string | undefined, dataDir: string) {
   if (configured) return { secret: configured, generated: false }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const file = join(dataDir, SECRET_FILE)

@@ -1,20 +1,11 @@
-// Histograms whose label sets are looked up once, for the metrics recorded on every request.
-// Kept by hand because the library's way costs a named target more than 5 %: prom-client's
-// `observe(labels, value)` and `inc(labels)` check the label names and build a string key from
-// the values on every call, which costs GET /get-user several per cent of its rate
-// (docs/performance.md, "What shaped the design"). Here a cell is found once per label set (the
-// route's hook keeps one per status code; the timed store one per operation and outcome), and
-// observing is a bucket search and three additions.
-//
-// The histogram is registered in the app's prom-client Registry (`registerMetric`) and answers
-// `get()` in the shape of prom-client's own Histogram, so /metrics prints exactly what a
-// prom-client Histogram given the same observations prints (test/metric-cells.test.ts compares
-// the two). Counts derived from it (http_requests_total) are read through `cells()` at scrape time.
+// Histograms whose label sets are looked up once, for the metrics recorded on every request:
+// prom-client's `observe(labels, value)` checks the names and builds a key from the values on
+// every call (docs/performance.md, "What shaped the design"). `get()` answers in the shape of
+// prom-client's Histogram, so /metrics prints the same text (test/metric-cells.test.ts).
 import type { Metric, Registry } from 'prom-client'
 
-/** One label set's observations. */
 export class HistogramCell {
-  /** Observations per bucket, not cumulative; above the last bound only `count` and `sum` grow. */
+  /** Per bucket, not cumulative; above the last bound only `count` and `sum` grow. */
   readonly buckets: Float64Array
   sum = 0
   count = 0
@@ -59,23 +50,18 @@ export class CellHistogram {
     private readonly upperBounds: readonly number[],
     registers: Registry[],
   ) {
-    // The registry reads name, type, get() and reset(): the members prom-client's own metrics
-    // have for it (https://github.com/siimon/prom-client#registry).
+    // The registry reads name, type, get() and reset(), as of prom-client's own metrics.
     for (const registry of registers) registry.registerMetric(this as unknown as Metric)
   }
 
-  /** The cell of this label set, made on first use (not on the hot path: callers keep it). */
+  /** Made on first use; callers keep it. */
   cell(labels: Readonly<Record<string, string | number>>): HistogramCell {
     const key = JSON.stringify(this.labelNames.map((name) => labels[name]))
     let cell = this.byKey.get(key)
-    if (!cell) {
-      cell = new HistogramCell(labels, this.upperBounds)
-      this.byKey.set(key, cell)
-    }
+    if (!cell) this.byKey.set(key, (cell = new HistogramCell(labels, this.upperBounds)))
     return cell
   }
 
-  /** Every label set observed so far, in the order first seen. */
   cells(): IterableIterator<HistogramCell> {
     return this.byKey.values()
   }

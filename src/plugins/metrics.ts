@@ -1,40 +1,26 @@
-// Prometheus metrics (prom-client). Each app gets its own registry, so apps built side by side
-// (tests) never share counters. Collected: requests and their latency by route and status,
-// store call timings (through a timing wrapper around the Store), failed logins, throttled
-// requests (429), and prom-client's default process metrics (memory, event-loop delay, CPU, GC).
-// /metrics is served by the API's port, or, with METRICS_PORT, only by a listener of its own so
-// operators can keep it off the public port.
+// Prometheus metrics (prom-client), in a registry per app so that apps built side by side (tests)
+// never share counters. /metrics is served by the API's port, or only by METRICS_PORT's listener.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
 import type { MetricsConfig } from '../config.js'
 import type { BruteForceGuard } from '../services/brute-force.js'
 import type { Store } from '../store/types.js'
 import { CellHistogram, type HistogramCell } from './metric-cells.js'
 
-export interface Metrics {
-  registry: Registry
-  /** Read from requestSeconds' counts when scraped: nothing is recorded twice per request. */
-  requests: Counter<'method' | 'route' | 'status_code'>
-  /** Per-request series: label sets looked up once (metric-cells.ts), not on every request. */
-  requestSeconds: CellHistogram
-  storeSeconds: CellHistogram
-  loginFailures: Counter
-  throttled: Counter<'route'>
-}
+export type Metrics = ReturnType<typeof createMetrics>
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Undefined when METRICS_ENABLED=false. */
     metrics: Metrics | undefined
   }
 }
 
-/** The route label of a request no route matched: one label, so scanners cannot grow the series. */
+/** The route label of every request no route matched, so that scanners cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)'
 
-export function createMetrics(): Metrics {
+export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
@@ -53,7 +39,7 @@ export function createMetrics(): Metrics {
       help: 'HTTP requests answered, by route pattern and status.',
       labelNames: httpLabels,
       registers,
-      // Called by prom-client before each scrape (https://github.com/siimon/prom-client#counter).
+      // Read from requestSeconds' counts before each scrape: nothing is recorded twice per request.
       collect() {
         this.reset()
         for (const cell of requestSeconds.cells()) this.inc(cell.labels, cell.count)
@@ -78,11 +64,9 @@ export function createMetrics(): Metrics {
 }
 
 /**
- * A Store whose every call (close aside) is timed into `store_query_duration_seconds`, labelled
- * with the method's name. Built once as a plain object: a Proxy would run its get trap and an
- * extra async function on every call of the hot path. Methods are looked up along the prototype
- * chain, so a store built with Object.create (tests) is timed too; they are read once,
- * when the app is built.
+ * A Store whose every call (close aside) is timed into `store_query_duration_seconds`. A plain
+ * object built once, since a Proxy would cost a get trap per call; methods are found along the
+ * prototype chain, so a store built with Object.create (tests) is timed too.
  */
 export function timedStore(store: Store, metrics: Metrics): Store {
   const timed: Record<string, unknown> = {}
@@ -90,52 +74,45 @@ export function timedStore(store: Store, metrics: Metrics): Store {
     for (const key of Object.getOwnPropertyNames(level)) {
       const value: unknown = (store as unknown as Record<string, unknown>)[key]
       if (key in timed || key === 'constructor' || typeof value !== 'function') continue
-      const call = (value as (...args: unknown[]) => Promise<unknown>).bind(store)
+      const call = (value as StoreCall).bind(store)
       timed[key] = key === 'close' ? call : timedCall(call, key, metrics.storeSeconds)
     }
   }
   return timed as unknown as Store
 }
 
-/** `call`, observed into `histogram` with outcome ok or error; a synchronous throw counts as an error too. */
-function timedCall(
-  call: (...args: unknown[]) => Promise<unknown>,
-  operation: string,
-  histogram: CellHistogram,
-): (...args: unknown[]) => Promise<unknown> {
-  // The label sets are fixed per operation: their cells are looked up once, on first use (an
-  // operation never called has no series, as with prom-client's own histograms).
-  let okCell: HistogramCell | undefined
-  let errorCell: HistogramCell | undefined
-  const ok = () => (okCell ??= histogram.cell({ operation, outcome: 'ok' }))
-  const error = () => (errorCell ??= histogram.cell({ operation, outcome: 'error' }))
+type StoreCall = (...args: unknown[]) => Promise<unknown>
+
+/** `call`, observed with outcome ok or error (a synchronous throw too). */
+function timedCall(call: StoreCall, operation: string, histogram: CellHistogram): StoreCall {
+  // Cells made on first use: an operation never called has no series, as with prom-client.
+  const cells: Partial<Record<'ok' | 'error', HistogramCell>> = {}
+  const observe = (outcome: 'ok' | 'error', start: number) =>
+    (cells[outcome] ??= histogram.cell({ operation, outcome })).observe((performance.now() - start) / 1000)
   return (...args) => {
     const start = performance.now()
     let pending: Promise<unknown>
     try {
-      // Promise.resolve returns a native promise as it is; it only matters for a driver that
-      // answers with a bare value.
       pending = Promise.resolve(call(...args))
     } catch (err) {
-      error().observe((performance.now() - start) / 1000)
-      // The caller sees exactly what the driver threw, as a rejection (as from an async function).
+      observe('error', start)
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(err)
     }
     return pending.then(
       (result) => {
-        ok().observe((performance.now() - start) / 1000)
+        observe('ok', start)
         return result
       },
       (err: unknown) => {
-        error().observe((performance.now() - start) / 1000)
+        observe('error', start)
         throw err
       },
     )
   }
 }
 
-/** Counts failed logins where they are recorded, whether or not throttling is switched on. */
+/** Counts failed logins where they are recorded, whether or not throttling is on. */
 export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteForceGuard {
   return {
     ...guard,
@@ -153,20 +130,16 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
 }
 
 /**
- * Records every response into `http_requests_total`, `http_request_duration_seconds` and (429)
- * `throttled_requests_total`. Call it before any route is added, CORS's `OPTIONS *` included:
- * each route gets its own onResponse hook through an onRoute hook, with the route pattern fixed
- * when the route is added (https://fastify.dev/docs/latest/Reference/Hooks/#onroute shows adding
- * a hook this way). Reading `request.routeOptions.url` per request instead would cost a fresh
- * object per access (Fastify 5 builds routeOptions in a getter). Requests no route matched are recorded
- * by one app-level hook as `(unmatched)`: the 404 handler runs the app-level hooks, no route's.
+ * Records every response into the request metrics. Call it before any route is added: each route
+ * gets its own onResponse hook with its pattern fixed, since Fastify builds `request.routeOptions`
+ * afresh on each access. Requests no route matched are recorded by one app-level hook.
  */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
   const { requestSeconds, throttled } = metrics
-  /** Records into the cell of (method, route, status), kept per route pattern by `cells`. */
+  // Callback style: an async hook costs a promise per request.
   const recorder = (route: string) => {
     const cells = new Map<string, Map<number, HistogramCell>>()
-    return (request: FastifyRequest, reply: FastifyReply) => {
+    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const status = reply.statusCode
       let byStatus = cells.get(request.method)
       if (!byStatus) cells.set(request.method, (byStatus = new Map<number, HistogramCell>()))
@@ -174,29 +147,22 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
       if (!cell) byStatus.set(status, (cell = requestSeconds.cell({ method: request.method, route, status_code: status })))
       cell.observe(reply.elapsedTime / 1000)
       if (status === 429) throttled.inc({ route })
+      done()
     }
   }
   app.addHook('onRoute', (route) => {
-    // Callback style: an async hook costs a promise per request. A new array, never a push:
-    // Fastify copies a GET route's options for its HEAD route, which gets its own hook.
-    const record = recorder(route.url)
-    const hook: onResponseHookHandler = (request, reply, done) => {
-      record(request, reply)
-      done()
-    }
+    // A new array, never a push: Fastify copies a GET route's options for its HEAD route.
+    const hook = recorder(route.url)
     const own = route.onResponse
     route.onResponse = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook]
   })
-  // `is404` is true exactly when no route's context handles the request
-  // (https://fastify.dev/docs/latest/Reference/Request/).
   const recordUnmatched = recorder(UNMATCHED_ROUTE)
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) recordUnmatched(request, reply)
-    done()
+    if (request.is404) recordUnmatched(request, reply, done)
+    else done()
   })
 }
 
-/** Serves GET /metrics on the app, unless a separate port is configured. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
   if (config.port !== undefined) return
   app.get('/metrics', {
@@ -217,12 +183,11 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: 
 }
 
 export interface MetricsListener {
-  /** The address it listens on, e.g. http://127.0.0.1:9464. */
   url: string
   close(): Promise<void>
 }
 
-/** The separate listener of METRICS_PORT: GET /metrics and nothing else. */
+/** METRICS_PORT's listener: GET /metrics and nothing else. */
 export async function listenForMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsListener> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]

@@ -1,7 +1,5 @@
-// The API description, generated from the route schemas by @fastify/swagger so it cannot drift
-// from the code: GET /openapi.json (OpenAPI 3.1), which the API reference at /docs (Swagger UI,
-// served with the web app by web-app.ts) reads. Register before the routes: @fastify/swagger
-// collects them as they are added.
+// GET /openapi.json, generated from the route schemas so that it cannot drift from the code.
+// Register before the routes: @fastify/swagger collects them as they are added.
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import { ACCOUNT_MANAGEMENT_TAG } from '../schemas/account-management.js'

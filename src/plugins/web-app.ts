@@ -1,16 +1,6 @@
-// Serves the web app and the API reference on the service's own origin, from the build in
-// dist/web (`npm run build`, run by `npm start`; vite.config.ts): the app's HTML at its own
-// pages, the API reference (Swagger UI) at /docs, and the hashed assets they load. None of these
-// paths is one of the contract's, and an unknown path still gets the API's 404 JSON
-// (docs/contract.md, "Errors"): the app is served only at the paths listed here, never as a
-// catch-all.
-//
-// Every answer of this plugin carries the headers a browser enforces (CSP, nosniff, Referrer-Policy,
-// frame-ancestors 'none'); the API's JSON is left as the contract has it. Files are sent from
-// their brotli or gzip copies made at build time, hashed assets (@fastify/static's preCompressed)
-// with a year of immutable caching, HTML with no-cache (revalidated with its ETag on every load).
-// The two HTML pages are read once at start-up and sent from memory: they start every visit, and
-// reading them from disk each time is slow on a busy machine (docs/web-app.md, "How it is served").
+// Serves the web app and the API reference (Swagger UI at /docs) from the build in dist/web, at
+// the paths listed here only, never as a catch-all: an unknown path still gets the API's 404 JSON
+// (docs/web-app.md, "How it is served"). Only this plugin's answers carry the browser's security headers.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -19,64 +9,37 @@ import negotiate from '@fastify/accept-negotiator'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
-/** The app's pages (client-side routes), each answered with the app's HTML. */
 export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account'] as const
 
-/** The API reference page, built from web/docs/index.html. */
 export const DOCS_PAGE = '/docs'
 
-/**
- * The app's policy: scripts, styles, images and fetches from this origin only, no inline script
- * or style, no plugin, no frame, no form submission (forms are sent by script), and Trusted Types:
- * HTML can be written into the page only through DOMPurify's policy (web/src/markdown.ts).
- * https://www.w3.org/TR/CSP3/ , https://w3c.github.io/trusted-types/dist/spec/
- */
+const SAME_ORIGIN = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'"]
+const NO_BASE_FORM_OR_FRAME = ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]
+
+/** Trusted Types: HTML enters the page only through DOMPurify's policy (web/src/markdown.ts). */
 export const APP_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
+  ...SAME_ORIGIN,
   "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
+  ...NO_BASE_FORM_OR_FRAME,
   "require-trusted-types-for 'script'",
   'trusted-types dompurify',
 ].join('; ')
 
-/**
- * Swagger UI's policy: the same, without Trusted Types (it writes the document's Markdown
- * descriptions as HTML strings, sanitised by its own bundled DOMPurify).
- */
-export const DOCS_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
+/** Without Trusted Types: Swagger UI writes HTML strings, sanitised by its own DOMPurify. */
+export const DOCS_CSP = [...SAME_ORIGIN, ...NO_BASE_FORM_OR_FRAME].join('; ')
 
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 const REVALIDATE = 'no-cache'
 
-/** The project's root: the nearest directory above this module with a package.json. */
-function projectRoot(): string {
+/** Where `npm run build` puts the web app, found from the sources (tsx) or from dist/src alike. */
+function defaultWebRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir)
     if (parent === dir) throw new Error('web app: package.json not found above src/plugins')
     dir = parent
   }
-  return dir
-}
-
-/** Where `npm run build` puts the web app, from the sources (tsx) or from dist/src alike. */
-export function defaultWebRoot(): string {
-  return join(projectRoot(), 'dist', 'web')
+  return join(dir, 'dist', 'web')
 }
 
 const NOT_BUILT = `<!doctype html>
@@ -86,23 +49,16 @@ const NOT_BUILT = `<!doctype html>
 The API answers as usual.</p></body></html>
 `
 
-/** An HTML page of the build, with the brotli and gzip copies made beside it. */
-interface HtmlPage {
-  identity: Buffer
-  br: Buffer | undefined
-  gzip: Buffer | undefined
-  /** Weak: the three encodings are the same page (RFC 9110 §8.8.3). */
-  etag: string
-}
-
-function readPage(file: string): HtmlPage {
+/** An HTML page of the build, kept in memory with its brotli and gzip copies: it starts every visit. */
+function readPage(file: string) {
   const identity = readFileSync(file)
   const copy = (suffix: string) => (existsSync(file + suffix) ? readFileSync(file + suffix) : undefined)
   const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22)
+  // Weak: the three encodings are the same page (RFC 9110 §8.8.3).
   return { identity, br: copy('.br'), gzip: copy('.gz'), etag: `W/"${hash}"` }
 }
 
-function sendPage(request: FastifyRequest, reply: FastifyReply, page: HtmlPage): FastifyReply {
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: ReturnType<typeof readPage>): FastifyReply {
   void reply.header('cache-control', REVALIDATE).header('vary', 'accept-encoding').header('etag', page.etag)
   const ifNoneMatch = request.headers['if-none-match']
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => ['*', page.etag].includes(tag.trim()))) return reply.code(304).send()
@@ -113,26 +69,18 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, page: HtmlPage):
   return reply.send(page.identity)
 }
 
-function securityHeaders(reply: FastifyReply, csp: string): void {
-  void reply.headers({
-    'content-security-policy': csp,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cross-origin-opener-policy': 'same-origin',
-  })
-}
-
-/**
- * Registers the app's pages, /docs and the build's assets. `root` is the build (dist/web by
- * default). When it holds no build, as when the tests start the app from the sources, the pages
- * answer 503 with a page saying how to build it, and a warning is logged once.
- */
+/** Without a build (tests run from the sources) the pages answer 503. */
 export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot()): Promise<void> {
   const built = existsSync(join(root, 'index.html')) && existsSync(join(root, 'docs', 'index.html'))
   await app.register(async (web) => {
     web.addHook('onSend', async (request, reply) => {
-      securityHeaders(reply, request.routeOptions.url === DOCS_PAGE ? DOCS_CSP : APP_CSP)
+      void reply.headers({
+        'content-security-policy': request.routeOptions.url === DOCS_PAGE ? DOCS_CSP : APP_CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'x-frame-options': 'DENY',
+        'cross-origin-opener-policy': 'same-origin',
+      })
     })
     if (!built) {
       app.log.warn({ root }, 'the web app is not built (run npm run build): its pages answer 503')
@@ -146,9 +94,8 @@ export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot
     await web.register(fastifyStatic, {
       root,
       prefix: '/',
-      // One route per file of the build, found at start-up, instead of a catch-all: any other
-      // path is the API's 404. HTML is sent by the page routes below; the .br/.gz copies are
-      // chosen by preCompressed, never addressed themselves.
+      // One route per file of the build: any other path is the API's 404. HTML is sent by the
+      // page routes below; preCompressed picks the .br/.gz copies, never addressed themselves.
       wildcard: false,
       globIgnore: ['**/*.html', '**/*.br', '**/*.gz'],
       index: false,

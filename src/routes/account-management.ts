@@ -1,10 +1,6 @@
-// The account-management endpoints beside the contract's (docs/accounts.md):
-// POST /logout, GET /get-sessions, DELETE /delete-session/:sessionId, POST /logout-everywhere,
-// PUT /change-password, PUT /edit-user, DELETE /delete-account. Handlers only parse, call the
-// services and shape the reply; every one needs a live session (or a token without one that its
-// account's "not before" time still admits), checked by the authenticate hook.
+// The account-management endpoints beside the contract's (docs/accounts.md), each behind the authenticate hook.
 import { type Static, Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ContractError } from '../errors.js'
 import { type Authenticate, callerOf, sendUnauthorized } from '../plugins/auth.js'
 import type { AccountSettings } from '../services/account-settings.js'
@@ -24,24 +20,19 @@ import {
 import { fullName, password, sessionIdParams } from '../schemas/fields.js'
 import { dropFalsyFields } from './falsy.js'
 
-// The fields are validated as the contract's are (schemas/fields.ts): falsy counts as missing,
-// lengths, types and well-formed text, each answered with a 400 naming the field.
-const ChangePasswordBody = Type.Object(
-  { currentPassword: password, newPassword: password },
-  { required: ['currentPassword', 'newPassword'] },
-)
+const ChangePasswordBody = Type.Object({ currentPassword: password, newPassword: password }, { required: ['currentPassword', 'newPassword'] })
 const EditUserBody = Type.Object({ fullName }, { required: ['fullName'] })
 const DeleteAccountBody = Type.Object({ password }, { required: ['password'] })
 type SessionParams = Static<typeof sessionIdParams>
+
+/** The bare 401 when the caller's session had ended. */
+const doneOr401 = (reply: FastifyReply, done: boolean, message: string) => (done ? { error: false, message } : sendUnauthorized(reply))
 
 export function accountManagementRoutes(app: FastifyInstance, sessions: SessionService, settings: AccountSettings, authenticate: Authenticate): void {
   app.post('/logout', {
     onRequest: authenticate,
     schema: { ...about.logout, response: { 200: LoggedOut, ...errors.logout } },
-    handler: async (request, reply) => {
-      if (!(await sessions.logout(callerOf(request)))) return sendUnauthorized(reply)
-      return { error: false, message: 'Logged out successfully' }
-    },
+    handler: async (request, reply) => doneOr401(reply, await sessions.logout(callerOf(request)), 'Logged out successfully'),
   })
 
   app.get('/get-sessions', {
@@ -66,10 +57,8 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
   app.post('/logout-everywhere', {
     onRequest: authenticate,
     schema: { ...about.logoutEverywhere, response: { 200: LoggedOutEverywhere, ...errors.logoutEverywhere } },
-    handler: async (request, reply) => {
-      if (!(await sessions.endAll(request.user._id, callerOf(request)))) return sendUnauthorized(reply)
-      return { error: false, message: 'Logged out everywhere' }
-    },
+    handler: async (request, reply) =>
+      doneOr401(reply, await sessions.endAll(request.user._id, callerOf(request)), 'Logged out everywhere'),
   })
 
   app.put<{ Body: Static<typeof ChangePasswordBody> }>('/change-password', {
@@ -78,8 +67,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     schema: { ...about.changePassword, body: ChangePasswordBody, response: { 200: PasswordChanged, ...errors.changePassword } },
     handler: async (request, reply) => {
       const { currentPassword, newPassword } = request.body
-      if (!(await settings.changePassword(callerOf(request), currentPassword, newPassword))) return sendUnauthorized(reply)
-      return { error: false, message: 'Password changed successfully' }
+      return doneOr401(reply, await settings.changePassword(callerOf(request), currentPassword, newPassword), 'Password changed successfully')
     },
   })
 
@@ -98,9 +86,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     onRequest: authenticate,
     preValidation: dropFalsyFields,
     schema: { ...about.deleteAccount, body: DeleteAccountBody, response: { 200: AccountDeleted, ...errors.deleteAccount } },
-    handler: async (request, reply) => {
-      if (!(await settings.deleteAccount(callerOf(request), request.body.password))) return sendUnauthorized(reply)
-      return { error: false, message: 'Account deleted successfully' }
-    },
+    handler: async (request, reply) =>
+      doneOr401(reply, await settings.deleteAccount(callerOf(request), request.body.password), 'Account deleted successfully'),
   })
 }

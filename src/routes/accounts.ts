@@ -1,4 +1,3 @@
-// POST /create-account, POST /login, GET /get-user (docs/contract.md, "Endpoints").
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
@@ -40,8 +39,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
   app.get('/get-user', {
     onRequest: authenticate,
     schema: { ...about.getUser, response: { 200: GetUserOk, ...errors.getUser } },
-    // The authenticate hook has read the session and its account (401 when either is gone).
-    // Synchronous: an async handler adds a promise and a turn of the microtask queue per request.
+    // The hook has read the account. Synchronous: an async handler costs a promise per request.
     handler: (request, reply) => reply.send({ user: request.user, message: '' }),
   })
 }

@@ -1,7 +1,5 @@
-// The contract treats a falsy value ("", 0, false, null) like an absent field: "is required" on
-// create-account, login, add-note and search; "leave unchanged" on edit-note (docs/contract.md,
-// "Missing means falsy"). Dropping such keys before validation gives both behaviours from one
-// schema. An empty body counts as {}.
+// The contract treats a falsy value ("", 0, false, null) like an absent field (docs/contract.md,
+// "Missing means falsy"): dropping such keys before validation gives that from one schema.
 import type { FastifyRequest } from 'fastify'
 
 function withoutFalsy(value: unknown): unknown {
@@ -22,7 +20,6 @@ export async function dropFalsyQueryFields(request: FastifyRequest): Promise<voi
   request.query = withoutFalsy(request.query)
 }
 
-/** For routes whose body is optional but must be an object when present. */
 export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
   if (request.body === undefined) request.body = {}
 }

@@ -1,11 +1,9 @@
-// GET /healthz (the process answers) and GET /readyz (the store answers too), for orchestrators
-// and load balancers. Both are unauthenticated and cheap: /healthz touches nothing, /readyz runs
-// the store's trivial ping, bounded in time so a hung database makes it fail instead of hang.
+// GET /healthz (the process answers) and GET /readyz (the store answers too, in bounded time, so
+// that a hung database makes it fail instead of hang).
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '../store/types.js'
 
-/** A ping slower than this counts as "not ready": probes usually time out after 1 to 5 seconds. */
 export const READINESS_TIMEOUT_MS = 2000
 
 const Up = Type.Object({ status: Type.Literal('ok') }, { description: 'Up.' })
@@ -34,12 +32,7 @@ export function healthRoutes(app: FastifyInstance, store: Store, readinessTimeou
   })
 
   app.get('/readyz', {
-    schema: {
-      tags,
-      operationId: 'readyz',
-      summary: 'Readiness: the store answers',
-      response: { 200: Up, 503: Down },
-    },
+    schema: { tags, operationId: 'readyz', summary: 'Readiness: the store answers', response: { 200: Up, 503: Down } },
     handler: async (request, reply) => {
       try {
         await pingWithin(store, readinessTimeoutMs)

@@ -1,8 +1,7 @@
-// Response schemas and OpenAPI descriptions of the account-management endpoints
-// (docs/accounts.md), which sit beside the contract's in its style: `{error, message}` bodies and
-// the bare 401. Their own tag keeps them apart from the contract's in /openapi.json and /docs.
+// Response schemas and OpenAPI descriptions of the account-management endpoints (docs/accounts.md),
+// in the contract's style; their own tag keeps them apart from the contract's in /openapi.json.
 import { Type } from '@sinclair/typebox'
-import { BEARER } from './operations.js'
+import { operation } from './operations.js'
 import {
   BadRequest,
   InternalError,
@@ -16,7 +15,6 @@ import { User } from './responses.js'
 
 export const SESSION_NOT_FOUND = 'Session not found'
 
-/** The tag of these operations (plugins/openapi.ts lists it apart from the contract's). */
 export const ACCOUNT_MANAGEMENT_TAG = 'account management'
 
 const ok = Type.Literal(false)
@@ -48,12 +46,12 @@ const WrongPassword = errorBody(
     '("Invalid Credentials", counted against this session: the one that uses its last allowed failure ends the session).',
 )
 
-const withBody = { 400: BadRequest, 401: Unauthorized, 413: PayloadTooLarge, 415: UnsupportedMediaType, 500: InternalError, 503: ServiceUnavailable }
+const common = { 401: Unauthorized, 500: InternalError, 503: ServiceUnavailable }
+const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType, ...common }
 
-/** The error statuses each route can answer. */
 export const accountErrorResponses = {
   logout: withBody,
-  getSessions: { 401: Unauthorized, 500: InternalError, 503: ServiceUnavailable },
+  getSessions: common,
   deleteSession: { ...withBody, 404: SessionNotFound },
   logoutEverywhere: withBody,
   changePassword: { ...withBody, 400: WrongPassword },
@@ -61,13 +59,8 @@ export const accountErrorResponses = {
   deleteAccount: { ...withBody, 400: WrongPassword },
 }
 
-const about = (operationId: string, summary: string, description: string) => ({
-  tags: [ACCOUNT_MANAGEMENT_TAG],
-  security: [{ [BEARER]: [] }],
-  operationId,
-  summary,
-  description,
-})
+const about = (operationId: string, summary: string, description: string) =>
+  operation(ACCOUNT_MANAGEMENT_TAG, true, operationId, summary, description)
 
 export const accountOperations = {
   logout: about('logout', 'Log out', 'Ends the session of this token. A token issued before sessions existed ends with every other such token of the account.'),

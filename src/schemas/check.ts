@@ -1,8 +1,5 @@
-// The request schemas (fields.ts) applied outside HTTP, to what an operator types (the `users`
-// commands): the same limits, the same refusal of unpaired surrogates and of control characters
-// in a name, answered in the words an HTTP client gets (validation-errors.ts). TypeBox checks its
-// own schemas (https://github.com/sinclairzx81/typebox#values), once the WELL_FORMED and
-// NAME_TEXT formats are known to it.
+// The request schemas (fields.ts) applied to what an operator types (the `users` commands), in
+// the words an HTTP client gets (validation-errors.ts).
 import type { TObject } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
@@ -12,11 +9,7 @@ import { REQUIRED_MESSAGES } from './fields.js'
 if (!FormatRegistry.Has(WELL_FORMED)) FormatRegistry.Set(WELL_FORMED, isWellFormedText)
 if (!FormatRegistry.Has(NAME_TEXT)) FormatRegistry.Set(NAME_TEXT, isNameText)
 
-/**
- * The first problem of `value` against `schema`, in the API's words ("Email is required", "fullName
- * must be at most 200 characters", ...), or undefined when it passes. An empty string counts as
- * missing, as a falsy field does over HTTP.
- */
+/** The first problem of `value` against `schema`, or undefined; an empty string counts as missing, as over HTTP. */
 export function firstProblem(schema: TObject, value: Record<string, string | undefined>): string | undefined {
   const given = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== ''))
   for (const field of schema.required ?? []) {

@@ -1,16 +1,12 @@
-// Response schemas of every error status of the contract routes. They document the API (the
-// OpenAPI document is generated from them) and Fastify serialises error bodies through them, so
-// they must reproduce the bytes the error handler sends: properties are listed in the order the
-// handler writes them ({error, message}), and no `const` is used on `message`, because
-// fast-json-stringify writes a `const` value instead of the actual one. `enum` is safe: it only
-// documents (and lets the test harness check) the exact words.
+// Response schemas of every error status of the contract routes. Fastify serialises error bodies
+// through them, so they keep the handler's bytes: properties in its order ({error, message}), and
+// no `const` on `message`, which fast-json-stringify would write instead of the actual value.
+// `enum` and `pattern` only document the words (and let the test harness check them).
 import { type TSchema, Type } from '@sinclair/typebox'
-import { LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
+import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
 import { SEARCH_BUSY } from '../services/search-pool.js'
 
-// `pattern`, like `enum`, only documents (and lets the harness check) the words; the quota
-// answers carry the configured limit, so they are described by a pattern.
 const message = (options: { enum?: string[]; pattern?: string; description?: string } = {}) =>
   Type.Unsafe<string>({ type: 'string', ...options })
 
@@ -28,11 +24,8 @@ const BAD_REQUEST =
 
 export const BadRequest = errorBody(BAD_REQUEST)
 
-/**
- * add-note answers its two "is required" errors without the `error` key (docs/contract.md,
- * "POST /add-note").
- */
-export const AddNoteBadRequest = Type.Union(
+/** add-note answers its two "is required" errors without the `error` key (docs/contract.md, "POST /add-note"). */
+const AddNoteBadRequest = Type.Union(
   [
     Type.Object({ error: Type.Literal(true), message: message() }, { additionalProperties: false }),
     Type.Object(
@@ -43,33 +36,28 @@ export const AddNoteBadRequest = Type.Union(
   { description: `${BAD_REQUEST} A missing title or content is answered as {message} without the error key.` },
 )
 
-/**
- * The bare 401: the plain text `Unauthorized`, never JSON (docs/contract.md, "The 401"). Never
- * serialised: sent as a string.
- */
+/** The bare 401: the plain text `Unauthorized`, never JSON (docs/contract.md, "The 401"). */
 export const Unauthorized = {
   description: 'The Authorization header is missing, has no second part, or its token fails verification.',
   content: { 'text/plain': { schema: Type.Unsafe<string>({ type: 'string', enum: ['Unauthorized'] }) } },
 }
 
-export const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
+const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
 export const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
-export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', [
-  'Content-Type must be application/json',
-])
+export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
 
-export const RegistrationClosed = errorBody('Registration is closed (REGISTRATION=closed).', [REGISTRATION_CLOSED])
-export const NoteQuotaReached = errorBody(
+const RegistrationClosed = errorBody('Registration is closed (REGISTRATION=closed).', [REGISTRATION_CLOSED])
+const NoteQuotaReached = errorBody(
   'The account keeps MAX_NOTES_PER_ACCOUNT notes already, or the note would take it past MAX_NOTE_MB_PER_ACCOUNT ' +
     '(UTF-8 bytes of title, content and tags). Deleting notes makes room.',
   { pattern: QUOTA_MESSAGE_PATTERN },
 )
-export const InsufficientStorage = errorBody(
+const InsufficientStorage = errorBody(
   "The server's disk has less than MIN_FREE_DISK_MB free (SQLite store only); reads and deletes still work.",
   [LOW_DISK_SPACE],
 )
 
-export const TooManyRequests = Type.Object(
+const TooManyRequests = Type.Object(
   { error: Type.Literal(true), message: message({ enum: [LOGIN_THROTTLED, REGISTRATION_THROTTLED, REGISTRATIONS_THROTTLED] }) },
   {
     description:
@@ -79,17 +67,13 @@ export const TooManyRequests = Type.Object(
   },
 )
 
-const DATABASE_UNREACHABLE = 'Service Unavailable: the database cannot be reached'
-
-const internalError = (text: string) =>
-  errorBody('An unexpected failure inside the service.', [text])
+const internalError = (text: string) => errorBody('An unexpected failure inside the service.', [text])
 export const InternalError = internalError('Internal Server Error')
 /** edit, delete and pin answer 500 with a trailing space (docs/contract.md, "Quirks kept"). */
-export const InternalErrorTrailingSpace = internalError('Internal Server Error ')
+const InternalErrorTrailingSpace = internalError('Internal Server Error ')
 
 export const ServiceUnavailable = errorBody('The database cannot be reached.', [DATABASE_UNREACHABLE])
 
-/** Search's 400 and 503 have causes of their own (services/search-pool.ts). */
 const SearchBadRequest = errorBody(
   'The query is missing, over 500 characters, not a regular expression RE2 accepts (back-references and ' +
     'look-around included), too complex ("query is too complex: ...": its estimated matching cost per character, ' +
@@ -101,8 +85,6 @@ const SearchUnavailable = errorBody(
     'SEARCH_TIMEOUT_MS for a thread): the latter is sent with Retry-After, in seconds.',
   [DATABASE_UNREACHABLE, SEARCH_BUSY],
 )
-
-type Responses = Record<number, TSchema | typeof Unauthorized>
 
 const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
 const common = { 500: InternalError, 503: ServiceUnavailable }
@@ -119,4 +101,4 @@ export const errorResponses = {
   pinNote: { ...noteById, 507: InsufficientStorage },
   getAllNotes: { 401: Unauthorized, ...common },
   searchNotes: { 400: SearchBadRequest, 401: Unauthorized, ...common, 503: SearchUnavailable },
-} satisfies Record<string, Responses>
+} satisfies Record<string, Record<number, TSchema | typeof Unauthorized>>

@@ -1,62 +1,53 @@
-// What the OpenAPI document says about each contract route besides its schemas: a summary, a
-// tag, and whether the bearer token is required. Fastify ignores these keys; @fastify/swagger
-// reads them from the route schema.
+// What the OpenAPI document says about each route besides its schemas (@fastify/swagger reads
+// these keys from the route schema; Fastify ignores them).
 
 /** The name of the bearer security scheme declared in plugins/openapi.ts. */
 export const BEARER = 'bearerAuth'
-const bearer = [{ [BEARER]: [] }]
 
-const accounts = { tags: ['accounts'] }
-const notes = { tags: ['notes'], security: bearer }
+/** An operation of `tag`, which with `bearer` requires the token. */
+export const operation = (tag: string, bearer: boolean, operationId: string, summary: string, description?: string) => ({
+  tags: [tag],
+  ...(bearer ? { security: [{ [BEARER]: [] }] } : {}),
+  operationId,
+  summary,
+  ...(description === undefined ? {} : { description }),
+})
 
 export const operations = {
-  createAccount: {
-    ...accounts,
-    operationId: 'createAccount',
-    summary: 'Register an account',
-    description:
-      'Creates the account and answers with an access token. An email that already exists answers 200 ' +
+  createAccount: operation(
+    'accounts',
+    false,
+    'createAccount',
+    'Register an account',
+    'Creates the account and answers with an access token. An email that already exists answers 200 ' +
       'with {error: true, message: "User already exists"}.',
-  },
-  login: {
-    ...accounts,
-    operationId: 'login',
-    summary: 'Log in',
-    description: 'Answers a new access token. A wrong password and an unknown email both answer 400 "Invalid Credentials".',
-  },
-  getUser: {
-    ...accounts,
-    security: bearer,
-    operationId: 'getUser',
-    summary: 'The user of the token',
-  },
-  addNote: { ...notes, operationId: 'addNote', summary: 'Add a note' },
-  editNote: {
-    ...notes,
-    operationId: 'editNote',
-    summary: 'Edit a note',
-    description: 'Only truthy values are applied: isPinned false does not unpin (use /update-note-pinned).',
-  },
-  deleteNote: { ...notes, operationId: 'deleteNote', summary: 'Delete a note' },
-  pinNote: {
-    ...notes,
-    operationId: 'updateNotePinned',
-    summary: 'Pin or unpin a note',
-    description: 'Stores isPinned whenever the key is present, false included.',
-  },
-  getAllNotes: {
-    ...notes,
-    operationId: 'getAllNotes',
-    summary: "The user's notes",
-    description: 'Pinned first, then newest createdOn first, then _id descending.',
-  },
-  searchNotes: {
-    ...notes,
-    operationId: 'searchNotes',
-    summary: "Search the user's notes",
-    description:
-      'query is a case-insensitive regular expression (RE2 syntax: no back-references or look-around) ' +
+  ),
+  login: operation(
+    'accounts',
+    false,
+    'login',
+    'Log in',
+    'Answers a new access token. A wrong password and an unknown email both answer 400 "Invalid Credentials".',
+  ),
+  getUser: operation('accounts', true, 'getUser', 'The user of the token'),
+  addNote: operation('notes', true, 'addNote', 'Add a note'),
+  editNote: operation(
+    'notes',
+    true,
+    'editNote',
+    'Edit a note',
+    'Only truthy values are applied: isPinned false does not unpin (use /update-note-pinned).',
+  ),
+  deleteNote: operation('notes', true, 'deleteNote', 'Delete a note'),
+  pinNote: operation('notes', true, 'updateNotePinned', 'Pin or unpin a note', 'Stores isPinned whenever the key is present, false included.'),
+  getAllNotes: operation('notes', true, 'getAllNotes', "The user's notes", 'Pinned first, then newest createdOn first, then _id descending.'),
+  searchNotes: operation(
+    'notes',
+    true,
+    'searchNotes',
+    "Search the user's notes",
+    'query is a case-insensitive regular expression (RE2 syntax: no back-references or look-around) ' +
       'matched against title and content. A search that matches for longer than SEARCH_TIMEOUT_MS (2 s by ' +
       'default) is refused with 400; when every search thread is busy and the queue is full, 503 with Retry-After.',
-  },
+  ),
 }

@@ -1,30 +1,18 @@
-// Turns the first Ajv error of a request into the contract's answer: the contract's
-// "X is required" words for missing fields, otherwise a message that names the field
-// (docs/contract.md, "Field problems").
+// The first Ajv error of a request as the contract's answer (docs/contract.md, "Field problems").
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'
 import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
 
-const ARTICLE: Record<string, string> = {
-  string: 'a string',
-  boolean: 'a boolean',
-  array: 'an array',
-  object: 'an object',
-  number: 'a number',
-}
+const ARTICLE: Record<string, string> = { string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', number: 'a number' }
 
-/** The value at an Ajv instancePath ("/fullName", "/tags/3") of the validated data. */
 function valueAt(data: unknown, path: string[]): unknown {
   let value = data
   for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
   return value
 }
 
-/**
- * `data` is what was validated (the request's body for context 'body'): Ajv's errors do not
- * carry the value, and the answer for a NAME_TEXT failure depends on it.
- */
+/** `data`: what was validated, since the answer for a NAME_TEXT failure depends on the value. */
 export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, data?: unknown): ContractError {
   const first = errors[0]
   if (!first) return new ContractError(400, 'Invalid request')
@@ -42,20 +30,11 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
     return new ContractError(400, `${what} must be a JSON object`)
   }
   switch (first.keyword) {
-    case 'type': {
-      const expected = ARTICLE[String(params.type)] ?? String(params.type)
-      return new ContractError(
-        400,
-        path.length > 1 ? `${field} must be an array of strings` : `${field} must be ${expected}`,
-      )
-    }
+    case 'type':
+      if (path.length > 1) return new ContractError(400, `${field} must be an array of strings`)
+      return new ContractError(400, `${field} must be ${ARTICLE[String(params.type)] ?? String(params.type)}`)
     case 'maxLength':
-      return new ContractError(
-        400,
-        path.length > 1
-          ? `each of ${field} must be at most ${String(params.limit)} characters`
-          : `${field} must be at most ${String(params.limit)} characters`,
-      )
+      return new ContractError(400, `${path.length > 1 ? 'each of ' : ''}${field} must be at most ${String(params.limit)} characters`)
     case 'format':
       if (params.format === WELL_FORMED) return new ContractError(400, notWellFormedMessage(field))
       if (params.format === NAME_TEXT) return new ContractError(400, formatProblemMessage(field, valueAt(data, path)))
