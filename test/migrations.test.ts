@@ -98,7 +98,7 @@ describe('sqlite: a database of every earlier version upgrades, keeping every ro
   const dir = tempDir()
   after(() => dir.remove())
   const earlier = earlierList('sqlite', sqliteMigrations)
-  const snapshot = readFileSync(resolve(ROOT, 'src/store/sqlite/schema.sql'), 'utf8')
+  const snapshot = readFileSync(resolve(ROOT, 'docs/schema/sqlite.sql'), 'utf8')
   const rowsOf = (db: Database, hasSessions: boolean) => ({
     users: db.prepare('SELECT id, full_name, email, email_key, password_hash, created_on FROM users ORDER BY id').all(),
     notes: db.prepare('SELECT id, user_id, title, content, tags, is_pinned, created_on, updated_on FROM notes ORDER BY id').all(),
@@ -193,7 +193,7 @@ if (serviceAvailable('postgresql')) {
       await Promise.all(databases.map((d) => d.drop()))
     })
     const earlier = earlierList('postgres', postgresMigrations)
-    const snapshot = readFileSync(resolve(ROOT, 'src/store/postgres/schema.sql'), 'utf8')
+    const snapshot = readFileSync(resolve(ROOT, 'docs/schema/postgresql.sql'), 'utf8')
     const rowsOf = async (client: pg.Client, hasSessions: boolean) => ({
       users: (await client.query('SELECT id, full_name, email, email_key, password_hash, created_on FROM users ORDER BY id')).rows,
       notes: (await client.query('SELECT id, user_id, title, content, tags, is_pinned, created_on, updated_on FROM notes ORDER BY id')).rows,

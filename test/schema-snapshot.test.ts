@@ -1,4 +1,4 @@
-// Each dialect's schema.sql is the schema every migration gives an empty database. A change to
+// Each dialect's snapshot in docs/schema/ is the schema every migration gives an empty database. A change to
 // the migrations that changes the schema changes the snapshot too, in the same commit, so the
 // snapshot is what a reader opens to see the tables as they are. To write the snapshots again:
 //   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
@@ -13,8 +13,8 @@ import { postgresSchemaText, sqliteSchemaText } from './support/schema-text.js'
 import { createTestDatabase, serviceAvailable } from './support/services.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const SQLITE_SNAPSHOT = resolve(ROOT, 'src/store/sqlite/schema.sql')
-const POSTGRES_SNAPSHOT = resolve(ROOT, 'src/store/postgres/schema.sql')
+const SQLITE_SNAPSHOT = resolve(ROOT, 'docs/schema/sqlite.sql')
+const POSTGRES_SNAPSHOT = resolve(ROOT, 'docs/schema/postgresql.sql')
 const HOW = 'to write it again: UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts'
 
 function compare(file: string, actual: string): void {
@@ -27,7 +27,7 @@ function compare(file: string, actual: string): void {
 }
 
 describe('schema snapshots', () => {
-  it('src/store/sqlite/schema.sql is the schema of a fresh SQLite database', () => {
+  it('docs/schema/sqlite.sql is the schema of a fresh SQLite database', () => {
     const db = openSqliteDatabase({ dataDir: ':memory:' })
     migrateSqlite(db)
     compare(SQLITE_SNAPSHOT, sqliteSchemaText(db))
@@ -35,7 +35,7 @@ describe('schema snapshots', () => {
   })
 
   if (serviceAvailable('postgresql')) {
-    it('src/store/postgres/schema.sql is the schema of a fresh PostgreSQL database', async () => {
+    it('docs/schema/postgresql.sql is the schema of a fresh PostgreSQL database', async () => {
       const db = await createTestDatabase()
       const client = new pg.Client({ connectionString: db.url })
       try {

@@ -1,5 +1,5 @@
-// The schema of a database as normalised, readable text: what src/store/sqlite/schema.sql and
-// src/store/postgres/schema.sql hold, and what test/schema-snapshot.test.ts and the upgrade tests
+// The schema of a database as normalised, readable text: what docs/schema/sqlite.sql and
+// docs/schema/postgresql.sql hold, and what test/schema-snapshot.test.ts and the upgrade tests
 // compare. Objects are sorted by kind and name; nothing depends on the order they were made in.
 import type { Database } from 'better-sqlite3'
 import type pg from 'pg'
