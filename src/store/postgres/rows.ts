@@ -1,4 +1,4 @@
-// Row shapes of the PostgreSQL tables and their mapping to records.
+// The PostgreSQL tables' rows mapped to records.
 //
 // PostgreSQL text cannot hold U+0000, which JSON (and the SQLite store) accept. So that a client
 // cannot tell the stores apart, every stored string goes through a reversible escape: U+0000
@@ -6,6 +6,7 @@
 // U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
 // mapping is one-to-one, so the unique email key keeps its meaning.
 import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import type { SessionRow, UserRow } from '../row-shapes.js'
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
 const ESCAPE = '\uffff'
@@ -30,27 +31,6 @@ export function decodeJsonText(json: string): string {
   if (!json.includes(ESCAPE)) return json
   return json.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\\u0000'))
 }
-
-export interface UserRow {
-  id: string
-  full_name: string
-  email: string
-  email_key: string
-  password_hash: string
-  created_on: string
-  /** NULL until first moved (migration 8). */
-  tokens_not_before: string | null
-}
-
-export interface SessionRow {
-  id: string
-  user_id: string
-  created_on: string
-  last_used_on: string
-  client: string
-}
-
-export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
 /** A notes row as node-postgres reads it: strings, text[] as string arrays, booleans. */
 export type NoteRow = Record<string, string | string[] | boolean>

@@ -2,12 +2,10 @@
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type pg from 'pg'
 import type { StoreDriver } from '../types.js'
-import { SESSION_COLUMNS, type SessionRow, type UserRow, decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
+import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
+import { decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
 import type { Query } from './query.js'
 import { lockAccount } from './users.js'
-
-/** A session's columns under s_ names beside its account's. */
-type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
 

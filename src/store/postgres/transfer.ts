@@ -5,7 +5,8 @@ import type { NoteImportOutcome, StoreDriver, UserImportOutcome } from '../types
 import { noteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
 import { noteColumns } from '../note-columns.js'
-import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { NOTE_COLUMNS, type NoteRow, encodeText, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow } from './rows.js'
 
 const OWNER = placeholder(noteColumns, 1, 'userId')
 

@@ -1,7 +1,8 @@
 // User queries of the PostgreSQL driver (mirrors sqlite/users.ts).
 import type pg from 'pg'
 import { type Actor, SessionEndedError, type StoreDriver } from '../types.js'
-import { type UserRow, encodeText, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { encodeText, userFromRow } from './rows.js'
 import { type Query, inTransaction } from './query.js'
 
 type AccountMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'

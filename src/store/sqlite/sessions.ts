@@ -3,13 +3,11 @@ import type { Database } from 'better-sqlite3'
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type { SessionPruning, SessionRecord, StoreDriver } from '../types.js'
 import type { Writes } from './index.js'
-import { SESSION_COLUMNS, type SessionRow, type UserRow, sessionFromRow, userFromRow } from './rows.js'
+import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
+import { sessionFromRow, userFromRow } from './rows.js'
 import type { ActorCheck } from './users.js'
 
 export const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (@_id, @userId, @createdOn, @lastUsedOn, @client)`
-
-/** A session's columns under s_ names beside its account's columns (findSession). */
-type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
 
