@@ -30,6 +30,9 @@ export interface AppliedRow {
   name: string
 }
 
+/** A row of schema_migrations. */
+export type RecordedRow = AppliedRow & { applied_on: string }
+
 /** One change of a dialect: `sql` first, then `run` (what SQL cannot do, Unicode rules say) in the same transaction. */
 export interface DialectMigration<Db, Done> extends AppliedRow {
   sql?: string

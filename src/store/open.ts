@@ -6,17 +6,11 @@ import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
 import type { Store, StoreDriver } from './types.js'
 
-export function storeKind(config: Config): 'postgresql' | 'sqlite' {
-  return config.databaseUrl ? 'postgresql' : 'sqlite'
-}
-
-export interface StoreEvents {
-  /** PostgreSQL's account notices became live (true) or were lost (false). */
-  accountNotices?: (live: boolean) => void
-}
-
-/** Opens and migrates the configured store; rejects with one clear line when it cannot. */
-export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
+/**
+ * Opens and migrates the configured store; rejects with one clear line when it cannot.
+ * `accountNotices`: PostgreSQL's account notices became live (true) or were lost (false).
+ */
+export async function openStore(config: Config, events: { accountNotices?: (live: boolean) => void } = {}): Promise<Store> {
   const driver = await openDriver(config)
   if (!config.storeCache) return driver
   return cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20, onNotices: events.accountNotices })
