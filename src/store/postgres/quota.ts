@@ -4,7 +4,7 @@
 import { LIMITS } from '../../note-shape.js'
 import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
-import type { Query } from './query.js'
+import { type Query, unlessAccountGone } from './query.js'
 import { EDITABLE_COLUMNS, noteColumns } from '../note-columns.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues, placeholder } from './rows.js'
 
@@ -36,26 +36,20 @@ export class PostgresQuota {
   constructor(private readonly query: Query) {}
 
   /** Store.insertNote with a quota: false when the account is gone. */
-  async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
+  insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
     const values = [bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES, ...noteValues(note)]
-    try {
-      return await withinQuota(async (exclusive) => {
-        const { rows } = await this.query<{ v: Verdict }>(
-          exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
-          `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
-           added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(4)} FROM verdict WHERE v = 'pass')
-           SELECT v FROM verdict`,
-          values,
-        )
-        const verdict = rows[0]?.v
-        if (verdict === 'notes' || verdict === 'bytes') throw new NoteQuotaExceededError(verdict)
-        return verdict === 'pass' ? true : 'retry'
-      })
-    } catch (err) {
-      // foreign_key_violation: notes.user_id names no account (Store.insertNote).
-      if ((err as { code?: unknown }).code === '23503') return false
-      throw err
-    }
+    return unlessAccountGone(withinQuota(async (exclusive) => {
+      const { rows } = await this.query<{ v: Verdict }>(
+        exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
+        `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
+         added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(4)} FROM verdict WHERE v = 'pass')
+         SELECT v FROM verdict`,
+        values,
+      )
+      const verdict = rows[0]?.v
+      if (verdict === 'notes' || verdict === 'bytes') throw new NoteQuotaExceededError(verdict)
+      return verdict === 'pass' ? true : 'retry'
+    }))
   }
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */

@@ -5,7 +5,7 @@ import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { containsFolded } from '../../services/search-prefilter.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
-import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams } from './rows.js'
+import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams, unlessAccountGone } from './rows.js'
 
 /**
  * Notes a listing reads in one synchronous step: a longer list is read page by page with a yield
@@ -117,15 +117,9 @@ export class SqliteNotes {
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
 
-  /** False when notes.user_id names no account: the foreign key fails the statement alone. */
+  /** The foreign key fails the statement alone. */
   insertNote(note: NoteRecord): boolean {
-    try {
-      this.insert.run(noteParams(note))
-      return true
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
-      throw err
-    }
+    return unlessAccountGone(() => this.insert.run(noteParams(note)).changes === 1)
   }
 
   findNote(userId: string, noteId: string): NoteRecord | undefined {

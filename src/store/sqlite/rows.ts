@@ -15,6 +15,16 @@ export function userFromRow(row: UserRow): UserRecord {
   }
 }
 
+/** The write's answer, or false when it broke a foreign key: its account is gone. */
+export function unlessAccountGone(write: () => boolean): boolean {
+  try {
+    return write()
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
+    throw err
+  }
+}
+
 export function sessionFromRow(row: SessionRow): SessionRecord {
   return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: row.client }
 }
