@@ -61,6 +61,13 @@ export const patchValues = (patch: NotePatch): unknown[] =>
 export const patchSet = (first: number): string =>
   EDITABLE_COLUMNS.map(({ column, kind }, i) => `${column} = COALESCE($${first + i}${kind === 'texts' ? '::text[]' : ''}, ${column})`).join(', ')
 
+/** A user's INSERT, bound by userValues. */
+export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
+  VALUES ($1, $2, $3, $4, $5, $6)`
+
+export const userValues = (u: UserRecord): unknown[] =>
+  [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn]
+
 export function userFromRow(row: UserRow): UserRecord {
   return {
     _id: row.id,

@@ -2,7 +2,7 @@
 import type pg from 'pg'
 import { type Actor, SessionEndedError, type StoreDriver } from '../types.js'
 import type { UserRow } from '../row-shapes.js'
-import { encodeText, userFromRow } from './rows.js'
+import { INSERT_USER, encodeText, userFromRow, userValues } from './rows.js'
 import { type Query, inTransaction } from './query.js'
 
 type AccountMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'
@@ -43,10 +43,8 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
     // The unique index decides between concurrent registrations. With a session, one statement
     // inserts both, so they commit together (the foreign key is checked at the statement's end).
     async createUser(user, session) {
-      const values = [user._id, encodeText(user.fullName), encodeText(user.email), encodeText(user.emailKey), user.passwordHash, user.createdOn]
-      const insertUser = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (email_key) DO NOTHING`
+      const values = userValues(user)
+      const insertUser = `${INSERT_USER} ON CONFLICT (email_key) DO NOTHING`
       if (!session) return (await query('users.insert', insertUser, values)).rowCount === 1
       const result = await query(
         'users.insertWithSession',

@@ -104,11 +104,10 @@ export class SqliteNotes {
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,
     ))
     // The key of a page's last note, found on the list-order index alone.
-    const lastKey = (pageRows: number) => db.prepare<[Record<string, unknown>], KeyRow>(
+    this.listPageEnd = db.prepare(
       `SELECT is_pinned, created_on, id FROM notes WHERE user_id = @userId AND ${afterStart}
-       ${LIST_ORDER} LIMIT 1 OFFSET ${pageRows - 1}`,
+       ${LIST_ORDER} LIMIT 1 OFFSET ${LIST_PAGE_ROWS - 1}`,
     )
-    this.listPageEnd = lastKey(LIST_PAGE_ROWS)
     // No LIMIT: search_candidate() ends the page by the notes' number and sizes, as they come.
     const candidate = 'search_candidate(is_pinned, created_on, id, title, content)'
     this.searchFirstPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = ? AND ${candidate} ${LIST_ORDER}`)
