@@ -1,7 +1,6 @@
-// The notes table's columns, derived from the note's schema (note-shape.ts): each field is stored
-// in the column of its name in snake_case (`_id` in `id`). Both drivers build their statements,
-// their row mapping and the stored JSON from this list, so a new field has no list of its own to
-// keep in step (docs/architecture.md, "Adding a field to notes").
+// The notes table's columns, derived from the note's schema (note-shape.ts): each field in the column
+// of its name in snake_case (`_id` in `id`). Both drivers' statements, rows and stored JSON follow this
+// one list (docs/architecture.md, "Adding a field to notes").
 import type { TSchema } from '@sinclair/typebox'
 import { NOTE_INPUT_FIELDS, Note, type NoteInputField, type NoteRecord } from '../note-shape.js'
 

@@ -18,11 +18,7 @@ const hasRuns = (param: string) => `(lower(title COLLATE "C") LIKE ${param} OR l
 const NOTE_SIZE = 'octet_length(title) + octet_length(content) + octet_length(json)'
 
 /** Where a search page starts: after this note, in list order. */
-interface PageKey {
-  pinned: boolean
-  createdOn: string
-  id: string
-}
+type PageKey = { pinned: boolean; createdOn: string; id: string }
 
 interface SearchRow {
   is_pinned: boolean

@@ -12,10 +12,7 @@ import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, 
 // 6 bytes, U+FFFF with its escape (rows.ts). A check holding one slot leaves this room per other slot.
 const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)
 
-/**
- * The placeholders of the fields whose bytes the quota counts, as note_quota_check takes them;
- * the tags typed, since a patch may leave them NULL.
- */
+/** The placeholders of the quota's fields as note_quota_check takes them (tags typed: a patch may leave them NULL). */
 const sized = (columns: typeof noteColumns, first: number) =>
   `${placeholder(columns, first, 'title')}, ${placeholder(columns, first, 'content')}, ${placeholder(columns, first, 'tags')}::text[]`
 const INSERTED = { userId: placeholder(noteColumns, 4, 'userId'), sized: sized(noteColumns, 4) }

@@ -1,10 +1,6 @@
-// The PostgreSQL tables' rows mapped to records.
-//
-// PostgreSQL text cannot hold U+0000, which JSON (and the SQLite store) accept. So that a client
-// cannot tell the stores apart, every stored string goes through a reversible escape: U+0000
-// becomes U+FFFF '0', and U+FFFF itself (a noncharacter, never meant for interchange) becomes
-// U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
-// mapping is one-to-one, so the unique email key keeps its meaning.
+// The PostgreSQL tables' rows mapped to records. Its text cannot hold U+0000, which JSON and SQLite
+// accept, so every stored string is escaped, one-to-one (the unique email key keeps its meaning): U+0000
+// as U+FFFF '0', U+FFFF (a noncharacter) as U+FFFF U+FFFF. Other strings are stored as they are.
 import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
 import type { SessionRow, UserRow } from '../row-shapes.js'
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'

@@ -8,11 +8,9 @@ import { type Query, inTransaction } from './query.js'
 type AccountMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'
 
 /**
- * Runs `work` in a transaction once the account's row is locked and the actor (types.ts Actor)
- * admitted; `absent` when there is no such account, SessionEndedError when the actor is not admitted.
- * Every write that ends sessions or moves "not before" takes this lock first, and the check is a
- * statement of its own, so it sees every revocation committed while the lock was awaited
- * (docs/accounts.md, "Revocation is final").
+ * Runs `work` in a transaction once the account's row is locked and the actor admitted (else
+ * SessionEndedError); `absent` without the account. Every write that ends sessions or moves "not before"
+ * locks first, and the check, a statement of its own, sees every revocation committed meanwhile.
  */
 export function lockAccount<T>(
   pool: pg.Pool,
