@@ -35,9 +35,5 @@ export const EDITABLE_COLUMNS = noteColumns.filter((c) => NOTE_INPUT_FIELDS.incl
 /** The columns a record is read from, for SELECT and RETURNING (the stored JSON is read only where it is the answer). */
 export const NOTE_COLUMN_LIST = noteColumns.map((c) => c.column).join(', ')
 
-/**
- * The fields whose columns `present` holds, in the note's key order: what the stored JSON of a
- * table at some migration carries. A migration builds it from the table as it is then, so that
- * it does the same on every database whatever fields later builds add.
- */
+/** The fields whose columns `present` holds: what a migration's stored JSON carries, whatever later builds add. */
 export const columnsPresent = (present: readonly string[]): NoteColumn[] => noteColumns.filter((c) => present.includes(c.column))

@@ -75,10 +75,7 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
 /** The key of the migration's advisory lock, the same in every instance and earlier build. */
 const MIGRATION_LOCK = 4_711_020_301
 
-/**
- * Applies the migrations schema_changes lacks, in one transaction under an advisory lock, so each
- * runs once however many instances start; returns how many ran (docs/architecture.md, "Migrations").
- */
+/** Applies the migrations schema_changes lacks, once however many instances start (advisory lock); returns how many ran. */
 export function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
   return transaction(client, async () => {
     let count = 0

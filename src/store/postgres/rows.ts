@@ -18,11 +18,7 @@ export function decodeText(s: string): string {
   return s.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\u0000'))
 }
 
-/**
- * decodeText for JSON text built by PostgreSQL from escaped strings (to_json leaves U+FFFF and
- * '0' as they are): the same left-to-right reading, except that a stored U+0000 is written as
- * the JSON escape \u0000, which is how JSON.stringify writes it too.
- */
+/** decodeText for JSON PostgreSQL built from escaped strings, but a stored U+0000 as JSON.stringify writes it: \u0000. */
 export function decodeJsonText(json: string): string {
   if (!json.includes(ESCAPE)) return json
   return json.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\\u0000'))

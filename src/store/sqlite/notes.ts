@@ -161,10 +161,7 @@ export class SqliteNotes {
   }
 }
 
-/**
- * Joins the JSON pages of one answer. A note re-pinned between two pages may be read twice: its
- * second copy is left out (only such a page is parsed and written again).
- */
+/** Joins the JSON pages of one answer. A note re-pinned between pages may come twice: only such a page is parsed to drop it. */
 class JsonPages {
   private readonly parts: string[] = []
   private seen: Set<string> | undefined
