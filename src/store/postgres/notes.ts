@@ -34,7 +34,7 @@ interface SearchRow {
 export class PostgresNotes {
   constructor(private readonly query: Query) {}
 
-  insertNote(note: NoteRecord): Promise<boolean> {
+  async insertNote(note: NoteRecord): Promise<boolean> {
     const insert = this.query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
     return unlessAccountGone(insert.then(() => true))
   }

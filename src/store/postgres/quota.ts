@@ -33,7 +33,7 @@ export class PostgresQuota {
   constructor(private readonly query: Query) {}
 
   /** Store.insertNote with a quota: false when the account is gone. */
-  insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
+  async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
     const values = [bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES, ...noteValues(note)]
     return unlessAccountGone(withinQuota(async (exclusive) => {
       const { rows } = await this.query<{ v: Verdict }>(

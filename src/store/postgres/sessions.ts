@@ -28,7 +28,7 @@ export function postgresSessions(query: Query, pool: pg.Pool): Pick<StoreDriver,
     // One statement locks the account's row (the pruning ends sessions: users.ts lockAccount), deletes
     // the sessions `prune` pushes out and inserts the new one. The deletion reads the snapshot before
     // the insert, so it keeps keepMost - 1. Nothing is inserted when the account is gone.
-    createSession(session, prune) {
+    async createSession(session, prune) {
       const insert = query(
         'sessions.insert',
         `WITH account AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE), pruned AS (

@@ -95,7 +95,7 @@ export class SqliteNotes {
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
 
-  /** The foreign key fails the statement alone. */
+  /** A foreign key failure (the account gone) fails this statement alone, not the writer's transaction. */
   insertNote(note: NoteRecord): boolean {
     return unlessAccountGone(() => this.insert.run(noteParams(note)).changes === 1)
   }
