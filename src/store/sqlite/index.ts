@@ -25,10 +25,7 @@ export interface SqliteOptions {
 }
 
 /** Writes resolve once their group commit is on disk; `adding` (data) waits first for the disk to have room (free-space.ts). */
-export interface Writes {
-  write: <T>(run: () => T) => Promise<T>
-  adding: <T>(run: () => T) => Promise<T>
-}
+export type Writes = Record<'write' | 'adding', GroupCommitWriter['write']>
 
 export const SQLITE_FILE = 'notes.db'
 
