@@ -5,6 +5,10 @@ import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
 import type { Store, StoreDriver } from './types.js'
 
+export function storeKind(config: Config): 'postgresql' | 'sqlite' {
+  return config.databaseUrl ? 'postgresql' : 'sqlite'
+}
+
 /** Opens and migrates the configured store; rejects with one clear line if it cannot. `accountNotices`: CacheOptions.onNotices. */
 export async function openStore(config: Config, events: { accountNotices?: (live: boolean) => void } = {}): Promise<Store> {
   const driver = await openDriver(config)
