@@ -42,8 +42,6 @@ export interface AppOptions {
   webRoot?: string
 }
 
-export const BODY_NOT_UTF8 = 'Request body is not valid UTF-8'
-
 /** Client errors raised by Fastify itself, in the contract's words. */
 const CLIENT_ERROR_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
@@ -63,8 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
-    // Node checks these timeouts only every connectionsCheckingInterval: check four times per
-    // timeout period, at most once a second, so a slow-loris client cannot outlive REQUEST_TIMEOUT_MS.
+    // Node checks these only every connectionsCheckingInterval: four times per period, so a slow-loris client cannot outlive it.
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
@@ -75,8 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: Math.min(72_000, config.connectionTimeoutMs),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    // While closing, a request on an open keep-alive connection is served rather than given
-    // Fastify's 503 body, which is not the contract's shape; server.ts closes idle connections.
+    // While closing, keep-alive requests are served (server.ts closes idle connections): Fastify's 503 is not the contract's.
     return503OnClosing: false,
     frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
@@ -93,9 +89,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
 
-  // JSON is the only body type, and it must be UTF-8 whatever its charset says (RFC 8259 §8.1):
-  // other bytes are a 400 rather than stored as U+FFFD. The decoder drops a leading byte order
-  // mark, as the RFC allows (docs/contract.md, "Request bodies").
+  // JSON only, in UTF-8 whatever its charset says (RFC 8259 §8.1): other bytes are a 400, never stored as U+FFFD.
+  // The decoder drops a leading byte order mark, as the RFC allows (docs/contract.md, "Request bodies").
   app.removeAllContentTypeParsers()
   const parseJson = app.getDefaultJsonParser('error', 'error')
   const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -104,15 +99,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     try {
       text = utf8.decode(body as Buffer)
     } catch {
-      return done(new ContractError(400, BODY_NOT_UTF8), undefined)
+      return done(new ContractError(400, 'Request body is not valid UTF-8'), undefined)
     }
     if (text.trim() === '') return done(null, undefined)
     void parseJson(request, text, done)
   })
 
-  // `Cache-Control: no-store` unless the route set its own: tokens and accounts' data must stay
-  // out of shared caches, and applying it to all means a new endpoint cannot forget it. The web
-  // app's files set theirs (@fastify/static on the raw response, hence the second check).
+  // `no-store` unless set (the web app's files set it on the raw response): no endpoint can forget to keep tokens uncached.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control') && !reply.raw.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
     done(null, payload)
@@ -121,9 +114,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before any route, CORS's OPTIONS * included: each route gets its own hook.
   if (metrics) recordRequests(app, metrics)
 
-  // CORS as Express `cors()` with its defaults (docs/contract.md, "CORS"). @fastify/cors's own
-  // methods lack PUT and DELETE; strictPreflight off answers a bare OPTIONS 204, as Express does,
-  // instead of a plain-text 400 no contract answer looks like.
+  // CORS as Express `cors()` with its defaults (docs/contract.md, "CORS"): @fastify/cors's methods lack PUT and
+  // DELETE, and strictPreflight would answer a bare OPTIONS with a plain-text 400 instead of Express's 204.
   await app.register(cors, { origin: '*', methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', strictPreflight: false })
 
   // Above info the hook would build the line for nothing on every request.
@@ -148,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'store unavailable')
       answer = new ContractError(503, DATABASE_UNREACHABLE)
     } else if (err instanceof LowDiskSpaceError) {
-      // 507 Insufficient Storage (RFC 4918 §11.5): the request may succeed once space is freed.
+      // RFC 4918 §11.5: the request may succeed once space is freed.
       answer = new ContractError(507, LOW_DISK_SPACE)
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       answer = new ContractError(err.statusCode, CLIENT_ERROR_MESSAGES[err.code] ?? (err.message || 'Bad Request'))
@@ -167,7 +159,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await registerOpenApi(app)
   app.decorate('metrics', metrics)
-  if (metrics) registerMetrics(app, metrics, config.metrics)
+  if (metrics && config.metrics.port === undefined) registerMetrics(app, metrics)
   healthRoutes(app, store)
 
   const tokens = createTokenService(options.secret)

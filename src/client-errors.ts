@@ -5,10 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 const NOTE_ID_ROUTE = /^\/(edit-note|delete-note|update-note-pinned)\//
 const SESSION_ID_ROUTE = /^\/delete-session\//
 
-/**
- * Paths the router cannot look up (invalid percent-encoding, a parameter over its length limit):
- * a noteId or sessionId that cannot be read is a malformed id, so "not found" (docs/contract.md, "Ids").
- */
+/** Paths the router cannot look up (bad percent-encoding, a parameter over its length limit): a malformed id is "not found". */
 export function answerUnroutable(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?')[0] ?? ''
   const message = NOTE_ID_ROUTE.test(path)

@@ -1,7 +1,6 @@
-// `serve --workers N`: N server processes sharing the port (node:cluster). The primary does once
-// what must happen once (the secret file, the migrations) before forking. Without REDIS_URL it
-// holds the brute-force counters for all workers over IPC, so spreading attempts over workers
-// does not multiply the limits.
+// `serve --workers N`: N server processes sharing the port (node:cluster). The primary makes the secret file and
+// runs the migrations before forking; without REDIS_URL it holds the brute-force counters for all workers over IPC,
+// so spreading attempts over workers does not multiply the limits.
 import cluster, { type Worker } from 'node:cluster'
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
@@ -12,9 +11,7 @@ import { openStore } from './store/open.js'
 
 const clusterLimiters: LimiterFactory = (opts) => new RateLimiterCluster({ ...opts, timeoutMs: 2000 })
 
-function say(line: string): void {
-  process.stderr.write(`notes-service: ${line}\n`)
-}
+const say = (line: string) => process.stderr.write(`notes-service: ${line}\n`)
 
 async function runPrimary(config: Config, workers: number): Promise<number> {
   const { file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
@@ -32,16 +29,14 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
     cluster.on('exit', (worker, code, signal) => {
       const wasServing = started.get(worker) ?? false
       started.delete(worker)
-      if (!stopping) {
-        if (!wasServing) {
-          // Failing at start (port taken, database gone): restarting would only spin.
-          say(`worker ${worker.process.pid} failed to start (exit ${code}); stopping`)
-          exitCode = 1
-          stop()
-        } else {
-          say(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting a new one`)
-          fork()
-        }
+      if (!stopping && !wasServing) {
+        // Failing at start (port taken, database gone): restarting would only spin.
+        say(`worker ${worker.process.pid} failed to start (exit ${code}); stopping`)
+        exitCode = 1
+        stop()
+      } else if (!stopping) {
+        say(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting a new one`)
+        fork()
       }
       // A worker killed or timed out instead of closing may have cut requests short.
       if (stopping && wasServing && (signal !== null || code !== 0)) {
@@ -65,8 +60,7 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
 /** `serve`: one process, or the primary of `workers` processes. Resolves to an exit code, or -1 while serving. */
 export async function serve(config: Config, workers: number): Promise<number> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers)
-  // Ctrl-C sends SIGINT to the whole group and the primary a SIGTERM too, and close-with-grace
-  // takes a second signal as "exit now": a worker ignores SIGINT from its first moment.
+  // Ctrl-C's SIGINT reaches the whole group besides the primary's SIGTERM; close-with-grace takes a second as "exit now".
   if (cluster.isWorker) process.on('SIGINT', () => {})
   const starting = startServer(config, cluster.isWorker && !config.redisUrl ? clusterLimiters : undefined)
   const uninstall = closeOnSignals(starting, cluster.isWorker ? ['SIGINT'] : [])

@@ -1,5 +1,4 @@
-// Typed defaults plus one parse function over an environment-like object (docs/configuration.md);
-// only the CLI passes `process.env`.
+// Typed defaults plus one parse function over an environment-like object (docs/configuration.md).
 import { availableParallelism } from 'node:os'
 
 /** Half the cores, shared by the `workers` processes: searches at their budget leave the rest to the main threads. */
@@ -9,7 +8,6 @@ export function defaultSearchThreads(workers: number): number {
 
 const MB = 1024 * 1024
 
-/** A setting: its default, and how it is read from the environment. */
 interface Setting<T> {
   fallback: T
   read: (env: Env) => T
@@ -96,7 +94,6 @@ export const defaultConfig: Config = valuesOf(SETTINGS, (s) => s.fallback)
 export type BruteForceConfig = Config['bruteForce']
 export type NoteQuotaConfig = Config['noteQuota']
 export type PasswordHashingConfig = Config['passwordHashing']
-export type MetricsConfig = Config['metrics']
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
 export class ConfigError extends Error {
@@ -165,15 +162,11 @@ function metricsPort(env: Env): number | undefined {
 function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
   const raw = env[name]?.trim()
   if (raw === undefined || raw === '') return undefined
-  let parsed: URL
-  try {
-    parsed = new URL(raw)
-  } catch {
-    throw new ConfigError(name, `must be a URL such as ${schemes[0]}://host:port/..., got something unparsable`)
-  }
   // The value itself is never echoed: it may carry a password.
-  if (!schemes.includes(parsed.protocol.slice(0, -1))) {
-    throw new ConfigError(name, `must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got "${parsed.protocol}//"`)
+  if (!URL.canParse(raw)) throw new ConfigError(name, `must be a URL such as ${schemes[0]}://host:port/..., got something unparsable`)
+  const { protocol } = new URL(raw)
+  if (!schemes.includes(protocol.slice(0, -1))) {
+    throw new ConfigError(name, `must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got "${protocol}//"`)
   }
   return raw
 }
@@ -183,17 +176,14 @@ export const MAX_WORKERS = 64
 
 /** Throws ConfigError naming the first bad variable. */
 export function parseConfig(env: Env): Config {
-  const secret = env.ACCESS_TOKEN_SECRET
-  if (secret !== undefined && secret !== '' && Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
-    throw new ConfigError(
-      'ACCESS_TOKEN_SECRET',
-      `must be at least ${MIN_SECRET_BYTES} bytes long (got ${Buffer.byteLength(secret, 'utf8')}); ` +
-        'unset it to have one generated in the data directory',
-    )
+  const secretBytes = Buffer.byteLength(env.ACCESS_TOKEN_SECRET ?? '', 'utf8')
+  if (secretBytes > 0 && secretBytes < MIN_SECRET_BYTES) {
+    const unset = 'unset it to have one generated in the data directory'
+    throw new ConfigError('ACCESS_TOKEN_SECRET', `must be at least ${MIN_SECRET_BYTES} bytes long (got ${secretBytes}); ${unset}`)
   }
   const logLevel = SETTINGS.logLevel.read(env)
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
-  if (SETTINGS.databaseUrl.read(env) !== undefined && (secret === undefined || secret === '')) {
+  if (SETTINGS.databaseUrl.read(env) !== undefined && secretBytes === 0) {
     // A generated secret lives in one instance's DATA_DIR: tokens of one would fail on the others.
     throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
   }

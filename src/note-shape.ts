@@ -1,7 +1,5 @@
-// The note's shape, written once. The request bodies (routes/notes.ts), the response schema, the
-// stored columns and JSON (store/note-columns.ts), the import and export (transfer/records.ts),
-// the web app's types and the tests' all derive from these schemas (docs/architecture.md,
-// "Adding a field to notes"). A leaf, like unicode.ts, so every layer may read it.
+// The note's shape, written once: request bodies, responses, stored columns and JSON, import and export, the web app's
+// types and the tests' derive from it (docs/architecture.md, "Adding a field to notes"). A leaf, so every layer may read it.
 import { type Static, Type } from '@sinclair/typebox'
 import { WELL_FORMED } from './unicode.js'
 
@@ -21,9 +19,8 @@ export const LIMITS = {
 export const text = (maxLength: number) => Type.String({ maxLength, format: WELL_FORMED })
 
 /**
- * What a client writes, in the order Ajv checks the fields. A field added here is accepted by
- * add-note (all but isPinned) and edit-note, stored, returned, exported and imported; its empty
- * value (emptyInput) is what a note that was not given it holds.
+ * What a client writes, in the order Ajv checks the fields. A field added here is accepted by add-note (all but isPinned)
+ * and edit-note, stored, returned, exported and imported; a note not given it holds its emptyInput value.
  */
 export const noteInput = {
   title: text(LIMITS.title),

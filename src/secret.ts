@@ -1,5 +1,4 @@
-// The token secret: ACCESS_TOKEN_SECRET, or one generated once and kept in the data directory, so
-// that tokens stay valid across restarts.
+// The token secret: ACCESS_TOKEN_SECRET, or one generated once and kept in the data directory, valid across restarts.
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

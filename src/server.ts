@@ -3,18 +3,10 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
-import { type MetricsListener, listenForMetrics } from './plugins/metrics.js'
+import { listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openStore } from './store/open.js'
-import type { Store } from './store/types.js'
-
-export interface RunningServer {
-  app: FastifyInstance
-  store: Store
-  metrics?: MetricsListener
-  close(): Promise<void>
-}
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
 
@@ -22,8 +14,7 @@ const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
 export function loggerOptions(level: string) {
   return {
     level,
-    // Named in full rather than by top-level wildcards: pino runs every request logger's
-    // bindings through a wildcard redactor.
+    // Named in full, not by top-level wildcards: pino runs every request logger's bindings through a wildcard redactor.
     redact: {
       paths: [
         'req.headers.authorization',
@@ -39,13 +30,11 @@ export function loggerOptions(level: string) {
 }
 
 /** `limiterFactory`: the brute-force counters when REDIS_URL is unset (the cluster's shared ones, say). */
-export async function startServer(config: Config, limiterFactory?: LimiterFactory): Promise<RunningServer> {
+export async function startServer(config: Config, limiterFactory?: LimiterFactory) {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
-  // ioredis costs resident memory: loaded only for REDIS_URL, before the store opens, so a
-  // failure leaves nothing open. It connects only in start() below.
+  // ioredis costs resident memory: loaded only for REDIS_URL, and before the store opens so a failure leaves nothing open.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  // Notices may go live before the app's logger exists: the last change is logged once it does.
-  // The first "live" says that notices work at all (docs/caching.md).
+  // Notices may go live before the logger exists: the last change is logged then. The first "live" says they work at all.
   let log: FastifyInstance['log'] | undefined = undefined
   let unlogged: boolean | undefined
   let wasLive = false
@@ -73,7 +62,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   await limiters?.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
-  let metrics: MetricsListener | undefined
+  let metrics: Awaited<ReturnType<typeof listenForMetrics>> | undefined
   try {
     await app.listen({ port: config.port, host: config.host })
     const { port, host } = config.metrics
@@ -89,8 +78,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   const close = () =>
     (closing ??= (async () => {
       await metrics?.close()
-      // A keep-alive connection that finishes its request after app.close() would hold the
-      // close: end such connections as soon as they are idle.
+      // A keep-alive connection that finishes a request after app.close() would hold it: end such connections once idle.
       const sweeper = setInterval(() => app.server.closeIdleConnections(), 50)
       try {
         await app.close()
@@ -103,11 +91,12 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   return { app, store, ...(metrics ? { metrics } : {}), close }
 }
 
+export type RunningServer = Awaited<ReturnType<typeof startServer>>
+
 /**
- * Closes the server gracefully on SIGTERM and SIGINT but the `skip`ped ones (and after an uncaught
- * error), exiting with code 1 past 10 s. Call it while the server starts: a signal's default action
- * would kill a server already accepting connections; a stop asked for meanwhile closes it once
- * started. Returns the uninstaller.
+ * Closes the server gracefully on SIGTERM and SIGINT but the `skip`ped ones, and after an uncaught error; exit code 1
+ * past 10 s. Installed while the server starts, since a signal's default action would kill a server already accepting
+ * connections: a stop asked for meanwhile closes it once started. Returns the uninstaller.
  */
 export function closeOnSignals(starting: Promise<RunningServer>, skip: closeWithGrace.AllEvents[] = []): () => void {
   const grace = closeWithGrace(

@@ -1,8 +1,6 @@
-// Text that UTF-8 cannot carry: a JavaScript string may hold an unpaired surrogate (JSON's
-// "\ud800" makes one), which each store would write as something else, so the answer would differ
-// from what is stored. Such text is refused wherever it comes in: request fields (the WELL_FORMED
-// format) and import records. Below, the characters that act on a display (CONTROL): refused in a
-// person's name (NAME_TEXT) and escaped in everything the operator commands print.
+// A JavaScript string may hold an unpaired surrogate (JSON's "\ud800" makes one), which UTF-8 cannot carry: a store would
+// keep something else than the answer says. Such text is refused in request fields (WELL_FORMED) and import records.
+// The characters that act on a display (CONTROL) are refused in a name (NAME_TEXT) and escaped in what the CLI prints.
 
 declare global {
   // ES2024, in Node.js 20; the project's lib is ES2023.
@@ -20,9 +18,8 @@ export const notWellFormedMessage = (field: string): string =>
   `${field} must be valid Unicode text: it contains an unpaired surrogate`
 
 /**
- * Characters that act on whatever shows the text: the control characters (C0 with ESC, DEL, C1
- * with U+009B, a one-character CSI on some terminals) and the Bidi_Control characters, which
- * reorder the rest of a line so that it reads differently from what it holds.
+ * The control characters (C0 with ESC, DEL, C1 with U+009B, a one-character CSI on some terminals) and the Bidi_Control
+ * characters, which reorder the rest of a line so that it reads differently from what it holds.
  */
 const CONTROL = /[\p{Cc}\p{Bidi_Control}]/u
 

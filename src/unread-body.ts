@@ -1,7 +1,6 @@
-// Answers given before the request's body has all arrived (413, 415, 401, an unroutable 404).
-// Closing the connection while the client still sends makes the kernel reset it, and the client
-// fails (`write EPIPE`, ECONNRESET) without reading the answer. So the rest of the body is read
-// and thrown away first, up to BODY_DRAIN_LIMIT (docs/configuration.md), then the answer is sent.
+// Answers given before the request's body has all arrived (413, 415, 401, an unroutable 404). Closing the connection
+// while the client still sends makes the kernel reset it, and the client fails (`write EPIPE`, ECONNRESET) without
+// reading the answer: the rest of the body is first read and dropped, up to BODY_DRAIN_LIMIT (docs/configuration.md).
 import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
@@ -11,8 +10,6 @@ export const BODY_DRAIN_FACTOR = 16
 /** Read to its end; past the budget (the rest left unread); or the connection closed first. */
 export type DrainOutcome = 'ended' | 'over-bound' | 'closed'
 
-const ignore = () => {}
-
 /** Reads and drops the rest of a request body until it ends or passes `budget` bytes. */
 export function discardBody(request: IncomingMessage, budget: number): Promise<DrainOutcome> {
   if (request.readableEnded) return Promise.resolve('ended')
@@ -20,10 +17,7 @@ export function discardBody(request: IncomingMessage, budget: number): Promise<D
   if (budget < 0) return Promise.resolve('over-bound')
   return new Promise((resolve) => {
     let left = budget
-    let settled = false
     const settle = (outcome: DrainOutcome) => {
-      if (settled) return
-      settled = true
       request.off('data', onData)
       request.off('end', onEnd)
       request.off('close', onClose)
@@ -39,7 +33,7 @@ export function discardBody(request: IncomingMessage, budget: number): Promise<D
     request.on('end', onEnd)
     request.on('close', onClose)
     // A connection lost mid-body is an 'error' here, and 'close' settles it.
-    request.on('error', ignore)
+    request.on('error', () => {})
     request.resume()
   })
 }

@@ -148,7 +148,7 @@ describe('progress', () => {
   it('draws one line in place on a terminal and steps aside for messages', () => {
     let out = ''
     let t = 0
-    const p = new Progress({ write: (s: string) => (out += s), columns: 200 }, { tty: true, intervalMs: 100, now: () => t })
+    const p = new Progress({ write: (s: string) => (out += s), columns: 200 }, { tty: true, now: () => t })
     p.begin('users', 1000, () => 500)
     t = 50
     p.tick(counts)
@@ -165,7 +165,7 @@ describe('progress', () => {
   it('prints plain lines when not a terminal', () => {
     let out = ''
     let t = 0
-    const p = new Progress({ write: (s: string) => (out += s) }, { tty: false, intervalMs: 5000, now: () => t })
+    const p = new Progress({ write: (s: string) => (out += s) }, { tty: false, now: () => t })
     p.begin('notes', 100, () => 25)
     t = 5000
     p.tick(counts)

@@ -2,6 +2,7 @@
 // 2 usage or input. Users' text may hold control characters, so all output is escaped (unicode.ts), JSON too.
 import type { Readable, Writable } from 'node:stream'
 import { createInterface } from 'node:readline/promises'
+import { buffer } from 'node:stream/consumers'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { type Env, parseConfig } from '../config.js'
@@ -32,13 +33,7 @@ export const USERS_USAGE = `  users     list [--json]              every account
             or with an empty input they generate one and print it once (docs/accounts.md)
 `
 
-export interface CliIo {
-  stdin: Readable & { isTTY?: boolean }
-  stdout: Writable
-  stderr: Writable
-}
-
-const processIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+export type CliIo = { stdin: Readable & { isTTY?: boolean }; stdout: Writable; stderr: Writable }
 
 class UsageError extends Error {}
 
@@ -50,9 +45,7 @@ const json = (value: unknown) => escapeJsonForTerminal(JSON.stringify(value))
 /** Standard input less one final line break, unless it is a terminal or empty: then a generated password. */
 async function passwordFrom(io: CliIo): Promise<{ password: string; generated: boolean }> {
   if (!io.stdin.isTTY) {
-    const chunks: Buffer[] = []
-    for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)))
-    const given = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+    const given = (await buffer(io.stdin)).toString('utf8').replace(/\r?\n$/, '')
     if (given !== '') return { password: given, generated: false }
   }
   return { password: generatePassword(), generated: true }
@@ -72,8 +65,7 @@ async function confirmed(io: CliIo, { user, usage: { notes }, sessions }: Accoun
   }
 }
 
-function describe(details: AccountDetails): string[] {
-  const { user, usage, sessions } = details
+function describe({ user, usage, sessions }: AccountDetails): string[] {
   return [
     `id:       ${user._id}`,
     `email:    ${user.email}`,
@@ -107,64 +99,60 @@ async function list(admin: AccountAdmin, asJson: boolean, io: CliIo): Promise<nu
   return 0
 }
 
-async function run(admin: AccountAdmin, command: string, emails: string[], values: { json?: boolean; name?: string; yes?: boolean }, io: CliIo): Promise<number> {
+type Values = { json?: boolean; name?: string; yes?: boolean }
+type OneAccountCommand = (admin: AccountAdmin, email: string, values: Values, io: CliIo) => Promise<number | void>
+
+/** The commands on exactly one EMAIL; returning nothing is exit code 0. */
+const ON_ONE_ACCOUNT: Record<string, OneAccountCommand> = {
+  async show(admin, email, values, io) {
+    const details = await admin.details(email)
+    for (const row of values.json ? [showJson(details)] : describe(details)) line(io.stdout, row)
+  },
+  async create(admin, email, values, io) {
+    if (values.name === undefined) throw new UsageError('users create needs --name NAME')
+    const { password, generated } = await passwordFrom(io)
+    refuseInput(firstProblem(NewAccount, { fullName: values.name, email, password }))
+    const user = await admin.create(email, values.name, password)
+    line(io.stdout, `created ${user.email} (id ${user._id})`)
+    if (generated) line(io.stdout, `password: ${password}`)
+  },
+  async 'reset-password'(admin, email, _values, io) {
+    await admin.find(email) // an unknown email is said before any password is read
+    const { password, generated } = await passwordFrom(io)
+    refuseInput(firstProblem(NewPassword, { password }))
+    const user = await admin.resetPassword(email, password)
+    line(io.stdout, `password of ${user.email} changed; every session of the account has ended`)
+    if (generated) line(io.stdout, `password: ${password}`)
+  },
+  async 'revoke-sessions'(admin, email, _values, io) {
+    const user = await admin.revokeSessions(email)
+    line(io.stdout, `every session of ${user.email} has ended`)
+  },
+  async delete(admin, email, values, io) {
+    const details = await admin.details(email)
+    if (!values.yes) {
+      if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
+      if (!(await confirmed(io, details))) {
+        line(io.stderr, 'notes-service: not deleted (the email typed did not match)')
+        return 1
+      }
+    }
+    await admin.delete(details.user)
+    line(io.stdout, `deleted ${details.user.email}: the account, ${details.usage.notes} note(s) and ${details.sessions.length} session(s)`)
+  },
+}
+
+async function run(admin: AccountAdmin, command: string, emails: string[], values: Values, io: CliIo): Promise<number> {
   if (command === 'list') {
     if (emails.length > 0) throw new UsageError('users list takes no EMAIL')
     return list(admin, values.json ?? false, io)
   }
   if (emails.length !== 1) throw new UsageError(`users ${command} needs exactly one EMAIL`)
-  const email = emails[0]!
-  switch (command) {
-    case 'show': {
-      const details = await admin.details(email)
-      for (const row of values.json ? [showJson(details)] : describe(details)) line(io.stdout, row)
-      return 0
-    }
-    case 'create': {
-      if (values.name === undefined) throw new UsageError('users create needs --name NAME')
-      const { password, generated } = await passwordFrom(io)
-      refuseInput(firstProblem(NewAccount, { fullName: values.name, email, password }))
-      const user = await admin.create(email, values.name, password)
-      line(io.stdout, `created ${user.email} (id ${user._id})`)
-      if (generated) line(io.stdout, `password: ${password}`)
-      return 0
-    }
-    case 'reset-password': {
-      await admin.find(email) // an unknown email is said before any password is read
-      const { password, generated } = await passwordFrom(io)
-      refuseInput(firstProblem(NewPassword, { password }))
-      const user = await admin.resetPassword(email, password)
-      line(io.stdout, `password of ${user.email} changed; every session of the account has ended`)
-      if (generated) line(io.stdout, `password: ${password}`)
-      return 0
-    }
-    case 'revoke-sessions': {
-      const user = await admin.revokeSessions(email)
-      line(io.stdout, `every session of ${user.email} has ended`)
-      return 0
-    }
-    case 'delete': {
-      const details = await admin.details(email)
-      if (!values.yes) {
-        if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
-        if (!(await confirmed(io, details))) {
-          line(io.stderr, 'notes-service: not deleted (the email typed did not match)')
-          return 1
-        }
-      }
-      await admin.delete(details.user)
-      line(io.stdout, `deleted ${details.user.email}: the account, ${details.usage.notes} note(s) and ${details.sessions.length} session(s)`)
-      return 0
-    }
-    default:
-      throw new UsageError(`unknown users command "${command}"`)
-  }
+  return (await ON_ONE_ACCOUNT[command]!(admin, emails[0]!, values, io)) ?? 0
 }
 
-const COMMANDS = ['list', 'show', 'create', 'reset-password', 'revoke-sessions', 'delete']
-
 /** `notes-service users …` on the store the environment selects; resolves to the exit code. */
-export async function runUsers(args: string[], env: Env, io: CliIo = processIo): Promise<number> {
+export async function runUsers(args: string[], env: Env, io: CliIo = process): Promise<number> {
   try {
     const { positionals, values } = parseArgs({
       args,
@@ -172,7 +160,8 @@ export async function runUsers(args: string[], env: Env, io: CliIo = processIo):
       options: { json: { type: 'boolean' }, name: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
     })
     const [command = '', ...emails] = positionals
-    if (!COMMANDS.includes(command)) return usage(io, command ? `unknown users command "${command}"` : 'users needs a command')
+    const known = command === 'list' || Object.hasOwn(ON_ONE_ACCOUNT, command)
+    if (!known) throw new UsageError(command ? `unknown users command "${command}"` : 'users needs a command')
     const store = await openStore(parseConfig(env))
     try {
       return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, emails, values, io)
@@ -181,14 +170,12 @@ export async function runUsers(args: string[], env: Env, io: CliIo = processIo):
     }
   } catch (err) {
     const isParseError = err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')
-    if (err instanceof UsageError || isParseError) return usage(io, err.message)
+    if (err instanceof UsageError || isParseError) {
+      io.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${USERS_USAGE}`)
+      return 2
+    }
     if (!(err instanceof AdminError)) throw err
     line(io.stderr, `notes-service: ${err.message}`)
     return err.kind === 'input' ? 2 : 1
   }
-}
-
-function usage(io: CliIo, message: string): number {
-  io.stderr.write(`notes-service: ${escapeForTerminal(message)}\nusage:\n${USERS_USAGE}`)
-  return 2
 }

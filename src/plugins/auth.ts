@@ -24,12 +24,10 @@ export function sendUnauthorized(reply: FastifyReply): FastifyReply {
 
 export type Authenticate = onRequestHookHandler
 
-
 /**
- * An onRequest hook, so unauthenticated bodies are never parsed. A signed token is refused unless
- * the store, asked on this request, still holds its session and account: an ended session gets
- * 401 on every instance at its next request (docs/accounts.md). A callback hook, since an async
- * one costs a promise and a microtask turn on every authenticated request.
+ * An onRequest hook, so unauthenticated bodies are never parsed. A signed token is refused unless the store, asked on
+ * this request, still holds its session and account: an ended session gets 401 on every instance at its next request
+ * (docs/accounts.md). A callback hook: an async one costs a promise and a microtask turn per authenticated request.
  */
 export function authenticateWith(
   tokens: TokenService,

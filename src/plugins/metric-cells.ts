@@ -1,7 +1,6 @@
-// Histograms whose label sets are looked up once, for the metrics recorded on every request:
-// prom-client's `observe(labels, value)` checks the names and builds a key from the values on
-// every call (docs/performance.md, "What shaped the design"). `get()` answers in the shape of
-// prom-client's Histogram, so /metrics prints the same text (test/metric-cells.test.ts).
+// Histograms whose label sets are looked up once, for the metrics of every request: prom-client's `observe(labels, value)`
+// checks the names and builds a key on every call (docs/performance.md, "What shaped the design"). `get()` answers in
+// the shape of prom-client's Histogram, so /metrics prints the same text (test/metric-cells.test.ts).
 import type { Metric, Registry } from 'prom-client'
 
 export class HistogramCell {

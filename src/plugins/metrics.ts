@@ -4,8 +4,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
-import type { MetricsConfig } from '../config.js'
 import type { BruteForceGuard } from '../services/brute-force.js'
+import { operatorOperation } from '../schemas/operations.js'
 import type { Store } from '../store/types.js'
 import { CellHistogram, type HistogramCell } from './metric-cells.js'
 
@@ -64,9 +64,8 @@ export function createMetrics() {
 }
 
 /**
- * A Store whose every call (close aside) is timed into `store_query_duration_seconds`. A plain
- * object built once, since a Proxy would cost a get trap per call; methods are found along the
- * prototype chain, so a store built with Object.create (tests) is timed too.
+ * A Store whose every call (close aside) is timed into `store_query_duration_seconds`: a plain object, since a Proxy
+ * costs a get trap per call. Methods are found along the prototype chain, so a store made by Object.create is timed too.
  */
 export function timedStore(store: Store, metrics: Metrics): Store {
   const timed: Record<string, unknown> = {}
@@ -130,9 +129,8 @@ export function countingGuard(guard: BruteForceGuard, metrics: Metrics): BruteFo
 }
 
 /**
- * Records every response into the request metrics. Call it before any route is added: each route
- * gets its own onResponse hook with its pattern fixed, since Fastify builds `request.routeOptions`
- * afresh on each access. Requests no route matched are recorded by one app-level hook.
+ * Records every response into the request metrics. Call it before any route is added: each route gets an onResponse hook
+ * with its pattern fixed, as Fastify builds `request.routeOptions` on each access. One app-level hook records unmatched requests.
  */
 export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
   const { requestSeconds, throttled } = metrics
@@ -163,17 +161,13 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
   })
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: MetricsConfig): void {
-  if (config.port !== undefined) return
+/** /metrics on the API's port, when METRICS_PORT is unset. */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const description = 'Prometheus text format. Off with METRICS_ENABLED=false; moved off this port by METRICS_PORT.'
   app.get('/metrics', {
     schema: {
-      tags: ['operations'],
-      operationId: 'metrics',
-      summary: 'Prometheus metrics',
-      description: 'Prometheus text format. Off with METRICS_ENABLED=false; moved off this port by METRICS_PORT.',
-      response: {
-        200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
-      },
+      ...operatorOperation('metrics', 'Prometheus metrics', description),
+      response: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
     },
     handler: async (_request, reply) => {
       const text = await metrics.registry.metrics()
@@ -182,13 +176,8 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, config: 
   })
 }
 
-export interface MetricsListener {
-  url: string
-  close(): Promise<void>
-}
-
 /** METRICS_PORT's listener: GET /metrics and nothing else. */
-export async function listenForMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsListener> {
+export async function listenForMetrics(metrics: Metrics, host: string, port: number) {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]
     if (request.method !== 'GET' || (path !== '/metrics' && path !== '/metrics/')) {
@@ -208,10 +197,9 @@ export async function listenForMetrics(metrics: Metrics, host: string, port: num
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
     url: `http://${shownHost}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections()
-        server.close((err) => (err ? reject(err) : resolve()))
-      }),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
+    },
   }
 }

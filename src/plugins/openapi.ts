@@ -1,5 +1,4 @@
-// GET /openapi.json, generated from the route schemas so that it cannot drift from the code.
-// Register before the routes: @fastify/swagger collects them as they are added.
+// GET /openapi.json, generated from the route schemas. Register before the routes: @fastify/swagger collects them as added.
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import { ACCOUNT_MANAGEMENT_TAG } from '../schemas/account-management.js'

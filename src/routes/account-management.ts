@@ -23,7 +23,6 @@ import { dropFalsyFields } from './falsy.js'
 const ChangePasswordBody = Type.Object({ currentPassword: password, newPassword: password }, { required: ['currentPassword', 'newPassword'] })
 const EditUserBody = Type.Object({ fullName }, { required: ['fullName'] })
 const DeleteAccountBody = Type.Object({ password }, { required: ['password'] })
-type SessionParams = Static<typeof sessionIdParams>
 
 /** The bare 401 when the caller's session had ended. */
 const doneOr401 = (reply: FastifyReply, done: boolean, message: string) => (done ? { error: false, message } : sendUnauthorized(reply))
@@ -45,7 +44,7 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     }),
   })
 
-  app.delete<{ Params: SessionParams }>('/delete-session/:sessionId', {
+  app.delete<{ Params: Static<typeof sessionIdParams> }>('/delete-session/:sessionId', {
     onRequest: authenticate,
     schema: { ...about.deleteSession, params: sessionIdParams, response: { 200: SessionEnded, ...errors.deleteSession } },
     handler: async (request) => {

@@ -1,5 +1,4 @@
-// The note endpoints (docs/contract.md, "Endpoints"). Handlers only parse, call NoteService and
-// shape the reply; the rules live in services/notes.ts.
+// The note endpoints (docs/contract.md, "Endpoints"): they parse, call NoteService (the rules) and shape the reply.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
@@ -20,7 +19,6 @@ const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
 const SearchQuery = Type.Object({ query }, { required: ['query'] })
 type Params = Static<typeof noteIdParams>
 
-/** The 500 message of edit, delete and pin has a trailing space (docs/contract.md, "Quirks kept"). */
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
 
 /** A 200 body `{error: false, notes, message}` around notes that are JSON text already; Fastify sends it as it is. */
@@ -35,10 +33,7 @@ const notesBody = (message: string) => {
 }
 const FOUND = notesBody('Notes matching the search query retrieved successfully').text
 
-/**
- * The listing's body. The cache hands back the same Buffer while a user's notes are unchanged, so
- * its body is made once and held weakly, for as long as the Buffer is kept (docs/performance.md).
- */
+/** The listing's body, made once per cached Buffer (the same while the notes are unchanged), held weakly (docs/performance.md). */
 const LISTED = (() => {
   const wrap = notesBody('All notes retrieved successfully')
   const bodies = new WeakMap<Buffer, Buffer>()
@@ -50,10 +45,7 @@ const LISTED = (() => {
   }
 })()
 
-/**
- * A string over 16 Ki characters goes as its UTF-8 Buffer: Node would first allocate three bytes
- * per character (docs/performance.md, "Memory").
- */
+/** Over 16 Ki characters, a string goes as its UTF-8 Buffer: Node would first allocate three bytes per character. */
 function sendJson(reply: FastifyReply, body: JsonText): FastifyReply {
   const bytes = typeof body === 'string' && body.length > 16 * 1024 ? Buffer.from(body) : body
   return reply.type('application/json; charset=utf-8').send(bytes)
@@ -107,8 +99,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.get('/get-all-notes', {
     onRequest: authenticate,
     schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
-    // The versions the authenticate hook read serve the listing's cache check too. Not async: a
-    // kept listing is sent without a promise of the handler's own.
+    // The versions the hook read serve the cache check too. Not async: a kept listing is sent without a promise of its own.
     handler: (request, reply) => {
       notes.listJson(request.user._id, request.versionsChecked).then(
         (json) => sendJson(reply, LISTED(json)),

@@ -1,16 +1,7 @@
-// Response schemas and OpenAPI descriptions of the account-management endpoints (docs/accounts.md),
-// in the contract's style; their own tag keeps them apart from the contract's in /openapi.json.
+// Responses and OpenAPI descriptions of the account-management endpoints (docs/accounts.md), under a tag of their own.
 import { Type } from '@sinclair/typebox'
-import { operation } from './operations.js'
-import {
-  BadRequest,
-  InternalError,
-  PayloadTooLarge,
-  ServiceUnavailable,
-  Unauthorized,
-  UnsupportedMediaType,
-  errorBody,
-} from './error-responses.js'
+import { operationsOf } from './operations.js'
+import { authErrors, bodyErrors, errorBody } from './error-responses.js'
 import { User } from './responses.js'
 
 export const SESSION_NOT_FOUND = 'Session not found'
@@ -46,12 +37,11 @@ const WrongPassword = errorBody(
     '("Invalid Credentials", counted against this session: the one that uses its last allowed failure ends the session).',
 )
 
-const common = { 401: Unauthorized, 500: InternalError, 503: ServiceUnavailable }
-const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType, ...common }
+const withBody = { ...bodyErrors, ...authErrors }
 
 export const accountErrorResponses = {
   logout: withBody,
-  getSessions: common,
+  getSessions: authErrors,
   deleteSession: { ...withBody, 404: SessionNotFound },
   logoutEverywhere: withBody,
   changePassword: { ...withBody, 400: WrongPassword },
@@ -59,8 +49,7 @@ export const accountErrorResponses = {
   deleteAccount: { ...withBody, 400: WrongPassword },
 }
 
-const about = (operationId: string, summary: string, description: string) =>
-  operation(ACCOUNT_MANAGEMENT_TAG, true, operationId, summary, description)
+const about = operationsOf(ACCOUNT_MANAGEMENT_TAG, true)
 
 export const accountOperations = {
   logout: about('logout', 'Log out', 'Ends the session of this token. A token issued before sessions existed ends with every other such token of the account.'),

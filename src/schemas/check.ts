@@ -1,5 +1,4 @@
-// The request schemas (fields.ts) applied to what an operator types (the `users` commands), in
-// the words an HTTP client gets (validation-errors.ts).
+// The request schemas (fields.ts) applied to what an operator types (`users` commands), in an HTTP client's words.
 import type { TObject } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'

@@ -1,7 +1,6 @@
-// Response schemas of every error status of the contract routes. Fastify serialises error bodies
-// through them, so they keep the handler's bytes: properties in its order ({error, message}), and
-// no `const` on `message`, which fast-json-stringify would write instead of the actual value.
-// `enum` and `pattern` only document the words (and let the test harness check them).
+// Response schemas of every error status of the contract routes. Fastify serialises error bodies through them, so
+// they keep the handler's bytes: properties in its order ({error, message}), and no `const` on `message`, which
+// fast-json-stringify would write instead of the value. `enum` and `pattern` only document the words (the harness checks).
 import { type TSchema, Type } from '@sinclair/typebox'
 import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
@@ -11,10 +10,10 @@ const message = (options: { enum?: string[]; pattern?: string; description?: str
   Type.Unsafe<string>({ type: 'string', ...options })
 
 /** `{error: true, message}`, the contract's usual error body. */
-export const errorBody = (description: string, messages?: string[] | { pattern: string }) =>
+export const errorBody = (description: string, messages?: string[] | { pattern: string }, headers?: object) =>
   Type.Object(
     { error: Type.Literal(true), message: message(Array.isArray(messages) ? { enum: messages } : (messages ?? {})) },
-    { description, additionalProperties: false },
+    { description, additionalProperties: false, ...(headers && { headers }) },
   )
 
 const BAD_REQUEST =
@@ -22,9 +21,8 @@ const BAD_REQUEST =
   'holds an unpaired surrogate ("… must be valid Unicode text") or, for fullName, a control character ' +
   '("fullName must not contain control characters"), or the body is not valid UTF-8, not valid JSON or not an object.'
 
-export const BadRequest = errorBody(BAD_REQUEST)
+const BadRequest = errorBody(BAD_REQUEST)
 
-/** add-note answers its two "is required" errors without the `error` key (docs/contract.md, "POST /add-note"). */
 const AddNoteBadRequest = Type.Union(
   [
     Type.Object({ error: Type.Literal(true), message: message() }, { additionalProperties: false }),
@@ -43,8 +41,8 @@ export const Unauthorized = {
 }
 
 const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
-export const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
-export const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
+const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
+const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
 
 const RegistrationClosed = errorBody('Registration is closed (REGISTRATION=closed).', [REGISTRATION_CLOSED])
 const NoteQuotaReached = errorBody(
@@ -57,22 +55,18 @@ const InsufficientStorage = errorBody(
   [LOW_DISK_SPACE],
 )
 
-const TooManyRequests = Type.Object(
-  { error: Type.Literal(true), message: message({ enum: [LOGIN_THROTTLED, REGISTRATION_THROTTLED, REGISTRATIONS_THROTTLED] }) },
-  {
-    description:
-      'Too many failed logins, duplicate registrations or accounts registered from this address; retry after Retry-After seconds.',
-    additionalProperties: false,
-    headers: { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
-  },
+const TooManyRequests = errorBody(
+  'Too many failed logins, duplicate registrations or accounts registered from this address; retry after Retry-After seconds.',
+  [LOGIN_THROTTLED, REGISTRATION_THROTTLED, REGISTRATIONS_THROTTLED],
+  { 'retry-after': { type: 'string', description: 'Seconds until the next attempt is allowed.' } },
 )
 
 const internalError = (text: string) => errorBody('An unexpected failure inside the service.', [text])
-export const InternalError = internalError('Internal Server Error')
+const InternalError = internalError('Internal Server Error')
 /** edit, delete and pin answer 500 with a trailing space (docs/contract.md, "Quirks kept"). */
 const InternalErrorTrailingSpace = internalError('Internal Server Error ')
 
-export const ServiceUnavailable = errorBody('The database cannot be reached.', [DATABASE_UNREACHABLE])
+const ServiceUnavailable = errorBody('The database cannot be reached.', [DATABASE_UNREACHABLE])
 
 const SearchBadRequest = errorBody(
   'The query is missing, over 500 characters, not a regular expression RE2 accepts (back-references and ' +
@@ -86,19 +80,20 @@ const SearchUnavailable = errorBody(
   [DATABASE_UNREACHABLE, SEARCH_BUSY],
 )
 
-const withBody = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
-const common = { 500: InternalError, 503: ServiceUnavailable }
-const noteById = { ...withBody, 401: Unauthorized, 404: NoteNotFound, 500: InternalErrorTrailingSpace, 503: ServiceUnavailable }
+export const bodyErrors = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
+const serverErrors = { 500: InternalError, 503: ServiceUnavailable }
+export const authErrors = { 401: Unauthorized, ...serverErrors }
+const noteById = { ...bodyErrors, ...authErrors, 404: NoteNotFound, 500: InternalErrorTrailingSpace }
 
 /** The error statuses each contract route can answer, keyed like the route handlers. */
 export const errorResponses = {
-  createAccount: { ...withBody, 403: RegistrationClosed, 429: TooManyRequests, ...common, 507: InsufficientStorage },
-  login: { ...withBody, 429: TooManyRequests, ...common },
-  getUser: { 401: Unauthorized, ...common },
-  addNote: { ...withBody, 400: AddNoteBadRequest, 401: Unauthorized, 403: NoteQuotaReached, ...common, 507: InsufficientStorage },
+  createAccount: { ...bodyErrors, 403: RegistrationClosed, 429: TooManyRequests, ...serverErrors, 507: InsufficientStorage },
+  login: { ...bodyErrors, 429: TooManyRequests, ...serverErrors },
+  getUser: authErrors,
+  addNote: { ...bodyErrors, 400: AddNoteBadRequest, ...authErrors, 403: NoteQuotaReached, 507: InsufficientStorage },
   editNote: { ...noteById, 403: NoteQuotaReached, 507: InsufficientStorage },
   deleteNote: noteById,
   pinNote: { ...noteById, 507: InsufficientStorage },
-  getAllNotes: { 401: Unauthorized, ...common },
-  searchNotes: { 400: SearchBadRequest, 401: Unauthorized, ...common, 503: SearchUnavailable },
+  getAllNotes: authErrors,
+  searchNotes: { 400: SearchBadRequest, ...authErrors, 503: SearchUnavailable },
 } satisfies Record<string, Record<number, TSchema | typeof Unauthorized>>

@@ -1,18 +1,7 @@
-// Request schemas (JSON Schema through TypeBox), validated by Fastify's Ajv before a handler
-// runs. Size limits: docs/contract.md, "Field problems". Falsy values have already been
-// dropped by the route (they count as missing), so `required` answers for them too.
-//
-// Every string field carries the WELL_FORMED format (unicode.ts): an unpaired surrogate is a 400
-// naming the field, never stored. Order of the answers, as Ajv checks them: the body is a JSON
-// object; then the first required field that is missing or falsy ("… is required", in the
-// `required` order); then each field in schema order, and for one field its type, its length,
-// then well-formed text (for tags: the array, its length, then each tag in order).
-//
-// fullName carries NAME_TEXT instead, which is WELL_FORMED and also refuses control characters
-// (C0, DEL, C1 and the bidi controls, unicode.ts): a name is shown on other people's screens and
-// printed by the operator commands, where such characters move the cursor or reorder the line.
-// An unpaired surrogate is still named as such first. Other fields keep them: a note's text is
-// its owner's own, and a password is never shown.
+// Request schemas, validated by Fastify's Ajv before a handler runs, in the order of docs/contract.md, "Checking order".
+// Falsy values were dropped by the route, so `required` answers for them too. String fields carry WELL_FORMED (unicode.ts):
+// an unpaired surrogate is a 400 naming the field. fullName carries NAME_TEXT instead, which also refuses control
+// characters: a name is shown on other people's screens and printed by the operator commands (docs/compatibility.md).
 import { Type } from '@sinclair/typebox'
 import { LIMITS, text } from '../note-shape.js'
 import { NAME_TEXT } from '../unicode.js'
@@ -45,4 +34,3 @@ export const query = text(LIMITS.query)
 
 export const noteIdParams = Type.Object({ noteId: Type.String() })
 export const sessionIdParams = Type.Object({ sessionId: Type.String() })
-

@@ -1,11 +1,10 @@
-// What the OpenAPI document says about each route besides its schemas (@fastify/swagger reads
-// these keys from the route schema; Fastify ignores them).
+// What /openapi.json says of each route besides its schemas: @fastify/swagger reads these keys, Fastify ignores them.
 
 /** The name of the bearer security scheme declared in plugins/openapi.ts. */
 export const BEARER = 'bearerAuth'
 
-/** An operation of `tag`, which with `bearer` requires the token. */
-export const operation = (tag: string, bearer: boolean, operationId: string, summary: string, description?: string) => ({
+/** The operations of `tag`, which with `bearer` require the token. */
+export const operationsOf = (tag: string, bearer: boolean) => (operationId: string, summary: string, description?: string) => ({
   tags: [tag],
   ...(bearer ? { security: [{ [BEARER]: [] }] } : {}),
   operationId,
@@ -13,37 +12,30 @@ export const operation = (tag: string, bearer: boolean, operationId: string, sum
   ...(description === undefined ? {} : { description }),
 })
 
+const open = operationsOf('accounts', false)
+const account = operationsOf('accounts', true)
+const note = operationsOf('notes', true)
+export const operatorOperation = operationsOf('operations', false)
+
 export const operations = {
-  createAccount: operation(
-    'accounts',
-    false,
+  createAccount: open(
     'createAccount',
     'Register an account',
     'Creates the account and answers with an access token. An email that already exists answers 200 ' +
       'with {error: true, message: "User already exists"}.',
   ),
-  login: operation(
-    'accounts',
-    false,
+  login: open(
     'login',
     'Log in',
     'Answers a new access token. A wrong password and an unknown email both answer 400 "Invalid Credentials".',
   ),
-  getUser: operation('accounts', true, 'getUser', 'The user of the token'),
-  addNote: operation('notes', true, 'addNote', 'Add a note'),
-  editNote: operation(
-    'notes',
-    true,
-    'editNote',
-    'Edit a note',
-    'Only truthy values are applied: isPinned false does not unpin (use /update-note-pinned).',
-  ),
-  deleteNote: operation('notes', true, 'deleteNote', 'Delete a note'),
-  pinNote: operation('notes', true, 'updateNotePinned', 'Pin or unpin a note', 'Stores isPinned whenever the key is present, false included.'),
-  getAllNotes: operation('notes', true, 'getAllNotes', "The user's notes", 'Pinned first, then newest createdOn first, then _id descending.'),
-  searchNotes: operation(
-    'notes',
-    true,
+  getUser: account('getUser', 'The user of the token'),
+  addNote: note('addNote', 'Add a note'),
+  editNote: note('editNote', 'Edit a note', 'Only truthy values are applied: isPinned false does not unpin (use /update-note-pinned).'),
+  deleteNote: note('deleteNote', 'Delete a note'),
+  pinNote: note('updateNotePinned', 'Pin or unpin a note', 'Stores isPinned whenever the key is present, false included.'),
+  getAllNotes: note('getAllNotes', "The user's notes", 'Pinned first, then newest createdOn first, then _id descending.'),
+  searchNotes: note(
     'searchNotes',
     "Search the user's notes",
     'query is a case-insensitive regular expression (RE2 syntax: no back-references or look-around) ' +

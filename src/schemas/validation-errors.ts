@@ -6,13 +6,7 @@ import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
 
 const ARTICLE: Record<string, string> = { string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', number: 'a number' }
 
-function valueAt(data: unknown, path: string[]): unknown {
-  let value = data
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
-  return value
-}
-
-/** `data`: what was validated, since the answer for a NAME_TEXT failure depends on the value. */
+/** `data`: the body, since the answer for a NAME_TEXT failure (fullName only) depends on the value. */
 export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, data?: unknown): ContractError {
   const first = errors[0]
   if (!first) return new ContractError(400, 'Invalid request')
@@ -37,7 +31,9 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
       return new ContractError(400, `${path.length > 1 ? 'each of ' : ''}${field} must be at most ${String(params.limit)} characters`)
     case 'format':
       if (params.format === WELL_FORMED) return new ContractError(400, notWellFormedMessage(field))
-      if (params.format === NAME_TEXT) return new ContractError(400, formatProblemMessage(field, valueAt(data, path)))
+      if (params.format === NAME_TEXT) {
+        return new ContractError(400, formatProblemMessage(field, (data as Record<string, unknown> | undefined)?.[field]))
+      }
       return new ContractError(400, `${field} is invalid`)
     case 'maxItems':
       return new ContractError(400, `${field} must have at most ${String(params.limit)} items`)

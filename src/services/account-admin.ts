@@ -1,23 +1,18 @@
 // `notes-service users` (docs/accounts.md): accounts are named by email, compared by their key.
 import { randomBytes } from 'node:crypto'
-import type { NoteUsage, Store, UserRecord } from '../store/types.js'
+import type { Store, UserRecord } from '../store/types.js'
 import { emailKeyOf, newUser } from './accounts.js'
 import type { PasswordHasher } from './passwords.js'
 import { type SessionService, revokeNow } from './sessions.js'
 
 /** 144 bits, as 24 base64url characters. */
-export function generatePassword(): string {
-  return randomBytes(18).toString('base64url')
-}
+export const generatePassword = (): string => randomBytes(18).toString('base64url')
 
+/** kind 'input': exit code 2; 'state': 1. */
 export class AdminError extends Error {
-  constructor(
-    message: string,
-    /** 'input': exit code 2; 'state': 1. */
-    readonly kind: 'input' | 'state',
-  ) {
+  override name = 'AdminError'
+  constructor(message: string, readonly kind: 'input' | 'state') {
     super(message)
-    this.name = 'AdminError'
   }
 }
 
@@ -49,8 +44,7 @@ export class AccountAdmin {
   async details(email: string) {
     const user = await this.find(email)
     const [usage, sessions] = await Promise.all([this.store.noteUsage(user._id), this.sessions.live(user._id)])
-    const noNotes: NoteUsage = { notes: 0, bytes: 0 }
-    return { user, usage: usage ?? noNotes, sessions }
+    return { user, usage: usage ?? { notes: 0, bytes: 0 }, sessions }
   }
 
   /** REGISTRATION does not apply: the operator is not a public client. */
@@ -58,8 +52,7 @@ export class AccountAdmin {
     const email = emailInput.trim()
     if (email === '') throw new AdminError('Email is required', 'input')
     const user = newUser(name, email, await this.passwords.hash(plainPassword))
-    const created = await this.store.createUser(user)
-    if (!created) throw new AdminError(`an account with the email "${email}" exists already`, 'state')
+    if (!(await this.store.createUser(user))) throw new AdminError(`an account with the email "${email}" exists already`, 'state')
     return user
   }
 

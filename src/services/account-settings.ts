@@ -1,5 +1,4 @@
-// Each write commits only while the caller's session is alive (Store.updateUser's actor), so a
-// request that a revocation overtook changes nothing and answers 401.
+// A write commits only while the caller's session is alive (Store.updateUser's actor): one a revocation overtook answers 401.
 import { ContractError, badRequest } from '../errors.js'
 import { SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'

@@ -10,21 +10,13 @@ import type { TokenService, TokenUser } from './tokens.js'
 export const USER_EXISTS = 'User already exists'
 export const INVALID_CREDENTIALS = 'Invalid Credentials'
 
-export interface Registration {
-  fullName: string
-  email: string
-  password: string
-}
+export type Registration = Pick<UserRecord, 'fullName' | 'email'> & { password: string }
 
-export interface Origin {
-  ip: string
-  userAgent: string | undefined
-}
+export type Origin = { ip: string; userAgent: string | undefined }
 
 type RegistrationResult = { created: true; user: TokenUser; accessToken: string } | { created: false }
 
-// The unique key of an email (docs/compatibility.md, "The email key"); store/email-rekey.ts
-// recomputes stored keys with it.
+// The unique key of an email (docs/compatibility.md, "The email key"), also store/email-rekey.ts's.
 export const emailKeyOf = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
 export function publicUser(user: UserRecord): TokenUser {
@@ -49,9 +41,9 @@ export class AccountService {
     private readonly guard: BruteForceGuard,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
-    private readonly registration: 'open' | 'closed' = 'open',
+    private readonly registration: 'open' | 'closed',
     /** MIN_PASSWORD_LENGTH: 0 accepts any non-empty password, as the contract does. */
-    private readonly minPasswordLength = 0,
+    private readonly minPasswordLength: number,
   ) {}
 
   /** Checked before the body is read too. */
@@ -60,19 +52,17 @@ export class AccountService {
   }
 
   async register(input: Registration, origin: Origin): Promise<RegistrationResult> {
-    const client = origin.ip
     this.assertRegistrationOpen()
     const email = requireEmail(input.email)
     if (passwordLength(input.password) < this.minPasswordLength) throw badRequest(passwordTooShort('Password', this.minPasswordLength))
-    const emailKey = emailKeyOf(email)
     // A possible duplicate is counted before the lookup, so parallel ones cannot pass the limit together.
-    const duplicate = await this.guard.beginRegistration(client)
-    if (await this.store.findUserByEmailKey(emailKey)) {
+    const duplicate = await this.guard.beginRegistration(origin.ip)
+    if (await this.store.findUserByEmailKey(emailKeyOf(email))) {
       await duplicate.keep()
       return { created: false }
     }
     // Before the argon2 work, so a client past its limit costs no hash; the unique index settles races.
-    const reserved = await this.guard.reserveRegistration(client).catch(async (err: unknown) => {
+    const reserved = await this.guard.reserveRegistration(origin.ip).catch(async (err: unknown) => {
       await duplicate.giveBack().catch(() => {})
       throw err
     })
@@ -81,10 +71,8 @@ export class AccountService {
       const user = newUser(input.fullName, email, await this.passwords.hash(input.password))
       const session = this.sessions.newSession(user._id, origin.userAgent)
       created = await this.store.createUser(user, session)
-      if (created) {
-        const pub = publicUser(user)
-        return { created: true, user: pub, accessToken: this.tokens.issue(pub, session._id) }
-      }
+      const pub = publicUser(user)
+      if (created) return { created: true, user: pub, accessToken: this.tokens.issue(pub, session._id) }
     } finally {
       // A failed give-back leaves the attempt counted: the error that matters is the store's.
       await (created ? duplicate : reserved).giveBack().catch(() => {})

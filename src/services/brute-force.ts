@@ -1,6 +1,5 @@
-// Brute-force limits (docs/security.md). Every attempt is counted BEFORE the password is verified,
-// in one atomic step per counter, and given back when it was right, so a burst of parallel attempts
-// cannot pass a limit together.
+// Brute-force limits (docs/security.md). Every attempt is counted BEFORE the password is verified, atomically
+// per counter, and given back when it was right, so a burst of parallel attempts cannot pass a limit together.
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { BruteForceConfig } from '../config.js'
 import { ContractError } from '../errors.js'
@@ -17,13 +16,9 @@ export const REGISTRATIONS_THROTTLED = 'Too many accounts registered from this a
 // longer, since the memory limiter expires keys with timers (setTimeout waits at most 24.8 days).
 const SESSION_FAILURES_WINDOW_SECONDS = 7 * 24 * 3600
 
-interface CountedAttempt {
-  giveBack(): Promise<void>
-  keep(): Promise<void>
-}
+type CountedAttempt = Record<'giveBack' | 'keep', () => Promise<void>>
 
-interface SessionAttempt {
-  giveBack(): Promise<void>
+interface SessionAttempt extends Omit<CountedAttempt, 'keep'> {
   /** true: that failure was the session's last one, and it must end. */
   keep(): Promise<boolean>
 }
@@ -52,20 +47,15 @@ const noGuard: BruteForceGuard = {
 
 type Counter = readonly [RateLimiterAbstract, string]
 
-// When any counter refuses, every point taken is given back (consume() counts even when it
-// refuses), so a throttled pair does not use up the email's limit.
+// When a counter refuses, every point taken goes back (consume() counts even then): a throttled pair spares the email's limit.
 async function take(counters: readonly Counter[], message: string): Promise<CountedAttempt> {
   const taken = await Promise.allSettled(counters.map(([limiter, key]) => limiter.consume(key)))
   const giveBack = () => Promise.all(counters.map(([limiter, key]) => limiter.reward(key))).then(nothing)
   const refusals = taken.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []))
   if (refusals.length === 0) return { giveBack, keep: nothing }
   // A limiter that failed (not a refusal) took nothing; the others' points go back.
-  await Promise.all(
-    counters.flatMap(([limiter, key], i) => {
-      const t = taken[i]!
-      return t.status === 'fulfilled' || t.reason instanceof RateLimiterRes ? [limiter.reward(key)] : []
-    }),
-  )
+  const tookPoint = (t: PromiseSettledResult<unknown>) => t.status === 'fulfilled' || t.reason instanceof RateLimiterRes
+  await Promise.all(counters.filter((_, i) => tookPoint(taken[i]!)).map(([limiter, key]) => limiter.reward(key)))
   const failure = refusals.find((r) => !(r instanceof RateLimiterRes))
   if (failure !== undefined) throw failure instanceof Error ? failure : new Error('brute-force counter failed', { cause: failure })
   const waitMs = Math.max(...refusals.map((r) => (r as RateLimiterRes).msBeforeNext))
@@ -74,14 +64,13 @@ async function take(counters: readonly Counter[], message: string): Promise<Coun
 
 export function createBruteForceGuard(config: BruteForceConfig, factory: LimiterFactory = memoryLimiters): BruteForceGuard {
   if (!config.enabled) return noGuard
-  const duration = config.windowSeconds
-  const pair = factory({ keyPrefix: 'login-pair', points: config.pairLimit, duration })
-  const email = factory({ keyPrefix: 'login-email', points: config.emailLimit, duration })
-  const client = factory({ keyPrefix: 'login-client', points: config.ipLimit, duration })
-  const session = factory({ keyPrefix: 'password-session', points: config.sessionLimit, duration: SESSION_FAILURES_WINDOW_SECONDS })
-  const registration = factory({ keyPrefix: 'register-client', points: config.registrationIpLimit, duration })
-  const registrationWindow = config.registrationWindowSeconds
-  const registered = factory({ keyPrefix: 'registered-client', points: config.registrationsPerClient, duration: registrationWindow })
+  const limiter = (keyPrefix: string, points: number, duration = config.windowSeconds) => factory({ keyPrefix, points, duration })
+  const pair = limiter('login-pair', config.pairLimit)
+  const email = limiter('login-email', config.emailLimit)
+  const client = limiter('login-client', config.ipLimit)
+  const session = limiter('password-session', config.sessionLimit, SESSION_FAILURES_WINDOW_SECONDS)
+  const registration = limiter('register-client', config.registrationIpLimit)
+  const registered = limiter('registered-client', config.registrationsPerClient, config.registrationWindowSeconds)
 
   return {
     beginLogin: (emailKey, ip) => take([[pair, `${emailKey}\u0000${ip}`], [email, emailKey], [client, ip]], LOGIN_THROTTLED),
@@ -91,10 +80,7 @@ export function createBruteForceGuard(config: BruteForceConfig, factory: Limiter
         throw err
       })
       if (!counted) return undefined
-      return {
-        giveBack: () => session.reward(key).then(nothing),
-        keep: async () => counted.remainingPoints === 0,
-      }
+      return { giveBack: () => session.reward(key).then(nothing), keep: async () => counted.remainingPoints === 0 }
     },
     beginRegistration: (ip) => take([[registration, ip]], REGISTRATION_THROTTLED),
     reserveRegistration: (ip) => take([[registered, ip]], REGISTRATIONS_THROTTLED),

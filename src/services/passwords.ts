@@ -4,8 +4,7 @@ import argon2 from 'argon2'
 import pLimit from 'p-limit'
 import { type PasswordHashingConfig, defaultConfig } from '../config.js'
 
-// All CPUs but one: unbounded, a burst of logins takes every core from the event loop and the
-// process past its memory target (docs/performance.md, "What shaped the design").
+// All CPUs but one, or a login burst starves the event loop and passes the memory target (docs/performance.md).
 const argon2Slot = pLimit(Math.max(1, availableParallelism() - 1))
 
 /** For change-password (OWASP ASVS 5.0 V6.2.1). */
@@ -26,13 +25,8 @@ export function createPasswordHasher(cost: PasswordHashingConfig) {
   return {
     hash,
     /** A malformed stored hash never lets anybody in. */
-    async verify(stored: string, password: string): Promise<boolean> {
-      try {
-        return await argon2Slot(() => argon2.verify(stored, password))
-      } catch {
-        return false
-      }
-    },
+    verify: (stored: string, password: string): Promise<boolean> =>
+      argon2Slot(() => argon2.verify(stored, password)).catch(() => false),
     /** Verified against for an unknown email, so that it costs what a wrong password does. */
     dummyHash: (): Promise<string> => (dummy ??= hash(`dummy-${Math.random()}-${Date.now()}`)),
   }
@@ -40,6 +34,4 @@ export function createPasswordHasher(cost: PasswordHashingConfig) {
 
 export const defaultPasswordHasher = createPasswordHasher(defaultConfig.passwordHashing)
 
-export function isArgon2idHash(value: string): boolean {
-  return value.startsWith('$argon2id$')
-}
+export const isArgon2idHash = (value: string): boolean => value.startsWith('$argon2id$')

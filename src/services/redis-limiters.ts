@@ -1,26 +1,22 @@
-// Brute-force counters in Redis, shared by the instances. While Redis is unreachable or slow the
-// counters fall back to this process's memory and the service keeps serving.
+// Brute-force counters in Redis, shared by the instances; while Redis is unreachable or slow, each process counts alone.
 import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible'
 import type { LimiterFactory } from './brute-force.js'
 
-interface EventLog {
-  info(obj: object, msg: string): void
-  warn(obj: object, msg: string): void
-}
+type EventLog = Record<'info' | 'warn', (obj: object, msg: string) => void>
 
 const REDIS_KEY_PREFIX = 'notes-service:bf:'
 
 export type RedisLimiters = ReturnType<typeof createRedisLimiters>
 
-export function createRedisLimiters(url: string, options: { commandTimeoutMs?: number } = {}) {
+export function createRedisLimiters(url: string) {
   const redis = new Redis(url, {
     lazyConnect: true,
     // Fail at once while disconnected: the insurance limiter answers.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     // A Redis that accepts but never answers must not hold a login for long.
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    commandTimeout: 500,
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(times * 100, 2000),
   })

@@ -1,19 +1,13 @@
-// An upper bound of one RE2 call's cost per character of text, read from the pattern's RE2 syntax
-// (docs/search.md, "The cost bound"): a native call cannot be interrupted, so a pattern over
-// MAX_PATTERN_COST is refused before it runs. Where the scanner reads loosely it over-counts.
+// An upper bound of one RE2 call's cost per character of text, read from the pattern (docs/search.md, "The cost
+// bound"): a native call cannot be interrupted, so a costlier pattern is refused before it runs. Loose reading over-counts.
 
 export const MAX_PATTERN_COST = 1000
 
 /** What each element costs RE2's NFA per character, relative to a case-folded ASCII literal (docs/search.md's table). */
 const WEIGHT = { ascii: 1, asciiClass: 2, wide: 6, property: 50, branch: 1, capture: 2 } as const
 
-/** A non-ASCII literal weighs its UTF-8 length: the NFA steps once per byte. */
-function literalWeight(codePoint: number): number {
-  if (codePoint < 0x80) return WEIGHT.ascii
-  if (codePoint < 0x800) return 2
-  if (codePoint < 0x10000) return 3
-  return 4
-}
+/** A literal weighs its UTF-8 length (WEIGHT.ascii for ASCII): the NFA steps once per byte. */
+const literalWeight = (codePoint: number): number => Buffer.byteLength(String.fromCodePoint(codePoint))
 
 /** RE2's counted repetition; anything else after `{` is literal text. */
 const REPEAT = /^\{(\d+)(,(\d*))?\}/
@@ -157,12 +151,7 @@ class Scanner {
       return WEIGHT.property
     }
     if (!inClass && EMPTY_WIDTH.has(c)) return WEIGHT.ascii
-    if (!inClass && c === 'Q') {
-      const text = p.slice(this.i, this.skipPast('\\E'))
-      let cost = 0
-      for (const ch of text) cost += literalWeight(ch.codePointAt(0) as number)
-      return cost
-    }
+    if (!inClass && c === 'Q') return Buffer.byteLength(p.slice(this.i, this.skipPast('\\E')))
     // One character, weighed as the widest literal: its value is not worth decoding for an upper bound.
     if ((c === 'x' || c === 'u') && p[this.i] === '{') this.skipPast('}')
     else if (c === 'x') this.i += 2
@@ -170,15 +159,14 @@ class Scanner {
     else if (c === 'c') this.i += 1
     else if (c >= '0' && c <= '7') for (let digits = 1; digits < 3 && /[0-7]/.test(p[this.i] ?? ''); digits++) this.i++
     if (c === 'x' || c === 'u' || (c >= '0' && c <= '7')) return inClass ? WEIGHT.wide : 4
-    const code = p.codePointAt(this.i - 1) as number
+    const code = p.codePointAt(this.i - 1)
+    if (code === undefined) return 4 // `\c` at the end
     if (code > 0xffff) this.i++
     return literalWeight(code)
   }
 }
 
-export function patternCost(pattern: string): number {
-  return new Scanner(pattern).pattern()
-}
+export const patternCost = (pattern: string): number => new Scanner(pattern).pattern()
 
 /** The 400's message after "query is too complex: ", or undefined when the pattern is within the bound. */
 export function tooComplex(pattern: string): string | undefined {

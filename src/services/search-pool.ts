@@ -1,7 +1,6 @@
-// RE2 runs on worker threads, never on the main thread (docs/search.md). A running task is never
-// aborted: ending a thread does not end a native RE2 call, and piscina would start a replacement
-// beside it. The task stops at its next check between two calls instead (its budget, or the cancel
-// flag set here once the search is answered), and its thread counts as busy until then.
+// RE2 runs on worker threads, never on the main thread (docs/search.md). A running task is never aborted: ending
+// a thread does not end a native RE2 call, and piscina would start a replacement beside it. The task stops at its
+// next check between two calls (its budget, or the cancel flag set once the search is answered); its thread is busy till then.
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
@@ -13,24 +12,18 @@ import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-t
 export const MAX_QUERY_LENGTH = 500
 
 /** SEARCH_THREADS, SEARCH_QUEUE (searches that may wait for a thread) and SEARCH_TIMEOUT_MS (docs/search.md). */
-export interface SearchLimits {
-  threads: number
-  queue: number
-  timeoutMs: number
-}
+export type SearchLimits = Record<'threads' | 'queue' | 'timeoutMs', number>
 
-const searchTooSlow = (timeoutMs: number) =>
-  badRequest(`Search took longer than ${timeoutMs} ms: use a simpler pattern`)
+const searchTooSlow = (timeoutMs: number) => badRequest(`Search took longer than ${timeoutMs} ms: use a simpler pattern`)
 
 export const SEARCH_BUSY = 'Too many searches are running: try again shortly'
 
 const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
 
 export class SearchPool {
-  private readonly threads: Piscina<MatchTask, MatchResult>
-  /** Searches under way, counted until the last task of each has settled. */
-  private admitted = 0
-  private readonly retryAfter: string
+  readonly threads: Piscina<MatchTask, MatchResult>
+  /** Searches admitted, counted until the last task of each has settled. */
+  underWay = 0
 
   constructor(readonly limits: SearchLimits) {
     this.threads = new Piscina<MatchTask, MatchResult>({
@@ -42,7 +35,6 @@ export class SearchPool {
       resourceLimits: { maxYoungGenerationSizeMb: 6 },
       // No niceIncrement: at a lower priority than the main thread's, a busy main thread starves them.
     })
-    this.retryAfter = String(Math.max(1, Math.ceil(limits.timeoutMs / 1000)))
   }
 
   /** An admitted search, or a 400 or 503; the caller calls end() when the search is over, answered or failed. */
@@ -50,21 +42,9 @@ export class SearchPool {
     if (query.length > MAX_QUERY_LENGTH) throw badRequest(`query must be at most ${MAX_QUERY_LENGTH} characters`)
     const why = tooComplex(query)
     if (why !== undefined) throw badRequest(`query is too complex: ${why}`)
-    if (this.admitted >= this.limits.threads + this.limits.queue) throw this.busy()
-    this.admitted++
+    if (this.underWay >= this.limits.threads + this.limits.queue) throw this.busy()
+    this.underWay++
     return new Search(query, this.limits.timeoutMs, this)
-  }
-
-  run(task: MatchTask): Promise<MatchResult> {
-    return this.threads.run(task)
-  }
-
-  release(): void {
-    this.admitted--
-  }
-
-  get underWay(): number {
-    return this.admitted
   }
 
   /** Ends the threads; one inside a long RE2 call ends when the call returns. */
@@ -73,7 +53,8 @@ export class SearchPool {
   }
 
   busy(): ContractError {
-    return new ContractError(503, SEARCH_BUSY, true, { 'retry-after': this.retryAfter })
+    const retryAfter = String(Math.max(1, Math.ceil(this.limits.timeoutMs / 1000)))
+    return new ContractError(503, SEARCH_BUSY, true, { 'retry-after': retryAfter })
   }
 }
 
@@ -101,7 +82,7 @@ export class Search implements TextMatcher {
     for (const note of notes) texts.push(note.title, note.content)
     const control = new Int32Array(new SharedArrayBuffer(8))
     const sentAt = Date.now()
-    const task = this.pool.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
+    const task = this.pool.threads.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
     this.pending.add(control)
     if (this.ended) this.cancelAll()
     void task.finally(() => this.pending.delete(control)).catch(() => {})
@@ -154,7 +135,7 @@ export class Search implements TextMatcher {
     if (this.ended) return
     this.ended = true
     this.cancelAll()
-    void this.settled.then(() => this.pool.release())
+    void this.settled.then(() => this.pool.underWay--)
   }
 
   private cancelAll(): void {

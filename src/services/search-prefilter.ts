@@ -1,7 +1,6 @@
-// An exact pre-check (docs/search.md): a note whose title and content each lack the runs of plain
-// ASCII characters that every match holds in order cannot match, and RE2 is skipped for it. When in
-// doubt there is no run. RE2's case folding adds only U+212A to k (toLowerCase maps it to k) and
-// U+017F to s (replaced by hand), so the lower-cased text holds the runs whenever RE2 could match.
+// An exact pre-check (docs/search.md): a note whose title and content each lack the runs of plain ASCII that every
+// match holds in order cannot match, so RE2 skips it; in doubt, no run. RE2's case folding adds only U+212A to k
+// (toLowerCase does too) and U+017F to s (replaced by hand): the lower-cased text holds the runs whenever RE2 could match.
 
 const ORDINARY = /^[A-Za-z0-9 !"#%&',\-/:;<=>@_`~]$/
 
@@ -93,10 +92,7 @@ function skipClass(pattern: string, open: number): number {
 export function containsFolded(text: string, runs: readonly string[]): boolean {
   const lower = text.toLowerCase()
   if (holdsInOrder(lower, runs)) return true
-  if (lower.includes('\u017f') && runs.some((run) => run.includes('s'))) {
-    return holdsInOrder(lower.replaceAll('\u017f', 's'), runs)
-  }
-  return false
+  return lower.includes('\u017f') && runs.some((run) => run.includes('s')) && holdsInOrder(lower.replaceAll('\u017f', 's'), runs)
 }
 
 /** Each run found after the previous one ends; the leftmost finds leave the most room. */

@@ -1,5 +1,4 @@
-// The search threads' half of search-pool.ts. A native RE2 call cannot be interrupted, so the task
-// checks its budget and the main thread's cancel flag between calls (docs/search.md).
+// The search threads' half of search-pool.ts: the budget and the cancel flag are checked between RE2 calls.
 import { LRUCache } from 'lru-cache'
 import RE2 from 're2'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'

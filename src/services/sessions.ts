@@ -1,5 +1,4 @@
-// Sessions (docs/accounts.md): a token is accepted only while the session it names is stored, so
-// ending one is seen by every instance at its next request.
+// Sessions (docs/accounts.md): a token is accepted only while its session is stored, so every instance sees one end.
 import type { Actor, CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { isWellFormedSessionId, newSessionId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
@@ -91,10 +90,9 @@ export class SessionService {
     return (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }), caller && actorOf(caller))) !== undefined
   }
 
-  // Without holding up the request: a failed write only leaves lastUsedOn older. The condition is
-  // in the statement too, so instances that see the same old value write it once between them.
+  // Not awaited: a failed write only leaves lastUsedOn older. The statement repeats the condition, so instances that
+  // see the same old value write it once between them. toISOString's fixed-width form compares as the times do.
   private touchWhenStale(session: SessionRecord): void {
-    // toISOString's fixed-width form compares as the times do.
     const staleBefore = this.staleBefore()
     if (session.lastUsedOn >= staleBefore) return
     this.store.touchSession(session._id, new Date().toISOString(), staleBefore).catch(() => {})

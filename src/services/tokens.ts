@@ -1,5 +1,4 @@
-// HS256 JWTs, the algorithm pinned on verify so that `alg: none` and every other one are refused
-// (RFC 8725 §3.1). plugins/auth.ts also asks the store whether the token's session is live.
+// HS256 JWTs, the algorithm pinned on verify so that `alg: none` and every other one are refused (RFC 8725 §3.1).
 import { createSigner, createVerifier } from 'fast-jwt'
 import { LRUCache } from 'lru-cache'
 import type { UserRecord } from '../store/types.js'

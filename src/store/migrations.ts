@@ -1,16 +1,8 @@
-// Both drivers number their schema changes in one sequence: a change has the same number and
-// name in sqlite/migrations/NNNN-name.ts and postgres/migrations/NNNN-name.ts, and a dialect that
-// does not need it has no file (its list skips the number; test/migrations.test.ts holds both
-// lists to this). Numbers are never reused and a released change is never edited: a new change
-// takes the next number (docs/architecture.md, "How to add a migration").
+// Both drivers number their schema changes in one sequence: the same number and name in
+// sqlite/migrations/ and postgres/migrations/, no file where a dialect needs none, a number never
+// reused, a released change never edited (docs/architecture.md, "Migrations").
 
-/**
- * The numbers each dialect gave its changes before they shared one sequence, by name. Builds
- * from then record these in schema_migrations and decide by them what to run; later builds keep
- * that table as those builds wrote it (and add these numbers for the changes they apply) so that
- * such a build still finds its own migrations applied, and record the shared numbers in
- * schema_changes (docs/architecture.md, "Migrations").
- */
+/** The numbers each dialect gave its changes before the shared sequence, which earlier builds still run by. */
 export const earlierNumbers: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<string, number>>>> = {
   sqlite: {
     init: 1,
@@ -38,12 +30,18 @@ export interface AppliedRow {
   name: string
 }
 
+/** A row of schema_migrations. */
+export type RecordedRow = AppliedRow & { applied_on: string }
+
+/** One change of a dialect: `sql` first, then `run` (what SQL cannot do, Unicode rules say) in the same transaction. */
+export interface DialectMigration<Db, Done> extends AppliedRow {
+  sql?: string
+  run?: (db: Db) => Done
+}
+
 /**
- * The changes recorded in schema_migrations, under their shared numbers (`list`: the dialect's
- * migrations): what schema_changes starts with when a build that has it first opens the
- * database. Every row must name a change of this dialect under its earlier number, which is what
- * every earlier build writes there; anything else is an error rather than a guess. Each row
- * keeps its other fields (applied_on).
+ * schema_migrations' rows under their shared numbers (`list`: the dialect's migrations), to fill a new
+ * schema_changes. A row not naming a change under its earlier number is an error, not a guess.
  */
 export function sharedNumbers<R extends AppliedRow>(dialect: 'sqlite' | 'postgres', rows: readonly R[], list: readonly AppliedRow[]): R[] {
   const shared = new Map(list.map((m) => [m.name, m.version]))

@@ -1,7 +1,6 @@
-// The notes table's columns, derived from the note's schema (note-shape.ts): each field is stored
-// in the column of its name in snake_case (`_id` in `id`). Both drivers build their statements,
-// their row mapping and the stored JSON from this list, so a new field has no list of its own to
-// keep in step (docs/architecture.md, "Adding a field to notes").
+// The notes table's columns, derived from the note's schema (note-shape.ts): each field in the column
+// of its name in snake_case (`_id` in `id`). Both drivers' statements, rows and stored JSON follow this
+// one list (docs/architecture.md, "Adding a field to notes").
 import type { TSchema } from '@sinclair/typebox'
 import { NOTE_INPUT_FIELDS, Note, type NoteInputField, type NoteRecord } from '../note-shape.js'
 
@@ -36,9 +35,5 @@ export const EDITABLE_COLUMNS = noteColumns.filter((c) => NOTE_INPUT_FIELDS.incl
 /** The columns a record is read from, for SELECT and RETURNING (the stored JSON is read only where it is the answer). */
 export const NOTE_COLUMN_LIST = noteColumns.map((c) => c.column).join(', ')
 
-/**
- * The fields whose columns `present` holds, in the note's key order: what the stored JSON of a
- * table at some migration carries. A migration builds it from the table as it is then, so that
- * it does the same on every database whatever fields later builds add.
- */
+/** The fields whose columns `present` holds: what a migration's stored JSON carries, whatever later builds add. */
 export const columnsPresent = (present: readonly string[]): NoteColumn[] => noteColumns.filter((c) => present.includes(c.column))

@@ -1,6 +1,5 @@
-// DATABASE_URL selects PostgreSQL, otherwise SQLite; the cache layer wraps either unless STORE_CACHE
-// is off. The PostgreSQL driver is imported only when needed: an SQLite server would carry its memory
-// for nothing.
+// DATABASE_URL selects PostgreSQL, otherwise SQLite; the cache layer wraps either unless STORE_CACHE is
+// off. The PostgreSQL driver is imported only when needed: an SQLite server would carry it for nothing.
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
@@ -10,13 +9,8 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
-export interface StoreEvents {
-  /** PostgreSQL's account notices became live (true) or were lost (false). */
-  accountNotices?: (live: boolean) => void
-}
-
-/** Opens and migrates the configured store; rejects with one clear line when it cannot. */
-export async function openStore(config: Config, events: StoreEvents = {}): Promise<Store> {
+/** Opens and migrates the configured store; rejects with one clear line if it cannot. `accountNotices`: CacheOptions.onNotices. */
+export async function openStore(config: Config, events: { accountNotices?: (live: boolean) => void } = {}): Promise<Store> {
   const driver = await openDriver(config)
   if (!config.storeCache) return driver
   return cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20, onNotices: events.accountNotices })

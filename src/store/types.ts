@@ -1,6 +1,5 @@
-// The one narrow interface every storage driver implements and the cache layer (cache/) wraps. The
-// rules live in src/services; a driver stores and fetches records. Every note query takes the
-// owner's id, so no driver call can reach another user's note.
+// What every storage driver implements and the cache layer (cache/) wraps; the rules live in src/services.
+// Every note query takes the owner's id, so no driver call can reach another user's note.
 import type { NoteField } from './note-differences.js'
 import type { NotePatch, NoteRecord } from '../note-shape.js'
 
@@ -42,19 +41,15 @@ export interface SessionOfAccount {
 declare const madeByLookup: unique symbol
 
 /**
- * Proof that the cache layer read a user's versions for the session lookup of one request, which
- * passes it on to its listing (Store.listNotesJson) so that the listing needs no read of its own.
- * Opaque, and the cache layer accepts only the ones it made: nothing else can stand in for it.
+ * Proof that the cache layer read a user's versions for one request's session lookup, passed on to its listing
+ * (Store.listNotesJson), which then needs no read of its own. Opaque: the cache layer accepts only its own.
  */
 export interface CheckedVersions {
   readonly [madeByLookup]: true
 }
 
 /** What may change in an account (Store.updateUser); absent fields are left alone. */
-export interface AccountChange {
-  fullName?: string
-  passwordHash?: string
-}
+export type AccountChange = Partial<Pick<UserRecord, 'fullName' | 'passwordHash'>>
 
 /** Tokens to end with an account change: "not before" moves to `notBefore`, sessions end (all but `keep`). */
 export interface Revocation {
@@ -65,11 +60,7 @@ export interface Revocation {
   keep?: string
 }
 
-/**
- * Who makes an account write: it commits only while this token is still admitted, checked in the
- * write's own transaction, so a request a revocation overtook changes nothing (docs/accounts.md,
- * "Revocation is final").
- */
+/** Who makes an account write: it commits only while this token is admitted (docs/accounts.md, "Revocation is final"). */
 export interface Actor {
   sessionId: string | undefined
   /** The token's `iat` as toISOString writes it, so the text compares as the time. */
@@ -84,35 +75,23 @@ export interface SessionPruning {
   keepMost: number
 }
 
-/**
- * What one account may keep, enforced atomically with the write (0: no limit). A note's size is
- * the UTF-8 bytes of its title, content and tags as stored (postgres/rows.ts escapes U+0000).
- */
+/** What one account may keep, enforced atomically with the write (0: no limit); sizes: UTF-8 bytes of title, content, tags. */
 export interface NoteQuota {
   notes: number
   bytes: number
 }
 
 /** An account's notes and their size, kept by the database itself (triggers on notes). */
-export interface NoteUsage {
-  notes: number
-  bytes: number
-}
+export type NoteUsage = NoteQuota
 
 /** What search tests of a note: its title and its content, each on its own. */
-export interface SearchText {
-  title: string
-  content: string
-}
+export type SearchText = Pick<NoteRecord, 'title' | 'content'>
 
 /** A search pattern as the store sees it: it reads the notes in list order, a page at a time (search-pages.ts). */
 export interface TextMatcher {
   /** The ascending indexes of the matching notes; rejects with the error that answers the request. */
   matchPage(notes: readonly SearchText[]): Promise<number[]>
-  /**
-   * Lower-case ASCII runs every match contains in this order (services/search-prefilter.ts): a
-   * store may leave out the notes whose title and content each lack them.
-   */
+  /** Lower-case ASCII runs every match holds in order (services/search-prefilter.ts): notes lacking them may be left out. */
   readonly runs?: readonly string[]
 }
 
@@ -121,11 +100,7 @@ export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
 /** What importing one note did; `{differs}`: its _id is stored with other fields (note-differences.ts). */
 export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { differs: NoteField[] }
 
-/**
- * A JSON text as a response sends it: a string as a driver read it (young garbage, freed soon), or
- * the UTF-8 bytes the cache layer keeps, so that sending it again encodes nothing
- * (docs/performance.md, "Memory").
- */
+/** A JSON text to send: a driver's string, or the UTF-8 bytes the cache layer keeps (docs/performance.md, "Memory"). */
 export type JsonText = string | Buffer
 
 export interface Store {
@@ -153,23 +128,16 @@ export interface Store {
   /** Deletes the account's session; false when it has no session with this id. Actor: as updateUser. */
   deleteSession(userId: string, sessionId: string, actor?: Actor): Promise<boolean>
 
-  /**
-   * Inserts the note; false when its account is gone. With a quota, rejects with
-   * NoteQuotaExceededError (storing nothing) when the note would take the account past it.
-   */
+  /** Inserts the note; false when its account is gone. NoteQuotaExceededError (nothing stored): past the quota. */
   insertNote(note: NoteRecord, quota?: NoteQuota): Promise<boolean>
   findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
-  /**
-   * Applies the patch and sets updatedOn: the note, or undefined when absent. With a quota, rejects
-   * with NoteQuotaExceededError('bytes') when a growing note takes the account past it.
-   */
+  /** Applies the patch and sets updatedOn: the note, or undefined when absent. NoteQuotaExceededError('bytes'): grown past it. */
   updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
   /** Deletes and resolves to the deleted note, or undefined when absent. */
   deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
   /**
-   * The user's notes as JSON text in list order (list-order.ts), keys in the note's order: what
-   * GET /get-all-notes sends. Kept bytes are handed out again: never modify them. `checked`: what
-   * this request's session lookup answered (SessionOfAccount.checked).
+   * GET /get-all-notes' JSON text: the notes in list order (list-order.ts), keys in the note's order. Kept bytes are
+   * handed out again: never modify them. `checked`: this request's SessionOfAccount.checked.
    */
   listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText>
   /** The user's notes whose title or content the matcher accepts, in listNotesJson's order, as JSON text like it: what GET /search-notes sends. */
@@ -217,25 +185,15 @@ export interface AccountChangeHandler {
 export interface StoreDriver extends Store {
   /** The versions of these users as one read sees them; a user without an account is absent. */
   userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
-  /**
-   * SQLite's version_clock: it moves whenever any version does, so while it is unchanged an
-   * earlier userVersions read is still current. PostgreSQL has none: one row every write updates
-   * would serialise the writers (docs/caching.md).
-   */
+  /** SQLite's version_clock: while it stands, earlier userVersions reads hold (PostgreSQL has none: docs/caching.md). */
   versionClock?(): Promise<string>
-  /**
-   * PostgreSQL's NOTIFY of account version changes: resolves once listening, or once a first
-   * attempt failed (it retries). While live, kept accounts need no version read (docs/caching.md).
-   */
+  /** PostgreSQL's NOTIFY of account changes: resolves once listening or once a first attempt failed (it retries). */
   listenForAccountChanges?(handler: AccountChangeHandler): Promise<void>
 }
 
 /** Thrown by a driver when its database cannot be reached; answered with 503. */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'StoreUnavailableError'
-  }
+  override name = 'StoreUnavailableError'
 }
 
 /** An account write's actor is no longer admitted: nothing changed, and the answer is the bare 401. */

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
-import { type Env, parseConfig } from '../config.js'
+import { type Env, type NoteQuotaConfig, parseConfig } from '../config.js'
 import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
 import { openStore } from '../store/open.js'
@@ -20,8 +20,6 @@ export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--strict] 
             write users and notes as mongoexport does (notes to standard output by default)
   backup    FILE   consistent copy of the SQLite database, also while the server runs
 `
-
-const EXIT_REJECTED = 3 // an import that finished but rejected records
 
 class UsageError extends Error {}
 
@@ -63,7 +61,8 @@ async function runImport(args: string[], env: Env): Promise<number> {
   if (Object.keys(missing).length > 0) return rerunWith(missing)
 
   const poolSize = threadPoolSize(env)
-  const store = await openStore(parseConfig(env))
+  const config = parseConfig(env)
+  const store = await openStore(config)
   const progress = new Progress(process.stderr)
   progress.note(`importing; hashing passwords on ${poolSize} threads`)
   try {
@@ -76,8 +75,8 @@ async function runImport(args: string[], env: Env): Promise<number> {
       progress,
     })
     process.stdout.write(`${describeSummary(summary)}\n`)
-    await warnOverQuota(store, env)
-    return summary.users.rejected + summary.notes.rejected > 0 ? EXIT_REJECTED : 0
+    await warnOverQuota(store, config.noteQuota)
+    return summary.users.rejected + summary.notes.rejected > 0 ? 3 : 0 // 3: finished, but with rejected records
   } catch (err) {
     if (!(err instanceof StrictStop)) throw err
     process.stderr.write(`stopped (--strict) at ${escapeForTerminal(err.message)}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
@@ -88,8 +87,7 @@ async function runImport(args: string[], env: Env): Promise<number> {
 }
 
 /** The import keeps every note it moves, quota or not; accounts it leaves over the quota get 403 on add-note. */
-async function warnOverQuota(store: Store, env: Env): Promise<void> {
-  const { noteQuota } = parseConfig(env)
+async function warnOverQuota(store: Store, noteQuota: NoteQuotaConfig): Promise<void> {
   const quota = noteQuotaOf(noteQuota)
   if (!quota) return
   const over = await store.accountsOverQuota(quota)
@@ -149,7 +147,6 @@ async function runBackup(args: string[], env: Env): Promise<number> {
 
 type Command = (args: string[], env: Env) => Promise<number>
 
-/** A usage error answers exit code 2. */
 const withUsage =
   (run: Command): Command =>
   async (args, env) => {
@@ -163,7 +160,6 @@ const withUsage =
     }
   }
 
-/** The commands this module adds to the CLI, by name. */
 export const transferCommands: Record<string, Command> = {
   import: withUsage(runImport),
   export: withUsage(runExport),

@@ -60,9 +60,7 @@ async function write(target: string, chunks: AsyncIterable<string>): Promise<voi
 }
 
 export async function exportData(options: ExportOptions): Promise<{ users: number; notes: number }> {
-  const { store } = options
-  const format = options.format ?? 'lines'
-  const mode = options.mode ?? 'relaxed'
+  const { store, format = 'lines', mode = 'relaxed', withPasswordHashes = false } = options
   let only: UserRecord | undefined
   if (options.userEmail !== undefined) {
     only = await store.findUserByEmailKey(emailKeyOf(options.userEmail))
@@ -71,8 +69,7 @@ export async function exportData(options: ExportOptions): Promise<{ users: numbe
   const summary = { users: 0, notes: 0 }
   if (options.usersOut !== undefined) {
     const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged((after) => store.usersAfter(after, PAGE_SIZE))
-    const toText = (u: UserRecord) => userToEjson(u, mode, options.withPasswordHashes ?? false)
-    await write(options.usersOut, render(pages, toText, format, () => summary.users++))
+    await write(options.usersOut, render(pages, (u) => userToEjson(u, mode, withPasswordHashes), format, () => summary.users++))
   }
   if (options.notesOut !== undefined) {
     const pages = paged<NoteRecord>((after) => store.notesAfter(after, PAGE_SIZE, only?._id))

@@ -30,7 +30,6 @@ const emptyPhase = () => ({ ...zeroCounts(), rejectedBy: {} as Record<string, nu
 type PhaseSummary = ReturnType<typeof emptyPhase>
 export type ImportSummary = Awaited<ReturnType<typeof importData>>
 
-/** One file's reading: its parsed records, counts and rejections. */
 async function openPhase(name: string, file: string, options: ImportOptions) {
   const source = await openSource(file)
   const counts = emptyPhase()
@@ -42,7 +41,7 @@ async function openPhase(name: string, file: string, options: ImportOptions) {
     options.progress.note(line)
     if (options.strict) throw new StrictStop(line)
   }
-  /** A malformed record is rejected; under --strict `settle` first writes what came before it. */
+  /** A malformed record is rejected; under --strict `settle` first writes what came before it. Ticks after each record. */
   async function* parsed<T>(fromDocument: (value: unknown) => T, settle: () => Promise<void>): AsyncGenerator<[RawRecord, T]> {
     for await (const raw of source.records()) {
       counts.read++
@@ -57,15 +56,16 @@ async function openPhase(name: string, file: string, options: ImportOptions) {
         continue
       }
       yield [raw, value]
+      options.progress.tick(counts)
     }
   }
   return { parsed, counts, reject }
 }
 
+/** 'stored': the _id is taken, by a user differing in `fields` (none: the same one). */
 type Prepared =
   | { kind: 'ready'; user: UserRecord }
-  | { kind: 'exists' }
-  | { kind: 'differs'; fields: string[] }
+  | { kind: 'stored'; fields: string[] }
   | { kind: 'duplicate' }
   | { kind: 'failed'; error: unknown }
 
@@ -88,10 +88,7 @@ const duplicateMessage = (user: { _id: string; email: string }) =>
 async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepared> {
   try {
     const stored = await store.findUserById(incoming._id)
-    if (stored) {
-      const fields = userDifferences(stored, incoming)
-      return fields.length === 0 ? { kind: 'exists' } : { kind: 'differs', fields }
-    }
+    if (stored) return { kind: 'stored', fields: userDifferences(stored, incoming) }
     if (await store.findUserByEmailKey(incoming.emailKey)) return { kind: 'duplicate' }
     const { password, ...rest } = incoming
     const passwordHash = isArgon2idHash(password) ? password : await defaultPasswordHasher.hash(password)
@@ -106,6 +103,10 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
   const { parsed, counts, reject } = await openPhase('users', file, options)
   const window: { raw: RawRecord; incoming: IncomingUser; prepared: Promise<Prepared> }[] = []
   let batch: { raw: RawRecord; incoming: IncomingUser; user: UserRecord }[] = []
+  const alreadyStored = (raw: RawRecord, id: string, fields: readonly string[]) => {
+    if (fields.length === 0) counts.skipped++
+    else reject(raw, 'conflicting _id', conflictMessage('user', id, fields))
+  }
 
   const flush = async () => {
     const written = batch
@@ -118,9 +119,7 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
       else {
         // Stored after this record was looked up: earlier in the file, or by someone else.
         const stored = await store.findUserById(user._id)
-        const fields = stored ? userDifferences(stored, incoming) : []
-        if (fields.length === 0) counts.skipped++
-        else reject(raw, 'conflicting _id', conflictMessage('user', user._id, fields))
+        alreadyStored(raw, user._id, stored ? userDifferences(stored, incoming) : [])
       }
     }
   }
@@ -128,8 +127,7 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
     const { raw, incoming, prepared } = window.shift()!
     const result = await prepared
     if (result.kind === 'failed') throw result.error
-    if (result.kind === 'exists') counts.skipped++
-    else if (result.kind === 'differs') reject(raw, 'conflicting _id', conflictMessage('user', incoming._id, result.fields))
+    if (result.kind === 'stored') alreadyStored(raw, incoming._id, result.fields)
     else if (result.kind === 'duplicate') reject(raw, 'duplicate email', duplicateMessage(incoming))
     else {
       batch.push({ raw, incoming, user: result.user })
@@ -144,7 +142,6 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
   for await (const [raw, incoming] of parsed(userFromDocument, settleAll)) {
     window.push({ raw, incoming, prepared: prepareUser(store, incoming) })
     if (window.length >= options.hashConcurrency) await settleOldest()
-    progress.tick(counts)
   }
   await settleAll()
   progress.end(counts)
@@ -172,7 +169,6 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
   for await (const [raw, note] of parsed(noteFromDocument, flush)) {
     batch.push({ raw: { line: raw.line, index: raw.index }, note }) // not the text: the batch stays small
     if (batch.length >= (options.batchSize ?? 2000)) await flush()
-    progress.tick(counts)
   }
   await flush()
   progress.end(counts)

@@ -1,16 +1,9 @@
-// Splits JSON text into its top-level values without parsing them: the elements of one array
-// (--jsonArray) or concatenated values (--pretty), each with the line it starts on, so a malformed
-// record is reported by line and reading goes on after it. A streaming parser (stream-json) gives
-// no line numbers and stops at the first syntax error.
+// Splits JSON text into its top-level values without parsing them: the elements of one array (--jsonArray) or
+// concatenated values (--pretty), each with the line it starts on, so a malformed record is reported by line and
+// reading goes on after it. A streaming parser (stream-json) gives no line numbers and stops at the first error.
 
 /** `line` (1-based) where the value starts, `index` (0-based) in the file; `fatal`: nothing can be read past it. */
-export interface RawRecord {
-  line: number
-  index: number
-  text?: string
-  error?: string
-  fatal?: boolean
-}
+export type RawRecord = { line: number; index: number; text?: string; error?: string; fatal?: boolean }
 
 /** A longer value is reported instead of buffered (MongoDB documents are at most 16 MiB). */
 export const MAX_RECORD_CHARS = 64 * 1024 * 1024

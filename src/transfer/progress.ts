@@ -8,29 +8,23 @@ type Counts = ReturnType<typeof zeroCounts>
 const BAR_WIDTH = 24
 
 export class Progress {
-  private label = ''
-  private totalBytes = 0
-  private bytesRead: () => number = () => 0
+  private phase = { label: '', totalBytes: 0, bytesRead: () => 0 }
   private started = 0
   private lastDraw = 0
   private drawn = false
   private readonly tty: boolean
-  private readonly intervalMs: number
   private readonly now: () => number
 
   constructor(
     private readonly out: { write(text: string): unknown; isTTY?: boolean; columns?: number },
-    options: { tty?: boolean; intervalMs?: number; now?: () => number } = {},
+    options: { tty?: boolean; now?: () => number } = {},
   ) {
     this.tty = options.tty ?? Boolean(out.isTTY)
-    this.intervalMs = options.intervalMs ?? (this.tty ? 100 : 5000)
     this.now = options.now ?? Date.now
   }
 
   begin(label: string, totalBytes: number, bytesRead: () => number): void {
-    this.label = label
-    this.totalBytes = totalBytes
-    this.bytesRead = bytesRead
+    this.phase = { label, totalBytes, bytesRead }
     this.started = this.now()
     this.lastDraw = this.started
   }
@@ -38,7 +32,7 @@ export class Progress {
   /** Cheap to call per record: draws only when the interval has passed. */
   tick(counts: Counts): void {
     const t = this.now()
-    if (t - this.lastDraw < this.intervalMs) return
+    if (t - this.lastDraw < (this.tty ? 100 : 5000)) return
     this.lastDraw = t
     this.draw(counts)
   }
@@ -60,16 +54,17 @@ export class Progress {
   private draw(counts: Counts, final = false): void {
     const seconds = Math.max((this.now() - this.started) / 1000, 0.001)
     const rate = Math.round(counts.read / seconds)
-    const fraction = final ? 1 : this.totalBytes ? Math.min(this.bytesRead() / this.totalBytes, 1) : 0
+    const { label, totalBytes, bytesRead } = this.phase
+    const fraction = final ? 1 : totalBytes ? Math.min(bytesRead() / totalBytes, 1) : 0
     const percent = `${Math.floor(fraction * 100)}%`.padStart(4)
     const tally = `${counts.read} read, ${counts.imported} imported, ${counts.skipped} skipped, ${counts.rejected} rejected, ${rate}/s`
     if (!this.tty) {
-      this.out.write(`${this.label}: ${percent.trim()} ${tally}${final ? `, ${seconds.toFixed(1)} s` : ''}\n`)
+      this.out.write(`${label}: ${percent.trim()} ${tally}${final ? `, ${seconds.toFixed(1)} s` : ''}\n`)
       return
     }
     const filled = Math.round(fraction * BAR_WIDTH)
     const bar = '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled)
-    let line = `${this.label.padEnd(5)} ${bar} ${percent}  ${tally}`
+    let line = `${label.padEnd(5)} ${bar} ${percent}  ${tally}`
     if (this.out.columns && line.length > this.out.columns - 1) line = line.slice(0, this.out.columns - 1)
     this.out.write(`\r\x1b[2K${line}`)
     this.drawn = true

@@ -1,6 +1,5 @@
-// The original service's MongoDB documents as mongoexport writes them, mapped to and from our
-// records. EJSON decodes them first (ObjectIds arrive as ObjectId, dates as Date); other fields
-// (`__v`) are ignored.
+// The original service's MongoDB documents as mongoexport writes them, mapped to and from our records. EJSON
+// decodes them first (ObjectIds arrive as ObjectId, dates as Date); other fields (`__v`) are ignored.
 import { EJSON, ObjectId } from 'bson'
 import { NOTE_INPUT_FIELDS, type NoteInputField, type NoteRecord, REQUIRED_INPUT, emptyInput, noteInput } from '../note-shape.js'
 import type { UserRecord } from '../store/types.js'
@@ -13,9 +12,7 @@ export class RecordError extends Error {
 }
 
 /** A user as read from the export: `password` is plain text or an argon2id hash. */
-export interface IncomingUser extends Omit<UserRecord, 'passwordHash'> {
-  password: string
-}
+export type IncomingUser = Omit<UserRecord, 'passwordHash'> & { password: string }
 
 const HEX_ID = /^[0-9a-fA-F]{24}$/
 

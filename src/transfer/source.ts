@@ -1,5 +1,4 @@
-// Reads the records of one export file as a stream, whatever shape mongoexport gave it: JSON
-// lines (the default), a JSON array (--jsonArray) or concatenated indented documents (--pretty).
+// The records of one export file as a stream, in any shape mongoexport writes: JSON lines, --jsonArray or --pretty.
 import { type ReadStream, createReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'

@@ -1,8 +1,6 @@
-// One connection per process that LISTENs for migration 10's notices of account changes and tells
-// the cache layer which account changed, and whether notices arrive at all (docs/caching.md).
-// "Live" is proven: each check sends a notice on this process's own channel and waits for it to
-// come back, so where notices never arrive (PgBouncer in transaction pooling mode) it never is.
-// Not pg-listen, which lacks this delivery check.
+// One connection per process LISTENs for migration 10's notices of account changes (docs/caching.md).
+// "Live" is proven: each check sends a notice on this process's own channel and waits for it, so where
+// notices never arrive (PgBouncer in transaction pooling mode) it never is. Not pg-listen: it lacks this check.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 

@@ -1,6 +1,6 @@
 // The PostgreSQL store, for several stateless instances sharing one database (docs/postgresql.md).
 import pg from 'pg'
-import { earlierNumbers, sharedNumbers } from '../migrations.js'
+import { type RecordedRow, earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
 import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { AccountListener } from './account-notices.js'
@@ -55,11 +55,10 @@ export function createPostgresPool(options: PostgresOptions, overrides: pg.PoolC
 }
 
 /**
- * The one connection of the version checks (userVersions): they never wait behind requests' queries.
- * It plans generically, as `user_id = ANY($1)` is otherwise planned afresh at every run for more
- * than it saves (docs/performance.md, "What shaped the design"); elsewhere a generic plan can be far
- * worse. SET, not the startup `options`, which would replace the operator's (PGOPTIONS, DATABASE_URL);
- * in `onConnect`, so no version query queues behind it on a busy client (a pg deprecation).
+ * The one connection of the version checks (userVersions), never behind requests' queries. Plans are
+ * generic: `user_id = ANY($1)` is otherwise planned afresh every run (docs/performance.md, "What shaped
+ * the design"). SET, not startup `options`, which would replace the operator's; in `onConnect`, so no
+ * version query queues behind it on a busy client (a pg deprecation).
  */
 export function createVersionPool(options: PostgresOptions): pg.Pool {
   return createPostgresPool(options, {
@@ -76,10 +75,7 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
 /** The key of the migration's advisory lock, the same in every instance and earlier build. */
 const MIGRATION_LOCK = 4_711_020_301
 
-/**
- * Applies the migrations schema_changes lacks, in one transaction under an advisory lock, so each
- * runs once however many instances start; returns how many ran (docs/architecture.md, "Migrations").
- */
+/** Applies the migrations schema_changes lacks, once however many instances start (advisory lock); returns how many ran. */
 export function migratePostgres(client: pg.ClientBase, list: readonly Migration[] = migrations): Promise<number> {
   return transaction(client, async () => {
     let count = 0
@@ -88,7 +84,15 @@ export function migratePostgres(client: pg.ClientBase, list: readonly Migration[
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
-    await fillSchemaChanges(client)
+    const { rows: [found] } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")
+    if (!found!.exists) {
+      await client.query(`CREATE TABLE schema_changes (
+        number integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
+      const { rows } = await client.query<RecordedRow>('SELECT version, name, applied_on FROM schema_migrations')
+      for (const r of sharedNumbers('postgres', rows, migrations)) {
+        await client.query('INSERT INTO schema_changes VALUES ($1, $2, $3)', [r.version, r.name, r.applied_on])
+      }
+    }
     const { rows } = await client.query<{ number: number }>('SELECT number FROM schema_changes')
     const applied = new Set(rows.map((r) => r.number))
     for (const m of list) {
@@ -107,19 +111,7 @@ export function migratePostgres(client: pg.ClientBase, list: readonly Migration[
   })
 }
 
-/** Makes schema_changes when it is missing, from what schema_migrations records. */
-async function fillSchemaChanges(client: pg.ClientBase): Promise<void> {
-  const { rows: [found] } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")
-  if (found!.exists) return
-  await client.query(`CREATE TABLE schema_changes (
-    number integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`)
-  const { rows } = await client.query<{ version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations')
-  for (const r of sharedNumbers('postgres', rows, migrations)) {
-    await client.query('INSERT INTO schema_changes VALUES ($1, $2, $3)', [r.version, r.name, r.applied_on])
-  }
-}
-
-/** Migrates over a connection of its own, without the pool's timeouts; rejects with one clear line. */
+/** Migrates over its own connection, without the pool's timeouts; rejects with one line naming the database, not its password. */
 export async function migrateDatabase(options: PostgresOptions, list: readonly Migration[] = migrations): Promise<number> {
   const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service migrate' })
   client.on('error', () => {}) // a broken connection also rejects the query in progress
@@ -127,18 +119,13 @@ export async function migrateDatabase(options: PostgresOptions, list: readonly M
     await client.connect()
     return await migratePostgres(client, list)
   } catch (err) {
-    throw startupError(options.url, err)
+    const where = describeDatabase(options.url)
+    const why = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err)
+    if (isUnavailable(err)) throw new StoreUnavailableError(`cannot reach PostgreSQL at ${where}: ${why}`, { cause: err })
+    throw new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
   } finally {
     await client.end().catch(() => {})
   }
-}
-
-/** One line naming the database, never its password. */
-export function startupError(url: string, err: unknown): Error {
-  const where = describeDatabase(url)
-  const why = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err)
-  if (isUnavailable(err)) return new StoreUnavailableError(`cannot reach PostgreSQL at ${where}: ${why}`, { cause: err })
-  return new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
 }
 
 export async function openPostgresStore(options: PostgresOptions): Promise<StoreDriver> {

@@ -1,7 +1,5 @@
-// What a migration that adds a note field calls once its column is added: the stored JSON is made
-// again from every field the table has a column for (../note-columns.ts), by a new note_json()
-// and a new generated column. PostgreSQL rewrites the table once; its triggers and indexes stay
-// (test/note-json.test.ts).
+// What a migration adding a note field calls after adding its column (mirrors sqlite/note-json.ts): a new
+// note_json() and generated column. PostgreSQL rewrites the table once; its triggers and indexes stay.
 import type pg from 'pg'
 import { type NoteColumn, columnsPresent } from '../note-columns.js'
 

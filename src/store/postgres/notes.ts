@@ -4,7 +4,7 @@ import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues } from './rows.js'
-import type { Query } from './query.js'
+import { type Query, unlessAccountGone } from './query.js'
 
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
 const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
@@ -18,11 +18,7 @@ const hasRuns = (param: string) => `(lower(title COLLATE "C") LIKE ${param} OR l
 const NOTE_SIZE = 'octet_length(title) + octet_length(content) + octet_length(json)'
 
 /** Where a search page starts: after this note, in list order. */
-interface PageKey {
-  pinned: boolean
-  createdOn: string
-  id: string
-}
+type PageKey = { pinned: boolean; createdOn: string; id: string }
 
 interface SearchRow {
   is_pinned: boolean
@@ -39,14 +35,8 @@ export class PostgresNotes {
   constructor(private readonly query: Query) {}
 
   async insertNote(note: NoteRecord): Promise<boolean> {
-    try {
-      await this.query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
-      return true
-    } catch (err) {
-      // foreign_key_violation: notes.user_id names no account (Store.insertNote).
-      if ((err as { code?: unknown }).code === '23503') return false
-      throw err
-    }
+    const insert = this.query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
+    return unlessAccountGone(insert.then(() => true))
   }
 
   async findNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {

@@ -50,6 +50,16 @@ export function queryOver(pool: pg.Pool): Query {
   }
 }
 
+/** The write's answer, or false when it broke a foreign key (23503): its account is gone. */
+export async function unlessAccountGone(write: Promise<boolean>): Promise<boolean> {
+  try {
+    return await write
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '23503') return false
+    throw err
+  }
+}
+
 /** Runs `work` between BEGIN and COMMIT on `client`; rolls back when it throws. */
 export async function transaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
   try {

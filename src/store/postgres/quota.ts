@@ -4,7 +4,7 @@
 import { LIMITS } from '../../note-shape.js'
 import { bound } from '../note-quota.js'
 import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
-import type { Query } from './query.js'
+import { type Query, unlessAccountGone } from './query.js'
 import { EDITABLE_COLUMNS, noteColumns } from '../note-columns.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues, placeholder } from './rows.js'
 
@@ -12,10 +12,7 @@ import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, 
 // 6 bytes, U+FFFF with its escape (rows.ts). A check holding one slot leaves this room per other slot.
 const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMITS.tag)
 
-/**
- * The placeholders of the fields whose bytes the quota counts, as note_quota_check takes them;
- * the tags typed, since a patch may leave them NULL.
- */
+/** The placeholders of the quota's fields as note_quota_check takes them (tags typed: a patch may leave them NULL). */
 const sized = (columns: typeof noteColumns, first: number) =>
   `${placeholder(columns, first, 'title')}, ${placeholder(columns, first, 'content')}, ${placeholder(columns, first, 'tags')}::text[]`
 const INSERTED = { userId: placeholder(noteColumns, 4, 'userId'), sized: sized(noteColumns, 4) }
@@ -38,24 +35,18 @@ export class PostgresQuota {
   /** Store.insertNote with a quota: false when the account is gone. */
   async insertNote(note: NoteRecord, quota: NoteQuota): Promise<boolean> {
     const values = [bound(quota.notes), bound(quota.bytes), MAX_WRITE_BYTES, ...noteValues(note)]
-    try {
-      return await withinQuota(async (exclusive) => {
-        const { rows } = await this.query<{ v: Verdict }>(
-          exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
-          `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
-           added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(4)} FROM verdict WHERE v = 'pass')
-           SELECT v FROM verdict`,
-          values,
-        )
-        const verdict = rows[0]?.v
-        if (verdict === 'notes' || verdict === 'bytes') throw new NoteQuotaExceededError(verdict)
-        return verdict === 'pass' ? true : 'retry'
-      })
-    } catch (err) {
-      // foreign_key_violation: notes.user_id names no account (Store.insertNote).
-      if ((err as { code?: unknown }).code === '23503') return false
-      throw err
-    }
+    return unlessAccountGone(withinQuota(async (exclusive) => {
+      const { rows } = await this.query<{ v: Verdict }>(
+        exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
+        `WITH verdict AS (SELECT note_quota_check(${INSERTED.userId}, NULL, ${INSERTED.sized}, ${exclusive}, $1, $2, $3) AS v),
+         added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(4)} FROM verdict WHERE v = 'pass')
+         SELECT v FROM verdict`,
+        values,
+      )
+      const verdict = rows[0]?.v
+      if (verdict === 'notes' || verdict === 'bytes') throw new NoteQuotaExceededError(verdict)
+      return verdict === 'pass' ? true : 'retry'
+    }))
   }
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */

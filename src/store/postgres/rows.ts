@@ -1,11 +1,8 @@
-// Row shapes of the PostgreSQL tables and their mapping to records.
-//
-// PostgreSQL text cannot hold U+0000, which JSON (and the SQLite store) accept. So that a client
-// cannot tell the stores apart, every stored string goes through a reversible escape: U+0000
-// becomes U+FFFF '0', and U+FFFF itself (a noncharacter, never meant for interchange) becomes
-// U+FFFF U+FFFF. Every other string is stored unchanged, so the tables stay readable. The
-// mapping is one-to-one, so the unique email key keeps its meaning.
+// The PostgreSQL tables' rows mapped to records. Its text cannot hold U+0000, which JSON and SQLite
+// accept, so every stored string is escaped, one-to-one (the unique email key keeps its meaning): U+0000
+// as U+FFFF '0', U+FFFF (a noncharacter) as U+FFFF U+FFFF. Other strings are stored as they are.
 import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import type { SessionRow, UserRow } from '../row-shapes.js'
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
 const ESCAPE = '\uffff'
@@ -21,36 +18,11 @@ export function decodeText(s: string): string {
   return s.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\u0000'))
 }
 
-/**
- * decodeText for JSON text built by PostgreSQL from escaped strings (to_json leaves U+FFFF and
- * '0' as they are): the same left-to-right reading, except that a stored U+0000 is written as
- * the JSON escape \u0000, which is how JSON.stringify writes it too.
- */
+/** decodeText for JSON PostgreSQL built from escaped strings, but a stored U+0000 as JSON.stringify writes it: \u0000. */
 export function decodeJsonText(json: string): string {
   if (!json.includes(ESCAPE)) return json
   return json.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\\u0000'))
 }
-
-export interface UserRow {
-  id: string
-  full_name: string
-  email: string
-  email_key: string
-  password_hash: string
-  created_on: string
-  /** NULL until first moved (migration 8). */
-  tokens_not_before: string | null
-}
-
-export interface SessionRow {
-  id: string
-  user_id: string
-  created_on: string
-  last_used_on: string
-  client: string
-}
-
-export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
 
 /** A notes row as node-postgres reads it: strings, text[] as string arrays, booleans. */
 export type NoteRow = Record<string, string | string[] | boolean>
@@ -80,6 +52,13 @@ export const patchValues = (patch: NotePatch): unknown[] =>
 /** UPDATE's assignments of patchValues from $`first`: COALESCE keeps a column whose value is NULL. */
 export const patchSet = (first: number): string =>
   EDITABLE_COLUMNS.map(({ column, kind }, i) => `${column} = COALESCE($${first + i}${kind === 'texts' ? '::text[]' : ''}, ${column})`).join(', ')
+
+/** A user's INSERT, bound by userValues. */
+export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
+  VALUES ($1, $2, $3, $4, $5, $6)`
+
+export const userValues = (u: UserRecord): unknown[] =>
+  [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn]
 
 export function userFromRow(row: UserRow): UserRecord {
   return {

@@ -2,12 +2,10 @@
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type pg from 'pg'
 import type { StoreDriver } from '../types.js'
-import { SESSION_COLUMNS, type SessionRow, type UserRow, decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
-import type { Query } from './query.js'
+import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
+import { decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
+import { type Query, unlessAccountGone } from './query.js'
 import { lockAccount } from './users.js'
-
-/** A session's columns under s_ names beside its account's. */
-type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
 
@@ -31,22 +29,16 @@ export function postgresSessions(query: Query, pool: pg.Pool): Pick<StoreDriver,
     // the sessions `prune` pushes out and inserts the new one. The deletion reads the snapshot before
     // the insert, so it keeps keepMost - 1. Nothing is inserted when the account is gone.
     async createSession(session, prune) {
-      try {
-        const { rowCount } = await query(
-          'sessions.insert',
-          `WITH account AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE), pruned AS (
-             DELETE FROM sessions WHERE user_id = (SELECT id FROM account) AND (created_on < $6
-               OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 AND created_on >= $6 ${LIST_ORDER} LIMIT $7))
-           )
-           INSERT INTO sessions (${SESSION_COLUMNS}) SELECT $1, id, $3, $4, $5 FROM account`,
-          [session._id, session.userId, session.createdOn, session.lastUsedOn, encodeText(session.client), prune.createdBefore, Math.max(0, prune.keepMost - 1)],
-        )
-        return rowCount === 1
-      } catch (err) {
-        // foreign_key_violation: the account does not exist (any more).
-        if ((err as { code?: unknown }).code === '23503') return false
-        throw err
-      }
+      const insert = query(
+        'sessions.insert',
+        `WITH account AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE), pruned AS (
+           DELETE FROM sessions WHERE user_id = (SELECT id FROM account) AND (created_on < $6
+             OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 AND created_on >= $6 ${LIST_ORDER} LIMIT $7))
+         )
+         INSERT INTO sessions (${SESSION_COLUMNS}) SELECT $1, id, $3, $4, $5 FROM account`,
+        [session._id, session.userId, session.createdOn, session.lastUsedOn, encodeText(session.client), prune.createdBefore, Math.max(0, prune.keepMost - 1)],
+      )
+      return unlessAccountGone(insert.then(({ rowCount }) => rowCount === 1))
     },
 
     async touchSession(sessionId, lastUsedOn, staleBefore) {

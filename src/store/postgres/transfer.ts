@@ -5,7 +5,8 @@ import type { NoteImportOutcome, StoreDriver, UserImportOutcome } from '../types
 import { noteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
 import { noteColumns } from '../note-columns.js'
-import { NOTE_COLUMNS, type NoteRow, type UserRow, encodeText, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { INSERT_USER, NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow, userValues } from './rows.js'
 
 const OWNER = placeholder(noteColumns, 1, 'userId')
 
@@ -25,11 +26,7 @@ export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver,
   return {
     importUsers: (users) =>
       importEach(pool, users, async (client, u): Promise<UserImportOutcome> => {
-        const inserted = await client.query(
-          `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-          [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn],
-        )
+        const inserted = await client.query(`${INSERT_USER} ON CONFLICT DO NOTHING RETURNING id`, userValues(u))
         if (inserted.rowCount === 1) return 'inserted'
         const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
         return same.rowCount === 1 ? 'exists' : 'duplicate-email'

@@ -1,17 +1,16 @@
 // User queries of the PostgreSQL driver (mirrors sqlite/users.ts).
 import type pg from 'pg'
 import { type Actor, SessionEndedError, type StoreDriver } from '../types.js'
-import { type UserRow, encodeText, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { INSERT_USER, encodeText, userFromRow, userValues } from './rows.js'
 import { type Query, inTransaction } from './query.js'
 
 type AccountMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'
 
 /**
- * Runs `work` in a transaction once the account's row is locked and the actor (types.ts Actor)
- * admitted; `absent` when there is no such account, SessionEndedError when the actor is not admitted.
- * Every write that ends sessions or moves "not before" takes this lock first, and the check is a
- * statement of its own, so it sees every revocation committed while the lock was awaited
- * (docs/accounts.md, "Revocation is final").
+ * Runs `work` in a transaction once the account's row is locked and the actor admitted (else
+ * SessionEndedError); `absent` without the account. Every write that ends sessions or moves "not before"
+ * locks first, and the check, a statement of its own, sees every revocation committed meanwhile.
  */
 export function lockAccount<T>(
   pool: pg.Pool,
@@ -42,10 +41,8 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
     // The unique index decides between concurrent registrations. With a session, one statement
     // inserts both, so they commit together (the foreign key is checked at the statement's end).
     async createUser(user, session) {
-      const values = [user._id, encodeText(user.fullName), encodeText(user.email), encodeText(user.emailKey), user.passwordHash, user.createdOn]
-      const insertUser = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (email_key) DO NOTHING`
+      const values = userValues(user)
+      const insertUser = `${INSERT_USER} ON CONFLICT (email_key) DO NOTHING`
       if (!session) return (await query('users.insert', insertUser, values)).rowCount === 1
       const result = await query(
         'users.insertWithSession',

@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { earlierNumbers, sharedNumbers } from '../migrations.js'
+import { type RecordedRow, earlierNumbers, sharedNumbers } from '../migrations.js'
 import type { StoreDriver, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
@@ -25,10 +25,7 @@ export interface SqliteOptions {
 }
 
 /** Writes resolve once their group commit is on disk; `adding` (data) waits first for the disk to have room (free-space.ts). */
-export interface Writes {
-  write: <T>(run: () => T) => Promise<T>
-  adding: <T>(run: () => T) => Promise<T>
-}
+export type Writes = Record<'write' | 'adding', GroupCommitWriter['write']>
 
 export const SQLITE_FILE = 'notes.db'
 
@@ -41,7 +38,7 @@ export function migrateSqlite(db: Database.Database, list: readonly Migration[] 
   if (hasSchemaChanges.get() === undefined) {
     db.transaction(() => {
       if (hasSchemaChanges.get() !== undefined) return
-      const rows = db.prepare<[], { version: number; name: string; applied_on: string }>('SELECT version, name, applied_on FROM schema_migrations').all()
+      const rows = db.prepare<[], RecordedRow>('SELECT version, name, applied_on FROM schema_migrations').all()
       db.exec(`CREATE TABLE schema_changes (
       number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
       const insert = db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)')

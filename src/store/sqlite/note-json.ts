@@ -1,8 +1,6 @@
-// What a migration that adds a note field calls once its column is added: the stored JSON is made
-// again from every field the table has a column for (../note-columns.ts). SQLite cannot change a
-// stored generated column, so the table is copied into a new one
-// (https://www.sqlite.org/lang_altertable.html#otheralter); its indexes and triggers are read
-// from the schema first and made again, so none is lost (test/note-json.test.ts).
+// What a migration adding a note field calls after adding its column: the stored JSON made again from
+// every column (../note-columns.ts). SQLite cannot change a stored generated column, so the table is
+// copied (https://www.sqlite.org/lang_altertable.html#otheralter), its indexes and triggers made again.
 import type { Database } from 'better-sqlite3'
 import { columnsPresent } from '../note-columns.js'
 import { noteJsonExpression } from './rows.js'

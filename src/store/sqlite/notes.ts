@@ -5,33 +5,18 @@ import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { containsFolded } from '../../services/search-prefilter.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
-import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams } from './rows.js'
+import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams, unlessAccountGone } from './rows.js'
 
-/**
- * Notes a listing reads in one synchronous step: a longer list is read page by page with a yield
- * between pages, so a large account does not hold the event loop (JsonPages: none appears twice).
- */
+/** Notes a listing reads in one synchronous step; a longer one yields between pages, not holding the event loop. */
 export const LIST_PAGE_ROWS = 1000
 
 /** Where a page starts: after this key, in list order. */
-interface PageKey {
-  pinned: number
-  createdOn: string
-  id: string
-}
+type PageKey = { pinned: number; createdOn: string; id: string }
 /** A key before every note: is_pinned is 0 or 1. */
 const FIRST_PAGE: PageKey = { pinned: 2, createdOn: '', id: '' }
 
-interface KeyRow {
-  is_pinned: number
-  created_on: string
-  id: string
-}
-
-interface SearchRow {
-  id: string
-  json: string
-}
+type KeyRow = { is_pinned: number; created_on: string; id: string }
+type SearchRow = { id: string; json: string }
 
 /** The search page being read: better-sqlite3 runs one statement at a time, so there is one. */
 interface PageScan {
@@ -47,16 +32,11 @@ interface PageScan {
 const PAGE_FULL = new Error('search page full')
 
 /** A page as SQLite hands it over: the notes and their ids as JSON arrays, and how many. */
-interface JsonPageRow {
-  notes: string
-  ids: string
-  n: number
-}
+type JsonPageRow = { notes: string; ids: string; n: number }
 
 /**
- * Joins the stored JSON of a subquery's rows into a page. The subquery's ORDER BY and LIMIT make
- * SQLite run it as a co-routine, so the aggregates see the rows in list order (the store contract
- * checks it). No rows give NULL, and such a page is never joined (JsonPages.add).
+ * Joins the stored JSON of a subquery's rows into a page, in list order: ORDER BY and LIMIT make SQLite
+ * run the subquery as a co-routine (the store contract checks it). No rows: NULL, never joined (JsonPages.add).
  */
 const pageOf = (subquery: string) =>
   `SELECT '[' || group_concat(json, ',') || ']' AS notes, json_group_array(id) AS ids, count(*) AS n FROM (${subquery})`
@@ -75,9 +55,8 @@ export class SqliteNotes {
   /** One read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   constructor(private readonly db: Database) {
-    // Search's prefilter, run by SQLite on each note in list order: it keeps the text of a note that
-    // may match and answers 1, so only candidates' JSON is read. Once the page is full the next
-    // call throws PAGE_FULL, which ends the statement.
+    // Search's prefilter, run on each note in list order: it keeps the text of a note that may match and
+    // answers 1, so only candidates' JSON is read. Once the page is full it throws PAGE_FULL, ending the statement.
     db.function('search_candidate', { deterministic: false, directOnly: true }, (pinned, createdOn, id, title, content) => {
       const scan = this.scan
       if (!scan) throw new Error('search_candidate() called outside a search page')
@@ -104,11 +83,10 @@ export class SqliteNotes {
       `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,
     ))
     // The key of a page's last note, found on the list-order index alone.
-    const lastKey = (pageRows: number) => db.prepare<[Record<string, unknown>], KeyRow>(
+    this.listPageEnd = db.prepare(
       `SELECT is_pinned, created_on, id FROM notes WHERE user_id = @userId AND ${afterStart}
-       ${LIST_ORDER} LIMIT 1 OFFSET ${pageRows - 1}`,
+       ${LIST_ORDER} LIMIT 1 OFFSET ${LIST_PAGE_ROWS - 1}`,
     )
-    this.listPageEnd = lastKey(LIST_PAGE_ROWS)
     // No LIMIT: search_candidate() ends the page by the notes' number and sizes, as they come.
     const candidate = 'search_candidate(is_pinned, created_on, id, title, content)'
     this.searchFirstPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = ? AND ${candidate} ${LIST_ORDER}`)
@@ -117,15 +95,9 @@ export class SqliteNotes {
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
 
-  /** False when notes.user_id names no account: the foreign key fails the statement alone. */
+  /** A foreign key failure (the account gone) fails this statement alone, not the writer's transaction. */
   insertNote(note: NoteRecord): boolean {
-    try {
-      this.insert.run(noteParams(note))
-      return true
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
-      throw err
-    }
+    return unlessAccountGone(() => this.insert.run(noteParams(note)).changes === 1)
   }
 
   findNote(userId: string, noteId: string): NoteRecord | undefined {
@@ -189,10 +161,7 @@ export class SqliteNotes {
   }
 }
 
-/**
- * Joins the JSON pages of one answer. A note re-pinned between two pages may be read twice: its
- * second copy is left out (only such a page is parsed and written again).
- */
+/** Joins the JSON pages of one answer. A note re-pinned between pages may come twice: only such a page is parsed to drop it. */
 class JsonPages {
   private readonly parts: string[] = []
   private seen: Set<string> | undefined

@@ -1,7 +1,6 @@
-// The note quota of the SQLite driver (mirrors postgres/quota.ts): a checked write reads the
-// account_usage row the triggers keep, inside its transaction, and SQLite has one writer, so no
-// write falls between check and write. Buffer.byteLength counts as the triggers do (lone
-// surrogates: 3 bytes; test/note-quota-store.test.ts), and costs less than a check in the INSERT.
+// The note quota of the SQLite driver (mirrors postgres/quota.ts): a write reads account_usage in its
+// transaction, and SQLite's one writer lets no write fall in between. Buffer.byteLength counts as the
+// triggers do (lone surrogates: 3 bytes), for less than a check in the INSERT.
 import type { Database } from 'better-sqlite3'
 import { bound, limits, resizes } from '../note-quota.js'
 import { NoteQuotaExceededError, type StoreDriver } from '../types.js'

@@ -1,27 +1,7 @@
-// Row shapes of the SQLite tables and their mapping to records.
+// The SQLite tables' rows mapped to records.
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
 import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
-
-export interface UserRow {
-  id: string
-  full_name: string
-  email: string
-  email_key: string
-  password_hash: string
-  created_on: string
-  /** NULL until first moved (migration 8). */
-  tokens_not_before: string | null
-}
-
-export interface SessionRow {
-  id: string
-  user_id: string
-  created_on: string
-  last_used_on: string
-  client: string
-}
-
-export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'
+import type { SessionRow, UserRow } from '../row-shapes.js'
 
 export function userFromRow(row: UserRow): UserRecord {
   return {
@@ -32,6 +12,16 @@ export function userFromRow(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdOn: row.created_on,
     ...(row.tokens_not_before ? { tokensNotBefore: row.tokens_not_before } : {}),
+  }
+}
+
+/** The write's answer, or false when it broke a foreign key: its account is gone. */
+export function unlessAccountGone(write: () => boolean): boolean {
+  try {
+    return write()
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
+    throw err
   }
 }
 

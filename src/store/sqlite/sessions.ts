@@ -3,13 +3,11 @@ import type { Database } from 'better-sqlite3'
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type { SessionPruning, SessionRecord, StoreDriver } from '../types.js'
 import type { Writes } from './index.js'
-import { SESSION_COLUMNS, type SessionRow, type UserRow, sessionFromRow, userFromRow } from './rows.js'
+import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
+import { sessionFromRow, unlessAccountGone, userFromRow } from './rows.js'
 import type { ActorCheck } from './users.js'
 
 export const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (@_id, @userId, @createdOn, @lastUsedOn, @client)`
-
-/** A session's columns under s_ names beside its account's columns (findSession). */
-type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
 
 type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
 
@@ -32,13 +30,7 @@ export function sqliteSessions(db: Database, { write }: Writes, assertAdmitted: 
   // A savepoint inside the group-commit writer's transaction.
   const create = db.transaction((session: SessionRecord, prune: SessionPruning) => {
     pruned.run({ userId: session.userId, createdBefore: prune.createdBefore, kept: Math.max(0, prune.keepMost - 1) })
-    try {
-      insert.run({ ...session })
-      return true
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return false
-      throw err
-    }
+    return unlessAccountGone(() => insert.run({ ...session }).changes === 1)
   })
   return {
     createSession: (session, prune) => write(() => create(session, prune)),

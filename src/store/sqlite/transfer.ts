@@ -3,7 +3,8 @@
 import type { Database } from 'better-sqlite3'
 import { noteDifferences } from '../note-differences.js'
 import type { NoteImportOutcome, NoteRecord, StoreDriver, UserImportOutcome, UserRecord } from '../types.js'
-import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, type UserRow, noteFromRow, noteParams, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, userFromRow } from './rows.js'
 import { INSERT_USER } from './users.js'
 
 type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter'

@@ -2,7 +2,8 @@
 import type { Database } from 'better-sqlite3'
 import { type AccountChange, type Actor, type Revocation, SessionEndedError, type SessionRecord, type StoreDriver, type UserRecord } from '../types.js'
 import type { Writes } from './index.js'
-import { type UserRow, userFromRow } from './rows.js'
+import type { UserRow } from '../row-shapes.js'
+import { userFromRow } from './rows.js'
 import { INSERT_SESSION } from './sessions.js'
 
 /** Throws SessionEndedError unless the actor is still admitted; first in a write transaction, so nothing ends the session before the commit. */
