@@ -1,4 +1,4 @@
-// The account-management endpoints of docs/accounts.md (issue 23) on both stores, through inject
+// The account-management endpoints of docs/accounts.md on both stores, through inject
 // and over a real socket: sessions opened by /login and /create-account and named by their
 // tokens, every endpoint's answers and validation, revocation at the next request (the
 // verified-token cache notwithstanding), the coarse lastUsedOn, tokens without a session, and

@@ -1,4 +1,4 @@
-// Issue 7: the API description, health and readiness, and metrics. The browser rendering of
+// The API description, health and readiness, and metrics. The browser rendering of
 // /docs is in docs-browser.test.ts.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -129,7 +129,7 @@ if (serviceAvailable('postgresql')) {
         await pool.end()
         // The deletion changed the account's version (migration 10) and notified every listener:
         // this instance keeps the session until the notice arrives, milliseconds after the commit,
-        // and issue 23 asks for "within 1 second" (docs/caching.md).
+        // and the promise is "within 1 second" (docs/caching.md).
         for (const path of ['/get-all-notes', '/get-user']) {
           await eventually(`${path} answered 401`, async () => (await h.client.request('GET', path, { token: a.token })).status === 401, 1000)
           const res = await h.client.request('GET', path, { token: a.token })

@@ -1,4 +1,4 @@
-// Issue 20: one search request could freeze the whole server. RE2 is linear in the text, but a
+// One search request could freeze the whole server. RE2 is linear in the text, but a
 // pattern such as `(.*a){1000}` costs seconds per call over the largest note the limits allow,
 // and it ran on the event loop. Now such a pattern is refused before it runs (services/search-cost.ts),
 // and what is accepted runs on the search threads, within SEARCH_TIMEOUT_MS

@@ -4,7 +4,7 @@
 // process or instance on the same database, an import, an operator's raw SQL. Each test writes
 // through one of them between two reads and expects the second read to show it. On PostgreSQL,
 // accounts and sessions changed outside this process are seen when the change's notice arrives
-// (account-versions.ts), which issue 23 bounds at one second: those reads poll until then.
+// (account-versions.ts), which is bounded at one second (docs/caching.md): those reads poll until then.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { cachedStore } from '../src/store/cache/index.js'
@@ -27,7 +27,7 @@ const KEEP_ALL = { createdBefore: '2000-01-01T00:00:00.000Z', keepMost: 1000 }
 
 /**
  * Asserts that an account or session change made outside this process shows: at once on SQLite,
- * within issue 23's second on PostgreSQL (its notice).
+ * within a second on PostgreSQL (its notice).
  */
 async function shows(kind: string, what: string, check: () => Promise<boolean>): Promise<void> {
   if (kind === 'sqlite') assert.ok(await check(), what)

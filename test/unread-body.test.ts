@@ -1,4 +1,4 @@
-// Answers given before the body is read (issue 20): a client sending a body over BODY_LIMIT, or a
+// Answers given before the body is read: a client sending a body over BODY_LIMIT, or a
 // body to a request refused before it is read (401, 415, an unreadable path), sends every byte
 // and then reads the answer, instead of failing with `write EPIPE` because the server answered
 // and closed while it was still sending. Real sockets (net, node:http, global fetch), bodies of

@@ -1,4 +1,4 @@
-// No cross-user access (issue 5): user B, holding user A's note ids (live and deleted), ids of
+// No cross-user access: user B, holding user A's note ids (live and deleted), ids of
 // its own deleted notes, malformed ids and ids of other shapes, gets 404 from every note
 // endpoint and changes nothing: A's data reads back byte for byte the same.
 import assert from 'node:assert/strict'

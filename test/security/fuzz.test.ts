@@ -1,4 +1,4 @@
-// Bad input never breaks it (issue 5): thousands of generated requests through inject and over
+// Bad input never breaks it: thousands of generated requests through inject and over
 // a real socket (chunked bodies, raw bytes); no 5xx, every answer in the contract's shape, the
 // server still serves afterwards, and no prototype is polluted. The long run: npm run test:stress.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// A revoked token never gets in (issue 23): tokens whose session was logged out, ended from
+// A revoked token never gets in: tokens whose session was logged out, ended from
 // another session, ended by logout-everywhere or by a password change, whose account was
 // deleted, and tokens without a session past their account's "not before" time, are fuzzed
 // (fast-check) against every route a token opens, the contract's and the account-management

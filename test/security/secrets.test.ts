@@ -1,4 +1,4 @@
-// Secrets stay secret (issue 5): passwords are argon2id hashes at rest (read from the database
+// Secrets stay secret: passwords are argon2id hashes at rest (read from the database
 // file itself), no response, log line or token carries a password or a hash, and the generated
 // token secret is a 0600 file in a 0700 directory.
 import assert from 'node:assert/strict'

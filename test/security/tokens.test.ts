@@ -1,4 +1,4 @@
-// Tokens that must not get in (issue 5, "Tokens"): every forged, foreign, expired, premature or
+// Tokens that must not get in: every forged, foreign, expired, premature or
 // orphaned token, and every odd Authorization header, gets 401 `Unauthorized` as plain text on
 // every protected endpoint, never a 500.
 import assert from 'node:assert/strict'
@@ -57,7 +57,7 @@ function forgedTokens(a: Account): Array<[string, string]> {
     ['expired', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: 1000, clockTimestamp: Date.now() - HOUR })({ user })],
     ['no exp', hs('HS256')],
     ['nbf in the future', hs('HS256', { expiresIn: HOUR, notBefore: HOUR / 2 })],
-    // Correctly signed, unexpired, but "issued" later than now plus the 60 s clock skew (issue 20).
+    // Correctly signed, unexpired, but "issued" later than now plus the 60 s clock skew.
     ['iat a day in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + DAY })],
     ['iat two minutes in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + 2 * 60_000 })],
     ['iat a day ahead, exp in an hour', signedWithRealSecret({ user, iat: seconds(Date.now() + DAY), exp: seconds(Date.now() + HOUR) })],

@@ -1,4 +1,4 @@
-// A page on another origin uses the whole API from Chromium (issue 20): a tiny node:http server on
+// A page on another origin uses the whole API from Chromium: a tiny node:http server on
 // a port of its own serves an HTML page, and that page's `fetch` calls, with a bearer token and a
 // JSON body, go to the notes service. The browser enforces CORS itself (preflights for PUT,
 // DELETE, Authorization and JSON bodies), so each step passes only if the service's CORS answers

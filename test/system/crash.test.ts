@@ -1,4 +1,4 @@
-// Nothing acknowledged is lost (issue 5): SIGKILL under write load, restart, compare. The long
+// Nothing acknowledged is lost: SIGKILL under write load, restart, compare. The long
 // version (20+ kills) runs in `npm run test:stress`.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'

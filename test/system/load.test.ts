@@ -1,4 +1,4 @@
-// Load held (issue 5): a mixed load at 64 connections for 5 seconds against a real child server
+// Load held: a mixed load at 64 connections for 5 seconds against a real child server
 // (60 seconds in `npm run test:stress`): no errors, no timeouts, no memory growth after warm-up,
 // no leaked file descriptors.
 import assert from 'node:assert/strict'

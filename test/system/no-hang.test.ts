@@ -1,4 +1,4 @@
-// No hang (issue 5): catastrophic and 500-character search patterns over 10 000 notes, slow
+// No hang: catastrophic and 500-character search patterns over 10 000 notes, slow
 // clients that send headers or bodies a byte at a time, and a flood of connections. Meanwhile
 // other clients keep being served, the event loop never stalls, and slow clients are cut off by
 // the configured timeouts. The loop-delay bound here is generous (LOOP_DELAY_BOUND_MS): on a

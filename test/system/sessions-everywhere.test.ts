@@ -1,4 +1,4 @@
-// Ending a session or an account takes effect everywhere at once, and for good (issue 23): two
+// Ending a session or an account takes effect everywhere at once, and for good: two
 // instances on one PostgreSQL database, and `serve --workers 2` on either store, refuse a
 // revoked token at their next request, whichever process ended it (an instance, a worker, the
 // operator's `users` command), and still refuse it after a restart. Tokens without a session

@@ -1,4 +1,4 @@
-// The long versions of the attack tests (issue 5): `npm run test:stress`. Runs each scenario at
+// The long versions of the attack tests: `npm run test:stress`. Runs each scenario at
 // full size, prints a summary table (cases tried, failures, figures) and exits non-zero when
 // anything failed. Takes about 5-8 minutes on 2 cores. Scale with STRESS_SCALE (e.g. 0.2).
 import { runCrashScenario } from '../support/scenarios/crash.js'

@@ -1,4 +1,4 @@
-// The web app's account page (issue 23), in Debian's Chromium against the built service, on
+// The web app's account page, in Debian's Chromium against the built service, on
 // SQLite and on PostgreSQL: reached from the header as a chunk loaded only then, renaming, the
 // sessions list (another login shows up; signing it out makes its token get 401), signing out
 // everywhere, changing the password (a new one under 8 characters or equal to the current one

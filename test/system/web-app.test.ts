@@ -1,4 +1,4 @@
-// The web app as a person uses it (issue 22), in Debian's Chromium against the real service
+// The web app as a person uses it, in Debian's Chromium against the real service
 // started as `npm start` starts it, on SQLite and on PostgreSQL, at a desktop and a phone
 // viewport: signing up (a password under 8 characters refused before anything is sent, an
 // operator's higher minimum in the API's words) and in (with no minimum), staying signed in, the
