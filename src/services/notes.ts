@@ -14,6 +14,9 @@ export function noteQuotaOf(config: NoteQuotaConfig): NoteQuota | undefined {
   return { notes: config.notes, bytes: config.megabytes * 2 ** 20 }
 }
 
+/** What add-note takes: every input field but isPinned (a note is added unpinned). */
+const ADDED_FIELDS = NOTE_INPUT_FIELDS.filter((field) => field !== 'isPinned')
+
 /** The given fields of `from`, copied so that no key beyond the note's fields reaches the store. */
 function pick(from: NotePatch, fields: readonly NoteInputField[]): NotePatch {
   return Object.fromEntries(fields.filter((field) => from[field] !== undefined).map((field) => [field, from[field]]))
@@ -44,8 +47,7 @@ export class NoteService {
   /** The note added, or undefined when the account is gone (the route answers 401). */
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
-    const given = pick(input, NOTE_INPUT_FIELDS.filter((field) => field !== 'isPinned'))
-    const note: NoteRecord = { _id: newId(), ...emptyInput(), ...given, userId, createdOn: now, updatedOn: now }
+        const note: NoteRecord = { _id: newId(), ...emptyInput(), ...pick(input, ADDED_FIELDS), userId, createdOn: now, updatedOn: now }
     return (await this.held(() => this.store.insertNote(note, this.quota))) ? note : undefined
   }
 

@@ -42,7 +42,7 @@ export function noteFromRow(row: NoteRow): NoteRecord {
 }
 
 /** A field's value as its column holds it. */
-export function columnValue(kind: ColumnKind, value: unknown): unknown {
+function columnValue(kind: ColumnKind, value: unknown): unknown {
   return kind === 'texts' ? JSON.stringify(value) : kind === 'flag' ? (value ? 1 : 0) : value
 }
 
