@@ -13,11 +13,13 @@ import { accountManagementRoutes } from './routes/account-management.js'
 import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
+import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
 import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountSettings } from './services/account-settings.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
 import { NoteService } from './services/notes.js'
+import { startSweeps } from './services/retention.js'
 import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { SessionService } from './services/sessions.js'
@@ -148,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'internal error')
       answer = new ContractError(500, request.routeOptions.config.internalErrorMessage ?? 'Internal Server Error')
     }
-    const body = answer.withErrorKey ? { error: true, message: answer.message } : { message: answer.message }
+    const body = answer.withErrorKey ? { error: true, message: answer.message, ...answer.details } : { message: answer.message }
     // A 413 or 415 comes before the body is read (unread-body.ts).
     return answerAfterBody(request, reply, () => void reply.code(answer.statusCode).headers(answer.headers).send(body))
   })
@@ -179,7 +181,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // No search thread starts before the first search; closing the app ends them.
   const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
   app.addHook('onClose', () => searches.close())
-  noteRoutes(app, new NoteService(store, searches, config.noteQuota), authenticate)
+  const notes = new NoteService(store, searches, config.noteQuota, config.retention)
+  noteRoutes(app, notes, authenticate)
+  trashAndHistoryRoutes(app, notes, authenticate)
+  const stopSweeps = startSweeps(store, config.retention, app.log)
+  app.addHook('onClose', async () => stopSweeps())
   accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)
   await registerWebApp(app, options.webRoot)
   return app

@@ -54,6 +54,12 @@ const SETTINGS = {
     notes: int('MAX_NOTES_PER_ACCOUNT', 50_000, 0, 1_000_000_000),
     megabytes: int('MAX_NOTE_MB_PER_ACCOUNT', 200, 0, 1_048_576),
   },
+  /** What a person's deleted notes and earlier texts are kept for (docs/history.md); 0 keeps none. */
+  retention: {
+    trashDays: int('TRASH_DAYS', 30, 0, 36_500),
+    historyRevisions: int('HISTORY_REVISIONS', 50, 0, 10_000),
+    historyDays: int('HISTORY_DAYS', 90, 0, 36_500),
+  },
   registration: setting<'open' | 'closed'>('open', (env, fallback) => oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback)),
   minPasswordLength: int('MIN_PASSWORD_LENGTH', 0, 0, 1024),
   minFreeDiskMb: int('MIN_FREE_DISK_MB', 100, 0, 1_048_576),
@@ -93,6 +99,7 @@ export type Config = Values<typeof SETTINGS>
 export const defaultConfig: Config = valuesOf(SETTINGS, (s) => s.fallback)
 export type BruteForceConfig = Config['bruteForce']
 export type NoteQuotaConfig = Config['noteQuota']
+export type RetentionConfig = Config['retention']
 export type PasswordHashingConfig = Config['passwordHashing']
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */

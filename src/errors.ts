@@ -7,6 +7,8 @@ export class ContractError extends Error {
     /** false for the add-note "is required" answers, which carry no `error` key. */
     readonly withErrorKey = true,
     readonly headers: Record<string, string> = {},
+    /** More of the answer's body, after `error` and `message`. */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message)
     this.name = 'ContractError'
@@ -24,5 +26,10 @@ export const storageLimitMessage = (megabytes: number) =>
   `Storage limit reached: an account keeps at most ${megabytes} MB of notes (title, content and tags)`
 export const QUOTA_MESSAGE_PATTERN = '^(Note limit reached: an account keeps at most \\d+ notes|Storage limit reached: an account keeps at most \\d+ MB of notes \\(title, content and tags\\))$'
 
+export const NOTE_CHANGED = 'Note was changed elsewhere'
+export const REVISION_NOT_FOUND = 'Revision not found'
+
 export const badRequest = (message: string) => new ContractError(400, message)
+/** An If-Match that no longer holds (412, RFC 9110 §13.1.1): the answer carries the note as it is now. */
+export const noteChanged = (note: unknown) => new ContractError(412, NOTE_CHANGED, true, {}, { note })
 export const noteNotFound = () => new ContractError(404, NOTE_NOT_FOUND)

@@ -56,3 +56,31 @@ export function emptyInput(): Pick<NoteRecord, NoteInputField> {
   }
   return empty as Pick<NoteRecord, NoteInputField>
 }
+
+/** A note in the trash: the note as it was deleted, and when. */
+export const TrashedNote = Type.Object({ ...Note.properties, deletedOn: Type.String() })
+export type TrashedNoteRecord = Static<typeof TrashedNote>
+
+/** A state a note had before a change of its title, content or tags; `editedOn` is that state's updatedOn. */
+export const Revision = Type.Object({
+  _id: Type.String(),
+  title: noteInput.title,
+  content: noteInput.content,
+  tags: noteInput.tags,
+  isPinned: noteInput.isPinned,
+  editedOn: Type.String(),
+})
+export type RevisionRecord = Static<typeof Revision>
+
+/** The fields a revision restores: pinning is the note's own, not its text's. */
+export const REVISED_FIELDS = ['title', 'content', 'tags'] as const satisfies readonly NoteInputField[]
+
+/** The version after `previous` at time `now`: `now`, or one millisecond past `previous` when the clock has not moved on. */
+export function nextVersion(previous: string, now: string): string {
+  const after = Date.parse(previous) + 1
+  return Number.isNaN(after) || Date.parse(now) >= after ? now : new Date(after).toISOString()
+}
+
+/** Whether `after` changes what a revision keeps of `before`: its title, content or tags. */
+export const revises = (before: NoteRecord, after: NoteRecord): boolean =>
+  REVISED_FIELDS.some((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))

@@ -10,6 +10,7 @@ import { errorResponses as errors } from '../schemas/error-responses.js'
 import { operations as about } from '../schemas/operations.js'
 import { NoteOk, NotesOk } from '../schemas/responses.js'
 import { dropFalsyFields, dropFalsyQueryFields, emptyBodyIsObject } from './falsy.js'
+import { expectedOf, withVersion } from './if-match.js'
 
 // A note is added unpinned; title and content are required, every other field is optional.
 const { title, content, isPinned, ...optional } = noteInput
@@ -60,7 +61,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
       const note = await notes.add(request.user._id, request.body)
       // The account was deleted after the authenticate hook found it: 401, as the hook answers.
       if (!note) return sendUnauthorized(reply)
-      return { error: false, note, message: 'Note added successfully' }
+      return { error: false, note: withVersion(reply, note), message: 'Note added successfully' }
     },
   })
 
@@ -69,9 +70,9 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     preValidation: dropFalsyFields,
     config: TRAILING_SPACE_500,
     schema: { ...about.editNote, params: noteIdParams, body: EditNoteBody, response: { 200: NoteOk, ...errors.editNote } },
-    handler: async (request) => {
-      const note = await notes.edit(request.user._id, request.params.noteId, request.body)
-      return { error: false, note, message: 'Note updated successfully' }
+    handler: async (request, reply) => {
+      const note = await notes.edit(request.user._id, request.params.noteId, request.body, expectedOf(request))
+      return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
     },
   })
 
@@ -79,9 +80,9 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     onRequest: authenticate,
     config: TRAILING_SPACE_500,
     schema: { ...about.deleteNote, params: noteIdParams, response: { 200: NoteOk, ...errors.deleteNote } },
-    handler: async (request) => {
-      const note = await notes.delete(request.user._id, request.params.noteId)
-      return { error: false, note, message: 'Note deleted successfully' }
+    handler: async (request, reply) => {
+      const note = await notes.delete(request.user._id, request.params.noteId, expectedOf(request))
+      return { error: false, note: withVersion(reply, note), message: 'Note deleted successfully' }
     },
   })
 
@@ -90,9 +91,9 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     preValidation: emptyBodyIsObject, // here `false` is a value, not an absence
     config: TRAILING_SPACE_500,
     schema: { ...about.pinNote, params: noteIdParams, body: PinBody, response: { 200: NoteOk, ...errors.pinNote } },
-    handler: async (request) => {
-      const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned)
-      return { error: false, note, message: 'Note updated successfully' }
+    handler: async (request, reply) => {
+      const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned, expectedOf(request))
+      return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
     },
   })
 

@@ -2,7 +2,8 @@
 // they keep the handler's bytes: properties in its order ({error, message}), and no `const` on `message`, which
 // fast-json-stringify would write instead of the value. `enum` and `pattern` only document the words (the harness checks).
 import { type TSchema, Type } from '@sinclair/typebox'
-import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED } from '../errors.js'
+import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_CHANGED, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED, REVISION_NOT_FOUND } from '../errors.js'
+import { Note } from '../note-shape.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
 import { SEARCH_BUSY } from '../services/search-pool.js'
 
@@ -41,6 +42,12 @@ export const Unauthorized = {
 }
 
 const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
+const TrashedNoteNotFound = errorBody('The trash holds no note with this id of the user.', [NOTE_NOT_FOUND])
+const HistoryNotFound = errorBody('The user has no such note, live or in the trash, or the note no such revision.', [NOTE_NOT_FOUND, REVISION_NOT_FOUND])
+const NoteChanged = Type.Object(
+  { error: Type.Literal(true), message: message({ enum: [NOTE_CHANGED] }), note: Note },
+  { description: 'If-Match names none of the versions the note has now: nothing changed; `note` is the note as it is.', additionalProperties: false },
+)
 const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
 const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
 
@@ -91,9 +98,15 @@ export const errorResponses = {
   login: { ...bodyErrors, 429: TooManyRequests, ...serverErrors },
   getUser: authErrors,
   addNote: { ...bodyErrors, 400: AddNoteBadRequest, ...authErrors, 403: NoteQuotaReached, 507: InsufficientStorage },
-  editNote: { ...noteById, 403: NoteQuotaReached, 507: InsufficientStorage },
-  deleteNote: noteById,
-  pinNote: { ...noteById, 507: InsufficientStorage },
+  editNote: { ...noteById, 403: NoteQuotaReached, 412: NoteChanged, 507: InsufficientStorage },
+  deleteNote: { ...noteById, 412: NoteChanged },
+  pinNote: { ...noteById, 412: NoteChanged, 507: InsufficientStorage },
+  getTrash: authErrors,
+  restoreNote: { ...authErrors, 403: NoteQuotaReached, 404: TrashedNoteNotFound, 507: InsufficientStorage },
+  deleteNoteForever: { ...authErrors, 404: TrashedNoteNotFound },
+  emptyTrash: authErrors,
+  noteHistory: { ...authErrors, 404: HistoryNotFound },
+  restoreRevision: { ...noteById, 403: NoteQuotaReached, 404: HistoryNotFound, 412: NoteChanged, 507: InsufficientStorage },
   getAllNotes: authErrors,
   searchNotes: { 400: SearchBadRequest, ...authErrors, 503: SearchUnavailable },
 } satisfies Record<string, Record<number, TSchema | typeof Unauthorized>>

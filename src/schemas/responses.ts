@@ -1,6 +1,6 @@
 // 200 bodies go through these schemas (fast-json-stringify): faster than JSON.stringify, and an unlisted field never leaks.
 import { Type } from '@sinclair/typebox'
-import { Note } from '../note-shape.js'
+import { Note, Revision, TrashedNote } from '../note-shape.js'
 
 export const User = Type.Object({
   _id: Type.String(),
@@ -24,4 +24,17 @@ export const NoteOk = Type.Object({ error: ok, note: Note, message: Type.String(
 export const NotesOk = Type.Object(
   { error: ok, notes: Type.Array(Note), message: Type.String() },
   { description: 'The notes: pinned first, then newest createdOn, then _id descending.' },
+)
+export const TrashOk = Type.Object(
+  { error: ok, notes: Type.Array(TrashedNote), message: Type.String() },
+  { description: 'The notes in the trash, each with deletedOn: most recently deleted first.' },
+)
+export const DoneOk = Type.Object({ error: ok, message: Type.String() }, { description: 'Done.' })
+export const TrashEmptiedOk = Type.Object(
+  { error: ok, deleted: Type.Integer(), message: Type.String() },
+  { description: 'How many notes the trash held, now erased for good.' },
+)
+export const HistoryOk = Type.Object(
+  { error: ok, revisions: Type.Array(Revision), message: Type.String() },
+  { description: "The note's earlier states, newest first: each as it was before a change of title, content or tags." },
 )

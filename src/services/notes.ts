@@ -1,10 +1,30 @@
 // The contract's note rules (docs/contract.md, "Endpoints") for every store: ownership, truthy-only edits, pinning.
-import type { NoteQuotaConfig } from '../config.js'
-import { ContractError, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
-import { NOTE_INPUT_FIELDS, type NoteInputField, type NotePatch, type NoteRecord, emptyInput } from '../note-shape.js'
-import { type CheckedVersions, type JsonText, type NoteQuota, NoteQuotaExceededError, type Store } from '../store/types.js'
+import type { NoteQuotaConfig, RetentionConfig } from '../config.js'
+import { ContractError, REVISION_NOT_FOUND, noteChanged, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
+import {
+  NOTE_INPUT_FIELDS,
+  type NoteInputField,
+  type NotePatch,
+  type NoteRecord,
+  REVISED_FIELDS,
+  type RevisionRecord,
+  type TrashedNoteRecord,
+  emptyInput,
+} from '../note-shape.js'
+import {
+  type CheckedVersions,
+  type JsonText,
+  type NoteQuota,
+  NoteQuotaExceededError,
+  type NoteWrite,
+  type NoteWriteTerms,
+  type Store,
+} from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
+
+/** If-Match's entity tags as versions (routes/if-match.ts); undefined: no condition. */
+export type Expected = readonly string[] | undefined
 
 export type NewNote = Pick<NoteRecord, 'title' | 'content'> & Omit<NotePatch, 'isPinned'>
 
@@ -22,16 +42,22 @@ function pick(from: NotePatch, fields: readonly NoteInputField[]): NotePatch {
   return Object.fromEntries(fields.filter((field) => from[field] !== undefined).map((field) => [field, from[field]]))
 }
 
+/** The revisions kept of each note: none when either bound of history is 0. */
+export const revisionsKept = (retention: RetentionConfig): number => (retention.historyDays > 0 ? retention.historyRevisions : 0)
+
 export class NoteService {
   private readonly quota: NoteQuota | undefined
+  private readonly keepRevisions: number
 
   /** A write that would pass `quotaConfig` is answered 403 naming the limit; deletes never are. */
   constructor(
     private readonly store: Store,
     private readonly searches: SearchPool,
     private readonly quotaConfig: NoteQuotaConfig,
+    private readonly retention: RetentionConfig,
   ) {
     this.quota = noteQuotaOf(quotaConfig)
+    this.keepRevisions = revisionsKept(retention)
   }
 
   /** `write()`, with the store's quota refusal put in the words of the limit it met. */
@@ -52,20 +78,54 @@ export class NoteService {
   }
 
   /** Only the truthy fields (docs/contract.md, "PUT /edit-note/:noteId"): `isPinned: false` does not unpin. */
-  async edit(userId: string, noteId: string, edit: NotePatch): Promise<NoteRecord> {
+  async edit(userId: string, noteId: string, edit: NotePatch, expected?: Expected): Promise<NoteRecord> {
     const truthy = NOTE_INPUT_FIELDS.filter((field) => edit[field])
-    return this.patch(userId, noteId, pick(edit, truthy))
+    return this.patch(userId, noteId, pick(edit, truthy), expected)
   }
 
   /** `isPinned` whenever it is present, false included (docs/contract.md, "PUT /update-note-pinned/:noteId"). */
-  async setPinned(userId: string, noteId: string, isPinned: boolean | undefined): Promise<NoteRecord> {
-    return this.patch(userId, noteId, isPinned === undefined ? {} : { isPinned })
+  async setPinned(userId: string, noteId: string, isPinned: boolean | undefined, expected?: Expected): Promise<NoteRecord> {
+    return this.patch(userId, noteId, isPinned === undefined ? {} : { isPinned }, expected)
   }
 
-  async delete(userId: string, noteId: string): Promise<NoteRecord> {
-    const note = isWellFormedId(noteId) ? await this.store.deleteNote(userId, noteId) : undefined
+  /** Moves the note to the trash (TRASH_DAYS=0: erases it with its history) and answers it as it was. */
+  async delete(userId: string, noteId: string, expected?: Expected): Promise<NoteRecord> {
+    if (!isWellFormedId(noteId)) throw noteNotFound()
+    const trashedOn = this.retention.trashDays > 0 ? new Date().toISOString() : undefined
+    return settled(await this.store.deleteNote(userId, noteId, { expected, trashedOn, quota: this.quota }))
+  }
+
+  listTrash(userId: string): Promise<TrashedNoteRecord[]> {
+    return this.store.listTrash(userId)
+  }
+
+  /** The trashed note back among the notes, held to the quota as an added note is. */
+  async restore(userId: string, noteId: string): Promise<NoteRecord> {
+    const note = isWellFormedId(noteId) ? await this.held(() => this.store.restoreNote(userId, noteId, new Date().toISOString(), this.quota)) : undefined
     if (!note) throw noteNotFound()
     return note
+  }
+
+  async deleteForever(userId: string, noteId: string): Promise<void> {
+    if (!isWellFormedId(noteId) || (await this.store.eraseTrash(userId, noteId)) === 0) throw noteNotFound()
+  }
+
+  /** How many trashed notes were erased. */
+  emptyTrash(userId: string): Promise<number> {
+    return this.store.eraseTrash(userId)
+  }
+
+  async history(userId: string, noteId: string): Promise<RevisionRecord[]> {
+    const revisions = isWellFormedId(noteId) ? await this.store.noteHistory(userId, noteId, this.keepRevisions) : undefined
+    if (!revisions) throw noteNotFound()
+    return revisions
+  }
+
+  /** The revision's title, content and tags, as a new edit: the state it replaces becomes a revision in turn. */
+  async restoreRevision(userId: string, noteId: string, revisionId: string, expected?: Expected): Promise<NoteRecord> {
+    const revision = (await this.history(userId, noteId)).find((r) => r._id === revisionId)
+    if (!revision) throw new ContractError(404, REVISION_NOT_FOUND)
+    return this.patch(userId, noteId, pick(revision, REVISED_FIELDS), expected)
   }
 
   /** The user's notes as JSON text, in list order (the driver builds it; see Store.listNotesJson). */
@@ -87,13 +147,20 @@ export class NoteService {
   }
 
   /** An empty patch saves the note unchanged: the current note is returned, updatedOn kept. */
-  private async patch(userId: string, noteId: string, patch: NotePatch): Promise<NoteRecord> {
+  private async patch(userId: string, noteId: string, patch: NotePatch, expected: Expected): Promise<NoteRecord> {
     if (!isWellFormedId(noteId)) throw noteNotFound()
-    const note =
-      Object.keys(patch).length === 0
-        ? await this.store.findNote(userId, noteId)
-        : await this.held(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), this.quota))
-    if (!note) throw noteNotFound()
-    return note
+    if (Object.keys(patch).length === 0) {
+      const note = await this.store.findNote(userId, noteId)
+      return settled(note && (expected === undefined || expected.includes(note.updatedOn)) ? { note } : note && { conflict: note })
+    }
+    const terms: NoteWriteTerms = { quota: this.quota, expected, keepRevisions: this.keepRevisions, revisionId: newId() }
+    return settled(await this.held(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))
   }
+}
+
+/** The note a write answers, or the 404 or 412 it meets. */
+function settled(outcome: NoteWrite): NoteRecord {
+  if (!outcome) throw noteNotFound()
+  if ('conflict' in outcome) throw noteChanged(outcome.conflict)
+  return outcome.note
 }

@@ -1,9 +1,9 @@
 // What every storage driver implements and the cache layer (cache/) wraps; the rules live in src/services.
 // Every note query takes the owner's id, so no driver call can reach another user's note.
 import type { NoteField } from './note-differences.js'
-import type { NotePatch, NoteRecord } from '../note-shape.js'
+import type { NotePatch, NoteRecord, RevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 
-export type { NotePatch, NoteRecord }
+export type { NotePatch, NoteRecord, RevisionRecord, TrashedNoteRecord }
 
 /** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
 export interface UserRecord {
@@ -81,6 +81,36 @@ export interface NoteQuota {
   bytes: number
 }
 
+/** What a note write requires and keeps (docs/history.md). */
+export interface NoteWriteTerms {
+  quota?: NoteQuota | undefined
+  /** If-Match: the write applies only while the note's updatedOn is one of these; undefined: whatever it is. */
+  expected?: readonly string[] | undefined
+  /** The newest revisions kept of each note (HISTORY_REVISIONS); 0: none is kept. */
+  keepRevisions: number
+  /** The id the revision this write may keep takes. */
+  revisionId: string
+}
+
+/** A note write's outcome: the note after it, the current note when `expected` did not hold (nothing changed), or undefined when absent. */
+export type NoteWrite = { note: NoteRecord } | { conflict: NoteRecord } | undefined
+
+/** What deleting a note does with it. */
+export interface NoteDeletion {
+  expected?: readonly string[] | undefined
+  /** When it moves to the trash; undefined: erased at once with its history (TRASH_DAYS=0). */
+  trashedOn: string | undefined
+  quota?: NoteQuota | undefined
+}
+
+/** What the retention sweep erases for good (services/retention.ts). */
+export interface SweepCutoffs {
+  /** Notes trashed before this. */
+  trashedBefore: string
+  /** Revisions replaced before this. */
+  replacedBefore: string
+}
+
 /** An account's notes and their size, kept by the database itself (triggers on notes). */
 export type NoteUsage = NoteQuota
 
@@ -131,10 +161,25 @@ export interface Store {
   /** Inserts the note; false when its account is gone. NoteQuotaExceededError (nothing stored): past the quota. */
   insertNote(note: NoteRecord, quota?: NoteQuota): Promise<boolean>
   findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
-  /** Applies the patch and sets updatedOn: the note, or undefined when absent. NoteQuotaExceededError('bytes'): grown past it. */
-  updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
-  /** Deletes and resolves to the deleted note, or undefined when absent. */
-  deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
+  /**
+   * Applies the patch, sets updatedOn to nextVersion(its stored value, `now`) and, when the title, content or tags
+   * change, keeps the state before as a revision. NoteQuotaExceededError('bytes'): grown past the quota.
+   */
+  updateNote(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms): Promise<NoteWrite>
+  /** Moves the note to the trash (or erases it) and resolves to it as it was. */
+  deleteNote(userId: string, noteId: string, deletion: NoteDeletion): Promise<NoteWrite>
+
+  // Trash and history (docs/history.md): every query takes the owner's id.
+  /** The account's trash, most recently deleted first. */
+  listTrash(userId: string): Promise<TrashedNoteRecord[]>
+  /** Moves a trashed note back with updatedOn = nextVersion(it, now): the note, or undefined when not in the trash. Quota: as insertNote. */
+  restoreNote(userId: string, noteId: string, now: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
+  /** Erases trashed notes for good, with their history (all of the account's when `noteId` is undefined): how many. */
+  eraseTrash(userId: string, noteId?: string): Promise<number>
+  /** The revisions of a note, live or trashed, newest first, at most `limit`; undefined when the account has no such note. */
+  noteHistory(userId: string, noteId: string, limit: number): Promise<RevisionRecord[] | undefined>
+  /** Erases what the cutoffs name, in batches, safe to run on many instances at once: how many trashed notes and revisions. */
+  sweep(cutoffs: SweepCutoffs): Promise<{ notes: number; revisions: number }>
   /**
    * GET /get-all-notes' JSON text: the notes in list order (list-order.ts), keys in the note's order. Kept bytes are
    * handed out again: never modify them. `checked`: this request's SessionOfAccount.checked.

@@ -5,6 +5,7 @@ import { limits, resizes } from '../note-quota.js'
 import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { AccountListener } from './account-notices.js'
 import { type Migration, migrations } from './migrations.js'
+import { PostgresKept } from './kept.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
 import { postgresSessions } from './sessions.js'
@@ -137,6 +138,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const users = postgresUsers(query, pool)
   const notes = new PostgresNotes(query)
   const quota = new PostgresQuota(query)
+  const kept = new PostgresKept(query, pool)
   let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
@@ -145,11 +147,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresTransfer(query, pool),
     insertNote: (note, q) => (limits(q) ? quota.insertNote(note, q) : notes.insertNote(note)),
     findNote: (userId, noteId) => notes.findNote(userId, noteId),
-    updateNote: (userId, noteId, patch, updatedOn, q) =>
-      q !== undefined && q.bytes > 0 && resizes(patch)
-        ? quota.updateNote(userId, noteId, patch, updatedOn, q)
-        : notes.updateNote(userId, noteId, patch, updatedOn),
-    deleteNote: (userId, noteId) => notes.deleteNote(userId, noteId),
+    updateNote: (userId, noteId, patch, now, terms) =>
+      terms.quota !== undefined && terms.quota.bytes > 0 && resizes(patch)
+        ? quota.updateNote(userId, noteId, patch, now, { ...terms, quota: terms.quota })
+        : notes.updateNote(userId, noteId, patch, now, terms),
+    deleteNote: (userId, noteId, deletion) => kept.deleteNote(userId, noteId, deletion),
+    listTrash: (userId) => kept.listTrash(userId),
+    restoreNote: (userId, noteId, now, q) => kept.restoreNote(userId, noteId, now, q),
+    eraseTrash: (userId, noteId) => kept.eraseTrash(userId, noteId),
+    noteHistory: (userId, noteId, limit) => kept.noteHistory(userId, noteId, limit),
+    sweep: (cutoffs) => kept.sweep(cutoffs),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows

@@ -2,7 +2,7 @@
 // user_id and served by the notes_by_user_in_list_order index.
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
-import type { NotePatch, NoteRecord, TextMatcher } from '../types.js'
+import type { NotePatch, NoteRecord, NoteWrite, NoteWriteTerms, TextMatcher } from '../types.js'
 import { NOTE_COLUMNS, type NoteRow, decodeJsonText, decodeText, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues } from './rows.js'
 import { type Query, unlessAccountGone } from './query.js'
 
@@ -13,6 +13,48 @@ const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 const hasRuns = (param: string) => `(lower(title COLLATE "C") LIKE ${param} OR lower(content COLLATE "C") LIKE ${param}
   OR strpos(title, U&'\\212A') > 0 OR strpos(content, U&'\\212A') > 0
   OR strpos(title, U&'\\017F') > 0 OR strpos(content, U&'\\017F') > 0)`
+
+/** The values every edit statement starts with: $1 to $7 of editStatement. */
+export const EDIT_VALUES = 7
+
+export const editValues = (userId: string, noteId: string, now: string, terms: NoteWriteTerms): unknown[] =>
+  [userId, noteId, now, terms.expected ?? null, terms.revisionId, terms.keepRevisions, terms.quota?.bytes ?? 0]
+
+/**
+ * An edit in one statement (docs/history.md): `old` locks the note and reads it as last committed; `changed` applies
+ * the patch, with the next version, only while `old` is as expected ($4, If-Match) and `allowed` holds; `kept` keeps
+ * old's text as a revision when it changed. The patch's values follow the first `before` ($1 user, $2 note, $3 now,
+ * $5 revision id, $6 revisions kept, $7 the byte quota). The answer: the changed note, or the current one.
+ */
+export const editStatement = (before: number, verdictOf?: string) => {
+  const [allowed, verdict] = verdictOf ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
+  return `
+  WITH ${verdictOf ? `verdict AS (SELECT ${verdictOf} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE),
+  changed AS (
+    UPDATE notes SET ${patchSet(before + 1)}, updated_on = next_note_version((SELECT updated_on FROM old), $3)
+    WHERE user_id = $1 AND id = $2 AND ($4::text[] IS NULL OR (SELECT updated_on FROM old) = ANY($4::text[])) AND ${allowed}
+    RETURNING ${NOTE_COLUMNS}
+  ),
+  kept AS (
+    SELECT keep_revision($5, $1, $2, o.title, o.content, o.tags, o.is_pinned, o.updated_on, $3, $6, $7) AS n FROM old o, changed c
+    WHERE o.title IS DISTINCT FROM c.title OR o.content IS DISTINCT FROM c.content OR o.tags IS DISTINCT FROM c.tags
+  )
+  SELECT true AS changed, ${verdict} AS v, ${NOTE_COLUMNS} FROM changed WHERE (SELECT count(*) FROM kept) >= 0
+  UNION ALL
+  SELECT false, ${verdict}, ${NOTE_COLUMNS} FROM old WHERE NOT EXISTS (SELECT 1 FROM changed)`
+}
+
+export type EditRow = NoteRow & { changed: boolean; v: string | null }
+
+/** An edit statement's answer as Store.updateNote gives it; a note left unchanged by its quota verdict is that verdict. */
+export function editOutcome(rows: EditRow[], expected?: readonly string[]): NoteWrite | string {
+  const row = rows[0]
+  if (!row) return undefined
+  const note = noteFromRow(row)
+  if (row.changed) return { note }
+  if (row.v !== null && row.v !== 'pass' && (expected === undefined || expected.includes(note.updatedOn))) return row.v
+  return { conflict: note }
+}
 
 /** A note's size as a search page counts it: title, content and stored JSON, in bytes. */
 const NOTE_SIZE = 'octet_length(title) + octet_length(content) + octet_length(json)'
@@ -44,18 +86,9 @@ export class PostgresNotes {
     return rows[0] && noteFromRow(rows[0])
   }
 
-  async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>(
-      'notes.update',
-      `UPDATE notes SET ${patchSet(4)}, updated_on = $3 WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`,
-      [userId, noteId, updatedOn, ...patchValues(patch)],
-    )
-    return rows[0] && noteFromRow(rows[0])
-  }
-
-  async deleteNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>('notes.delete', `DELETE FROM notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
-    return rows[0] && noteFromRow(rows[0])
+  async updateNote(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms): Promise<NoteWrite> {
+    const { rows } = await this.query<EditRow>('notes.edit', editStatement(EDIT_VALUES), [...editValues(userId, noteId, now, terms), ...patchValues(patch)])
+    return editOutcome(rows) as NoteWrite
   }
 
   /**

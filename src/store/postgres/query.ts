@@ -86,3 +86,9 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     client.release()
   }
 }
+
+/** A Query over one connection: a transaction's statements. */
+export const queryOn =
+  (client: pg.ClientBase): Query =>
+  (name, text, values) =>
+    client.query({ name, text, values })

@@ -3,10 +3,11 @@
 // on 'retry' (near a limit) it runs again holding all 16 of the account's slots, with exact sums.
 import { LIMITS } from '../../note-shape.js'
 import { bound } from '../note-quota.js'
-import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage } from '../types.js'
+import { type NotePatch, type NoteQuota, NoteQuotaExceededError, type NoteRecord, type NoteUsage, type NoteWrite, type NoteWriteTerms } from '../types.js'
+import { EDIT_VALUES, type EditRow, editOutcome, editStatement, editValues } from './notes.js'
 import { type Query, unlessAccountGone } from './query.js'
 import { EDITABLE_COLUMNS, noteColumns } from '../note-columns.js'
-import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues, placeholder } from './rows.js'
+import { NOTE_COLUMNS, noteInsertParams, noteValues, patchValues, placeholder } from './rows.js'
 
 // The most bytes one write can add as stored: every UTF-16 unit of the largest note accepted at
 // 6 bytes, U+FFFF with its escape (rows.ts). A check holding one slot leaves this room per other slot.
@@ -16,7 +17,7 @@ const MAX_WRITE_BYTES = 6 * (LIMITS.title + LIMITS.content + LIMITS.tags * LIMIT
 const sized = (columns: typeof noteColumns, first: number) =>
   `${placeholder(columns, first, 'title')}, ${placeholder(columns, first, 'content')}, ${placeholder(columns, first, 'tags')}::text[]`
 const INSERTED = { userId: placeholder(noteColumns, 4, 'userId'), sized: sized(noteColumns, 4) }
-const PATCHED_SIZED = sized(EDITABLE_COLUMNS, 6)
+const PATCHED_SIZED = sized(EDITABLE_COLUMNS, EDIT_VALUES + 3)
 
 type Verdict = 'pass' | 'retry' | 'notes' | 'bytes' | 'missing'
 
@@ -50,25 +51,19 @@ export class PostgresQuota {
   }
 
   /** Store.updateNote of a patch that resizes the note, with a byte quota. */
-  async updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string, quota: NoteQuota): Promise<NoteRecord | undefined> {
-    const values = [userId, noteId, updatedOn, bound(quota.bytes), MAX_WRITE_BYTES, ...patchValues(patch)]
+  async updateNote(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms & { quota: NoteQuota }): Promise<NoteWrite> {
+    const values = [...editValues(userId, noteId, now, terms), bound(terms.quota.bytes), MAX_WRITE_BYTES, ...patchValues(patch)]
     return withinQuota(async (exclusive) => {
-      // `changed` reads the verdict, so it runs once the verdict is known.
-      const { rows } = await this.query<NoteRow & { v: Verdict }>(
-        exclusive ? 'notes.updateWithinQuotaExclusive' : 'notes.updateWithinQuota',
-        `WITH verdict AS (SELECT note_quota_check($1, $2, ${PATCHED_SIZED}, ${exclusive}, 0, $4, $5) AS v),
-         changed AS (
-           UPDATE notes SET ${patchSet(6)}, updated_on = $3
-           WHERE user_id = $1 AND id = $2 AND (SELECT v FROM verdict) = 'pass'
-           RETURNING ${NOTE_COLUMNS}
-         )
-         SELECT verdict.v, changed.* FROM verdict LEFT JOIN changed ON true`,
+      const verdict = `note_quota_check($1, $2, ${PATCHED_SIZED}, ${exclusive}, 0, $${EDIT_VALUES + 1}, $${EDIT_VALUES + 2})`
+      const { rows } = await this.query<EditRow>(
+        exclusive ? 'notes.editWithinQuotaExclusive' : 'notes.editWithinQuota',
+        editStatement(EDIT_VALUES + 2, verdict),
         values,
       )
-      const row = rows[0]
-      if (row?.v === 'pass') return row.id ? noteFromRow(row) : undefined
-      if (row?.v === 'bytes') throw new NoteQuotaExceededError('bytes')
-      return row?.v === 'retry' ? 'retry' : undefined // 'missing'
+      const outcome = editOutcome(rows, terms.expected)
+      if (outcome === 'bytes') throw new NoteQuotaExceededError('bytes')
+      if (outcome === 'retry') return 'retry'
+      return typeof outcome === 'string' ? undefined : outcome // 'missing'
     })
   }
 

@@ -8,6 +8,7 @@ import type { StoreDriver, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { type Migration, migrations } from './migrations.js'
+import { SqliteKept } from './kept.js'
 import { SqliteNotes } from './notes.js'
 import { sqliteQuota } from './quota.js'
 import { sqliteSessions } from './sessions.js'
@@ -115,6 +116,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   }
   const assertAdmitted = actorCheck(db)
   const notes = new SqliteNotes(db)
+  const kept = new SqliteKept(db)
+  const { roomFor, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
   const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
@@ -125,10 +128,10 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   return {
     ...sqliteUsers(db, writes, assertAdmitted),
     ...sqliteSessions(db, writes, assertAdmitted),
-    ...sqliteQuota(db, writes, notes),
+    ...noteWrites,
+    ...kept.methods(db, writes, roomFor),
     ...sqliteTransfer(db),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
-    deleteNote: (userId, noteId) => writer.write(() => notes.deleteNote(userId, noteId)),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     userVersions: async (userIds) => {

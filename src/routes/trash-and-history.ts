@@ -1,0 +1,66 @@
+// The trash and history endpoints (docs/contract.md, "Trash and history"), in the contract's style: thin handlers
+// over NoteService, which holds the rules.
+import { type Static, Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import type { Authenticate } from '../plugins/auth.js'
+import { errorResponses as errors } from '../schemas/error-responses.js'
+import { noteIdParams } from '../schemas/fields.js'
+import { operations as about } from '../schemas/operations.js'
+import { DoneOk, HistoryOk, NoteOk, TrashEmptiedOk, TrashOk } from '../schemas/responses.js'
+import type { NoteService } from '../services/notes.js'
+import { expectedOf, withVersion } from './if-match.js'
+
+type Params = Static<typeof noteIdParams>
+const RevisionParams = Type.Object({ noteId: Type.String(), revisionId: Type.String() })
+
+export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
+  app.get('/get-trash', {
+    onRequest: authenticate,
+    schema: { ...about.getTrash, response: { 200: TrashOk, ...errors.getTrash } },
+    handler: async (request) => ({ error: false, notes: await notes.listTrash(request.user._id), message: 'Trash retrieved successfully' }),
+  })
+
+  app.put<{ Params: Params }>('/restore-note/:noteId', {
+    onRequest: authenticate,
+    schema: { ...about.restoreNote, params: noteIdParams, response: { 200: NoteOk, ...errors.restoreNote } },
+    handler: async (request, reply) => {
+      const note = await notes.restore(request.user._id, request.params.noteId)
+      return { error: false, note: withVersion(reply, note), message: 'Note restored successfully' }
+    },
+  })
+
+  app.delete<{ Params: Params }>('/delete-note-forever/:noteId', {
+    onRequest: authenticate,
+    schema: { ...about.deleteNoteForever, params: noteIdParams, response: { 200: DoneOk, ...errors.deleteNoteForever } },
+    handler: async (request) => {
+      await notes.deleteForever(request.user._id, request.params.noteId)
+      return { error: false, message: 'Note deleted forever' }
+    },
+  })
+
+  app.delete('/empty-trash', {
+    onRequest: authenticate,
+    schema: { ...about.emptyTrash, response: { 200: TrashEmptiedOk, ...errors.emptyTrash } },
+    handler: async (request) => ({ error: false, deleted: await notes.emptyTrash(request.user._id), message: 'Trash emptied' }),
+  })
+
+  app.get<{ Params: Params }>('/get-note-history/:noteId', {
+    onRequest: authenticate,
+    schema: { ...about.noteHistory, params: noteIdParams, response: { 200: HistoryOk, ...errors.noteHistory } },
+    handler: async (request) => ({
+      error: false,
+      revisions: await notes.history(request.user._id, request.params.noteId),
+      message: 'Note history retrieved successfully',
+    }),
+  })
+
+  app.put<{ Params: Static<typeof RevisionParams> }>('/restore-revision/:noteId/:revisionId', {
+    onRequest: authenticate,
+    schema: { ...about.restoreRevision, params: RevisionParams, response: { 200: NoteOk, ...errors.restoreRevision } },
+    handler: async (request, reply) => {
+      const { noteId, revisionId } = request.params
+      const note = await notes.restoreRevision(request.user._id, noteId, revisionId, expectedOf(request))
+      return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
+    },
+  })
+}

@@ -1,0 +1,165 @@
+// The trash and the revision history of the SQLite driver (mirrors postgres/kept.ts; docs/history.md). Every
+// statement runs in the group-commit writer's transaction with the write it belongs to.
+import type { Database, Statement } from 'better-sqlite3'
+import { nextVersion } from '../../note-shape.js'
+import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, TrashedNoteRecord } from '../types.js'
+import type { Writes } from './index.js'
+import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams } from './rows.js'
+
+/** A text's UTF-8 bytes in SQL, as account_usage counts them (migration 12). */
+const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
+  + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(tags))`
+
+/** Rows erased per statement by the sweep, so that no write waits long behind it. */
+const SWEEP_BATCH = 500
+
+type RevisionRow = { id: string; title: string; content: string; tags: string; is_pinned: number; edited_on: string }
+
+const revisionFromRow = (row: RevisionRow): RevisionRecord => ({
+  _id: row.id,
+  title: row.title,
+  content: row.content,
+  tags: JSON.parse(row.tags) as string[],
+  isPinned: row.is_pinned === 1,
+  editedOn: row.edited_on,
+})
+
+/** What the trash and history statements need of the note writes: the room check of a restore (quota.ts). */
+export type RoomCheck = (userId: string, note: NoteRecord, quota: NoteQuota | undefined) => boolean
+
+export class SqliteKept {
+  private readonly revise: Statement
+  private readonly trimNote: Statement
+  private readonly usage: Statement<[number, string], { over: number }>
+  private readonly oldest: Statement<[{ userId: string }], { revision: number; id: string }>
+  private readonly eraseRevision: Statement<[string]>
+  private readonly eraseTrashed: Statement<[string, string]>
+  private readonly eraseHistory: Statement<[string, string]>
+  private readonly trash: Statement
+  private readonly untrash: Statement<[string, string], NoteRow>
+  private readonly trashOf: Statement<[string], NoteRow & { deleted_on: string }>
+  private readonly trashIds: Statement<[string], { id: string }>
+  private readonly history: Statement<[{ noteId: string; userId: string; limit: number }], RevisionRow>
+  private readonly owns: Statement<[{ userId: string; noteId: string }]>
+  private readonly sweepTrash: Statement<[string], { id: string; user_id: string }>
+  private readonly sweepRevisions: Statement<[string]>
+
+  constructor(db: Database) {
+    this.revise = db.prepare(
+      `INSERT INTO note_revisions (id, note_id, user_id, title, content, tags, is_pinned, edited_on, replaced_on, bytes)
+       SELECT @revisionId, id, user_id, title, content, tags, is_pinned, updated_on, @now, ${BYTES} FROM (SELECT @title AS title,
+         @content AS content, @tags AS tags, @isPinned AS is_pinned, @updatedOn AS updated_on, @_id AS id, @userId AS user_id)`,
+    )
+    this.trimNote = db.prepare(
+      `DELETE FROM note_revisions WHERE id IN (
+         SELECT id FROM note_revisions WHERE note_id = ? ORDER BY edited_on DESC, id DESC LIMIT -1 OFFSET ?)`,
+    )
+    this.usage = db.prepare('SELECT bytes + kept - ? AS over FROM account_usage WHERE user_id = ?')
+    this.oldest = db.prepare(
+      `SELECT * FROM (
+         SELECT * FROM (SELECT 1 AS revision, id, replaced_on AS at FROM note_revisions WHERE user_id = @userId ORDER BY replaced_on, id LIMIT 1)
+         UNION ALL
+         SELECT * FROM (SELECT 0, id, deleted_on FROM trashed_notes WHERE user_id = @userId ORDER BY deleted_on, id LIMIT 1)
+       ) ORDER BY at, id LIMIT 1`,
+    )
+    this.eraseRevision = db.prepare('DELETE FROM note_revisions WHERE id = ?')
+    this.eraseTrashed = db.prepare('DELETE FROM trashed_notes WHERE user_id = ? AND id = ?')
+    this.eraseHistory = db.prepare('DELETE FROM note_revisions WHERE user_id = ? AND note_id = ?')
+    this.trash = db.prepare(
+      `INSERT INTO trashed_notes (${NOTE_COLUMNS}, deleted_on, bytes)
+       SELECT ${NOTE_COLUMNS}, @deletedOn, ${BYTES} FROM notes WHERE user_id = @userId AND id = @noteId`,
+    )
+    this.untrash = db.prepare(`DELETE FROM trashed_notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
+    this.trashOf = db.prepare(`SELECT ${NOTE_COLUMNS}, deleted_on FROM trashed_notes WHERE user_id = ? ORDER BY deleted_on DESC, id DESC`)
+    this.trashIds = db.prepare('SELECT id FROM trashed_notes WHERE user_id = ?')
+    this.history = db.prepare(
+      `SELECT id, title, content, tags, is_pinned, edited_on FROM note_revisions
+       WHERE note_id = @noteId AND user_id = @userId ORDER BY edited_on DESC, id DESC LIMIT @limit`,
+    )
+    this.owns = db.prepare(
+      `SELECT 1 FROM notes WHERE user_id = @userId AND id = @noteId
+       UNION ALL SELECT 1 FROM trashed_notes WHERE user_id = @userId AND id = @noteId`,
+    )
+    this.sweepTrash = db.prepare(`DELETE FROM trashed_notes WHERE id IN (
+      SELECT id FROM trashed_notes WHERE deleted_on < ? LIMIT ${SWEEP_BATCH}) RETURNING id, user_id`)
+    this.sweepRevisions = db.prepare(`DELETE FROM note_revisions WHERE id IN (
+      SELECT id FROM note_revisions WHERE replaced_on < ? LIMIT ${SWEEP_BATCH})`)
+  }
+
+  /** Keeps `before`, the note's state before an edit at `now`, as its newest revision; then the note's and the quota's bounds. */
+  keepRevision(before: NoteRecord, revisionId: string, now: string, keep: number, quota: NoteQuota | undefined): void {
+    if (keep <= 0) return
+    this.revise.run({ ...noteParams(before), revisionId, now })
+    this.trimNote.run(before._id, keep)
+    this.trimKept(before.userId, quota)
+  }
+
+  /** Over the byte quota, the oldest of the account's revisions and trashed notes go first. */
+  trimKept(userId: string, quota: NoteQuota | undefined): void {
+    if (!quota || quota.bytes <= 0) return
+    while ((this.usage.get(quota.bytes, userId)?.over ?? 0) > 0) {
+      const oldest = this.oldest.get({ userId })
+      if (!oldest) return
+      if (oldest.revision === 1) this.eraseRevision.run(oldest.id)
+      else this.erase(userId, oldest.id)
+    }
+  }
+
+  /** Moves the note, as stored, to the trash: call before deleting it from notes. */
+  moveToTrash(userId: string, noteId: string, deletedOn: string): void {
+    this.trash.run({ userId, noteId, deletedOn })
+  }
+
+  /** Erases a trashed note (or a note's history alone) for good: true when a trashed note was erased. */
+  erase(userId: string, noteId: string): boolean {
+    this.eraseHistory.run(userId, noteId)
+    return this.eraseTrashed.run(userId, noteId).changes === 1
+  }
+
+  methods(db: Database, { write, adding }: Writes, roomFor: RoomCheck): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory' | 'sweep'> {
+    const insert = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
+    return {
+      listTrash: async (userId) =>
+        this.trashOf.all(userId).map((row): TrashedNoteRecord => ({ ...noteFromRow(row), deletedOn: row.deleted_on })),
+      restoreNote: (userId, noteId, now, quota) =>
+        adding(() => {
+          const row = this.untrash.get(userId, noteId)
+          if (!row) return undefined
+          const trashed = noteFromRow(row)
+          const note = { ...trashed, updatedOn: nextVersion(trashed.updatedOn, now) }
+          // The quota's refusal throws, and the writer rolls the untrash back with it.
+          if (!roomFor(userId, note, quota)) return undefined
+          insert.run(noteParams(note))
+          return note
+        }),
+      eraseTrash: (userId, noteId) =>
+        write(() => {
+          const ids = noteId === undefined ? this.trashIds.all(userId).map((r) => r.id) : [noteId]
+          return ids.filter((id) => this.erase(userId, id)).length
+        }),
+      noteHistory: async (userId, noteId, limit) => {
+        if (this.owns.get({ userId, noteId }) === undefined) return undefined
+        return this.history.all({ noteId, userId, limit }).map(revisionFromRow)
+      },
+      sweep: async ({ trashedBefore, replacedBefore }: SweepCutoffs) => {
+        let notes = 0
+        let revisions = 0
+        for (;;) {
+          const erased = await write(() => {
+            const gone = this.sweepTrash.all(trashedBefore)
+            for (const { id, user_id } of gone) this.eraseHistory.run(user_id, id)
+            return gone.length
+          })
+          notes += erased
+          if (erased < SWEEP_BATCH) break
+        }
+        for (;;) {
+          const erased = await write(() => this.sweepRevisions.run(replacedBefore).changes)
+          revisions += erased
+          if (erased < SWEEP_BATCH) break
+        }
+        return { notes, revisions }
+      },
+    }
+  }
+}
