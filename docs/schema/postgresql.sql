@@ -8,13 +8,28 @@
   user_id text COLLATE "C" NOT NULL,
   shard smallint NOT NULL,
   notes bigint NOT NULL,
-  bytes bigint NOT NULL
+  bytes bigint NOT NULL,
+  kept bigint NOT NULL DEFAULT 0
 )
 
 -- table account_versions
 (
   user_id text COLLATE "C" NOT NULL,
   version bigint NOT NULL
+)
+
+-- table note_revisions
+(
+  id text COLLATE "C" NOT NULL,
+  note_id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  title text NOT NULL,
+  content text NOT NULL,
+  tags text[] NOT NULL,
+  is_pinned boolean NOT NULL,
+  edited_on text COLLATE "C" NOT NULL,
+  replaced_on text COLLATE "C" NOT NULL,
+  bytes bigint NOT NULL
 )
 
 -- table note_versions
@@ -60,6 +75,20 @@
   client text NOT NULL
 )
 
+-- table trashed_notes
+(
+  id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  title text NOT NULL,
+  content text NOT NULL,
+  tags text[] NOT NULL,
+  is_pinned boolean NOT NULL,
+  created_on text COLLATE "C" NOT NULL,
+  updated_on text COLLATE "C" NOT NULL,
+  deleted_on text COLLATE "C" NOT NULL,
+  bytes bigint NOT NULL
+)
+
 -- table users
 (
   id text COLLATE "C" NOT NULL,
@@ -79,6 +108,12 @@ FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 
 -- constraint account_versions.account_versions_pkey
 PRIMARY KEY (user_id)
+
+-- constraint note_revisions.note_revisions_pkey
+PRIMARY KEY (id)
+
+-- constraint note_revisions.note_revisions_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 
 -- constraint note_versions.note_versions_pkey
 PRIMARY KEY (user_id, shard)
@@ -104,6 +139,12 @@ PRIMARY KEY (id)
 -- constraint sessions.sessions_user_id_fkey
 FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 
+-- constraint trashed_notes.trashed_notes_pkey
+PRIMARY KEY (id)
+
+-- constraint trashed_notes.trashed_notes_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
 -- constraint users.users_email_key_key
 UNIQUE (email_key)
 
@@ -115,6 +156,18 @@ CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user
 
 -- index account_versions_pkey
 CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
+
+-- index note_revisions_by_age
+CREATE INDEX note_revisions_by_age ON public.note_revisions USING btree (replaced_on)
+
+-- index note_revisions_by_user
+CREATE INDEX note_revisions_by_user ON public.note_revisions USING btree (user_id, replaced_on, id)
+
+-- index note_revisions_of_note
+CREATE INDEX note_revisions_of_note ON public.note_revisions USING btree (note_id, edited_on, id)
+
+-- index note_revisions_pkey
+CREATE UNIQUE INDEX note_revisions_pkey ON public.note_revisions USING btree (id)
 
 -- index note_versions_pkey
 CREATE UNIQUE INDEX note_versions_pkey ON public.note_versions USING btree (user_id, shard)
@@ -137,6 +190,15 @@ CREATE INDEX sessions_by_user ON public.sessions USING btree (user_id, last_used
 -- index sessions_pkey
 CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id)
 
+-- index trashed_notes_by_age
+CREATE INDEX trashed_notes_by_age ON public.trashed_notes USING btree (deleted_on)
+
+-- index trashed_notes_by_user
+CREATE INDEX trashed_notes_by_user ON public.trashed_notes USING btree (user_id, deleted_on, id)
+
+-- index trashed_notes_pkey
+CREATE UNIQUE INDEX trashed_notes_pkey ON public.trashed_notes USING btree (id)
+
 -- index users_email_key_key
 CREATE UNIQUE INDEX users_email_key_key ON public.users USING btree (email_key)
 
@@ -149,6 +211,9 @@ bigint start 1 increment 1
 -- sequence note_version
 bigint start 1 increment 1
 
+-- trigger note_revisions.note_revisions_kept
+CREATE TRIGGER note_revisions_kept AFTER INSERT OR DELETE ON public.note_revisions FOR EACH ROW EXECUTE FUNCTION kept_changed()
+
 -- trigger notes.notes_changed
 CREATE TRIGGER notes_changed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_changed()
 
@@ -160,6 +225,9 @@ CREATE TRIGGER sessions_versioned AFTER INSERT OR DELETE OR UPDATE ON public.ses
 
 -- trigger sessions.sessions_versions_truncated
 CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON public.sessions FOR EACH STATEMENT EXECUTE FUNCTION account_changed()
+
+-- trigger trashed_notes.trashed_notes_kept
+CREATE TRIGGER trashed_notes_kept AFTER INSERT OR DELETE ON public.trashed_notes FOR EACH ROW EXECUTE FUNCTION kept_changed()
 
 -- trigger users.users_versioned
 CREATE TRIGGER users_versioned AFTER INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION account_changed()
@@ -206,6 +274,64 @@ AS $function$
         RETURN NULL;
       END
       $function$
+
+-- function keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[], p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint)
+CREATE OR REPLACE FUNCTION public.keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[], p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF p_keep <= 0 THEN
+          RETURN 0;
+        END IF;
+        INSERT INTO note_revisions VALUES (p_id, p_note, p_user, p_title, p_content, p_tags, p_pinned, p_edited_on,
+          p_replaced_on, note_bytes(p_title, p_content, p_tags));
+        DELETE FROM note_revisions WHERE id IN (
+          SELECT id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
+        PERFORM trim_kept(p_user, p_max_bytes);
+        RETURN 1;
+      END
+    $function$
+
+-- function kept_changed()
+CREATE OR REPLACE FUNCTION public.kept_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        my_shard smallint := pg_backend_pid() % 16;
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO account_usage AS u VALUES (NEW.user_id, my_shard, 0, 0, NEW.bytes)
+            ON CONFLICT (user_id, shard) DO UPDATE SET kept = u.kept + EXCLUDED.kept;
+        ELSIF EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id) THEN
+          INSERT INTO account_usage AS u VALUES (OLD.user_id, my_shard, 0, 0, -OLD.bytes)
+            ON CONFLICT (user_id, shard) DO UPDATE SET kept = u.kept + EXCLUDED.kept;
+        END IF;
+        RETURN NULL;
+      END
+    $function$
+
+-- function next_note_version(previous text, now text)
+CREATE OR REPLACE FUNCTION public.next_note_version(previous text, now text)
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+      DECLARE
+        after timestamptz;
+      BEGIN
+        BEGIN
+          after := previous::timestamptz + interval '1 millisecond';
+        EXCEPTION WHEN others THEN
+          RETURN now;
+        END;
+        IF now::timestamptz >= after THEN
+          RETURN now;
+        END IF;
+        RETURN to_char(after AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      END
+    $function$
 
 -- function note_bytes(title text, content text, tags text[])
 CREATE OR REPLACE FUNCTION public.note_bytes(title text, content text, tags text[])
@@ -315,3 +441,32 @@ AS $function$
         RETURN 'retry';
       END
       $function$
+
+-- function trim_kept(p_user text, p_max_bytes bigint)
+CREATE OR REPLACE FUNCTION public.trim_kept(p_user text, p_max_bytes bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        oldest record;
+      BEGIN
+        IF p_max_bytes <= 0 THEN
+          RETURN;
+        END IF;
+        LOOP
+          EXIT WHEN (SELECT coalesce(sum(bytes) + sum(kept), 0) FROM account_usage WHERE user_id = p_user) <= p_max_bytes;
+          SELECT * INTO oldest FROM (
+            (SELECT true AS revision, id, replaced_on AS at FROM note_revisions WHERE user_id = p_user ORDER BY replaced_on, id LIMIT 1)
+            UNION ALL
+            (SELECT false, id, deleted_on FROM trashed_notes WHERE user_id = p_user ORDER BY deleted_on, id LIMIT 1)
+          ) AS candidates ORDER BY at, id LIMIT 1;
+          EXIT WHEN NOT FOUND;
+          IF oldest.revision THEN
+            DELETE FROM note_revisions WHERE id = oldest.id;
+          ELSE
+            DELETE FROM trashed_notes WHERE id = oldest.id;
+            DELETE FROM note_revisions WHERE note_id = oldest.id AND user_id = p_user;
+          END IF;
+        END LOOP;
+      END
+    $function$

@@ -3,6 +3,15 @@
 --   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
 -- and checked by the same test without the variable.
 
+-- index note_revisions_by_age
+CREATE INDEX note_revisions_by_age ON note_revisions (replaced_on);
+
+-- index note_revisions_by_user
+CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on, id);
+
+-- index note_revisions_of_note
+CREATE INDEX note_revisions_of_note ON note_revisions (note_id, edited_on, id);
+
 -- index notes_by_user_in_list_order
 CREATE INDEX notes_by_user_in_list_order
 ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
@@ -10,12 +19,32 @@ ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
 -- index sessions_by_user
 CREATE INDEX sessions_by_user ON sessions (user_id, last_used_on DESC, created_on DESC, id DESC);
 
+-- index trashed_notes_by_age
+CREATE INDEX trashed_notes_by_age ON trashed_notes (deleted_on);
+
+-- index trashed_notes_by_user
+CREATE INDEX trashed_notes_by_user ON trashed_notes (user_id, deleted_on, id);
+
 -- table account_usage
 CREATE TABLE account_usage (
   user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
   notes   INTEGER NOT NULL,
   bytes   INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
+, kept INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
+
+-- table note_revisions
+CREATE TABLE note_revisions (
+  id          TEXT PRIMARY KEY,
+  note_id     TEXT NOT NULL,
+  user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title       TEXT NOT NULL,
+  content     TEXT NOT NULL,
+  tags        TEXT NOT NULL, -- JSON array of strings
+  is_pinned   INTEGER NOT NULL,
+  edited_on   TEXT NOT NULL,
+  replaced_on TEXT NOT NULL,
+  bytes       INTEGER NOT NULL
+) STRICT;
 
 -- table notes
 CREATE TABLE "notes" (
@@ -49,6 +78,20 @@ CREATE TABLE sessions (
   last_used_on TEXT NOT NULL,
   client       TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
+
+-- table trashed_notes
+CREATE TABLE trashed_notes (
+  id         TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  title      TEXT NOT NULL,
+  content    TEXT NOT NULL,
+  tags       TEXT NOT NULL, -- JSON array of strings
+  is_pinned  INTEGER NOT NULL,
+  created_on TEXT NOT NULL,
+  updated_on TEXT NOT NULL,
+  deleted_on TEXT NOT NULL,
+  bytes      INTEGER NOT NULL
+) STRICT;
 
 -- table user_versions
 CREATE TABLE user_versions (
@@ -117,9 +160,29 @@ BEGIN
   WHERE user_id = NEW.user_id;
 END;
 
+-- trigger account_usage_note_revisions_added
+CREATE TRIGGER account_usage_note_revisions_added AFTER INSERT ON note_revisions BEGIN
+  UPDATE account_usage SET kept = kept + NEW.bytes WHERE user_id = NEW.user_id;
+END;
+
+-- trigger account_usage_note_revisions_removed
+CREATE TRIGGER account_usage_note_revisions_removed AFTER DELETE ON note_revisions BEGIN
+  UPDATE account_usage SET kept = kept - OLD.bytes WHERE user_id = OLD.user_id;
+END;
+
 -- trigger account_usage_of_new_user
 CREATE TRIGGER account_usage_of_new_user AFTER INSERT ON users BEGIN
   INSERT INTO account_usage (user_id, notes, bytes) VALUES (NEW.id, 0, 0);
+END;
+
+-- trigger account_usage_trashed_notes_added
+CREATE TRIGGER account_usage_trashed_notes_added AFTER INSERT ON trashed_notes BEGIN
+  UPDATE account_usage SET kept = kept + NEW.bytes WHERE user_id = NEW.user_id;
+END;
+
+-- trigger account_usage_trashed_notes_removed
+CREATE TRIGGER account_usage_trashed_notes_removed AFTER DELETE ON trashed_notes BEGIN
+  UPDATE account_usage SET kept = kept - OLD.bytes WHERE user_id = OLD.user_id;
 END;
 
 -- trigger user_versions_note_added
