@@ -17,6 +17,7 @@ import { type TestDatabase, createTestDatabase, serviceAvailable } from './suppo
 import { makeNote, makeUser } from './support/store-contract.js'
 import { tempDir } from './support/temp.js'
 import { listedNotes } from './support/listed.js'
+import { terms, trash } from './support/note-writes.js'
 
 const MB = 2 ** 20
 const isLowDisk = (err: unknown) => err instanceof LowDiskSpaceError
@@ -65,11 +66,12 @@ describe('the SQLite store below its free-space minimum', () => {
       await new Promise((resolve) => setTimeout(resolve, READING_MAX_AGE_MS + 50))
       await assert.rejects(store.createUser(makeUser()), isLowDisk)
       await assert.rejects(store.insertNote(makeNote(user._id)), isLowDisk)
-      await assert.rejects(store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString()), isLowDisk)
-      await assert.rejects(store.updateNote(user._id, note._id, { isPinned: true }, new Date().toISOString()), isLowDisk)
+      await assert.rejects(store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString(), terms()), isLowDisk)
+      await assert.rejects(store.updateNote(user._id, note._id, { isPinned: true }, new Date().toISOString(), terms()), isLowDisk)
       assert.deepEqual(await store.findNote(user._id, note._id), note)
       assert.equal((await listedNotes(store, user._id)).length, 1)
-      assert.deepEqual(await store.deleteNote(user._id, note._id), note)
+      // To the trash, as TRASH_DAYS' default does: a person must always be able to delete.
+      assert.deepEqual(await store.deleteNote(user._id, note._id, trash()), { note })
     } finally {
       await store.close()
     }

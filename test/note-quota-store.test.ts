@@ -17,6 +17,7 @@ import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable }
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type StoreKind, openTestStore, storeKinds } from './support/stores.js'
 import { listedNotes } from './support/listed.js'
+import { erase, noteOf, terms } from './support/note-writes.js'
 
 /** A note's size as each store counts it: UTF-8 bytes of the stored strings (types.ts NoteQuota). */
 function sizeOn(kind: StoreKind) {
@@ -91,12 +92,12 @@ for (const kind of storeKinds()) {
             else if (o.kind === 'edit') {
               const patch = { ...(o.title === undefined ? {} : { title: o.title }), ...(o.content === undefined ? {} : { content: o.content }), ...(o.tags === undefined ? {} : { tags: o.tags }) }
               const id = at(o.pick)
-              assert.ok(await store.updateNote(userId, id, patch, new Date().toISOString(), { notes: 0, bytes: 0 }))
+              assert.ok(await store.updateNote(userId, id, patch, new Date().toISOString(), terms({ notes: 0, bytes: 0 })))
               model.set(id, { ...(model.get(id) as NoteRecord), ...patch })
-            } else if (o.kind === 'pin') assert.ok(await store.updateNote(userId, at(o.pick), { isPinned: true }, new Date().toISOString()))
+            } else if (o.kind === 'pin') assert.ok(await store.updateNote(userId, at(o.pick), { isPinned: true }, new Date().toISOString(), terms()))
             else {
               const id = at(o.pick)
-              assert.ok(await store.deleteNote(userId, id))
+              assert.ok(await store.deleteNote(userId, id, erase()))
               model.delete(id)
             }
           }
@@ -114,7 +115,7 @@ for (const kind of storeKinds()) {
       for (const note of notes) assert.equal(await store.insertNote(note, quota), true)
       await refused(store.insertNote(makeNote(userId), quota), 'notes')
       assert.deepEqual(await store.noteUsage(userId), { notes: 3, bytes: 3 * size(makeNote(userId)) })
-      assert.ok(await store.deleteNote(userId, (notes[0] as NoteRecord)._id), 'a delete is never refused')
+      assert.ok(await store.deleteNote(userId, (notes[0] as NoteRecord)._id, erase(quota)), 'a delete is never refused')
       assert.equal(await store.insertNote(makeNote(userId), quota), true)
       await refused(store.insertNote(makeNote(userId), quota), 'notes')
     })
@@ -154,17 +155,17 @@ for (const kind of storeKinds()) {
       await store.insertNote(a, quota)
       await store.insertNote(b, quota)
       const now = () => new Date().toISOString()
-      await refused(store.updateNote(userId, a._id, { content: 'c'.repeat(40) }, now(), quota), 'bytes')
+      await refused(store.updateNote(userId, a._id, { content: 'c'.repeat(40) }, now(), terms(quota)), 'bytes')
       assert.equal((await store.findNote(userId, a._id))?.content, a.content, 'a refused edit changes nothing')
-      assert.equal((await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), quota))?.tags[0], 'd'.repeat(10)) // exactly 50
+      assert.equal(noteOf(await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), terms(quota)))?.tags[0], 'd'.repeat(10)) // exactly 50
       // Over the limit (it was lowered): shrinking still works, growing does not.
       const lower: NoteQuota = { notes: 0, bytes: 20 }
-      assert.ok(await store.updateNote(userId, a._id, { content: 'short' }, now(), lower))
-      assert.ok(await store.updateNote(userId, a._id, { isPinned: true }, now(), lower))
-      assert.ok(await store.updateNote(userId, b._id, { title: 'B' }, now(), lower), 'same size passes')
-      await refused(store.updateNote(userId, b._id, { title: 'BB' }, now(), lower), 'bytes')
-      assert.equal(await store.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), lower), undefined, 'no such note')
-      assert.ok(await store.deleteNote(userId, a._id))
+      assert.ok(await store.updateNote(userId, a._id, { content: 'short' }, now(), terms(lower)))
+      assert.ok(await store.updateNote(userId, a._id, { isPinned: true }, now(), terms(lower)))
+      assert.ok(await store.updateNote(userId, b._id, { title: 'B' }, now(), terms(lower)), 'same size passes')
+      await refused(store.updateNote(userId, b._id, { title: 'BB' }, now(), terms(lower)), 'bytes')
+      assert.equal(await store.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), terms(lower)), undefined, 'no such note')
+      assert.ok(await store.deleteNote(userId, a._id, erase(lower)))
       assert.deepEqual(await store.noteUsage(userId), { notes: 1, bytes: 10 })
     })
 

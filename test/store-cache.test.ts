@@ -16,6 +16,7 @@ import { eventually } from './support/eventually.js'
 import { type Harness, MODES, register, startHarness } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { makeNote, makeUser } from './support/store-contract.js'
+import { erase, terms } from './support/note-writes.js'
 import { sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
 
 const titles = async (store: Store, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
@@ -68,9 +69,9 @@ for (const kind of storeKinds()) {
       const b = makeNote(user._id, { title: 'b', createdOn: '2026-01-02T00:00:00.000Z' })
       await other.insertNote(b)
       assert.deepEqual(await titles(db.store, user._id), ['b', 'a'])
-      await db.store.updateNote(user._id, a._id, { isPinned: true }, a.updatedOn)
+      await db.store.updateNote(user._id, a._id, { isPinned: true }, a.updatedOn, terms())
       assert.deepEqual(await titles(other, user._id), ['a', 'b'])
-      await other.deleteNote(user._id, b._id)
+      await other.deleteNote(user._id, b._id, erase())
       assert.deepEqual(await titles(db.store, user._id), ['a'])
       await other.importNotes([makeNote(user._id, { title: 'imported', createdOn: '2026-01-03T00:00:00.000Z' })])
       assert.deepEqual(await titles(db.store, user._id), ['a', 'imported'])

@@ -11,6 +11,7 @@ import { versionsReader } from '../src/store/cache/versions-reader.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { CheckedVersions, SessionRecord, StoreDriver } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
+import { erase, terms } from './support/note-writes.js'
 
 const KEEP_ALL = { createdBefore: '2000-01-01T00:00:00.000Z', keepMost: 1000 }
 const sessionOf = (userId: string): SessionRecord => {
@@ -44,8 +45,8 @@ describe('sqlite version clock', () => {
     const session = sessionOf(user._id)
     await moved('create account', () => driver.createUser(user))
     await moved('add note', () => driver.insertNote(note))
-    await moved('edit note', () => driver.updateNote(user._id, note._id, { title: 'changed' }, new Date().toISOString()))
-    await moved('delete note', () => driver.deleteNote(user._id, note._id))
+    await moved('edit note', () => driver.updateNote(user._id, note._id, { title: 'changed' }, new Date().toISOString(), terms()))
+    await moved('delete note', () => driver.deleteNote(user._id, note._id, erase()))
     await moved('create session', () => driver.createSession(session, KEEP_ALL))
     await moved('touch session', () => driver.touchSession(session._id, new Date().toISOString(), '2100-01-01T00:00:00.000Z'))
     await moved('end session', () => driver.deleteSession(user._id, session._id))

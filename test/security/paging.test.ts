@@ -11,6 +11,7 @@ import { emptyInput } from '../../src/note-shape.js'
 import type { NoteRecord } from '../../src/store/types.js'
 import { searchNotes, searchWith, testSearchPool } from '../support/search.js'
 import { listedNotes } from '../support/listed.js'
+import { terms } from '../support/note-writes.js'
 
 const listOrder = (a: NoteRecord, b: NoteRecord) =>
   Number(b.isPinned) - Number(a.isPinned) || b.createdOn.localeCompare(a.createdOn) || b._id.localeCompare(a._id)
@@ -59,11 +60,11 @@ describe('paged reads (sqlite)', () => {
       () => store.listNotesJson(userId),
       () => searchWith(pool, 'odd', (matcher) => store.searchNotesJson(userId, matcher)),
     ]) {
-      await store.updateNote(userId, pinned._id, { isPinned: true }, pinned.updatedOn)
+      await store.updateNote(userId, pinned._id, { isPinned: true }, pinned.updatedOn, terms())
       // Read first as pinned (page 1); the unpin commits after page 2, and moves the note, the
       // oldest, to the last page, which is read after it.
       const reading = read()
-      await store.updateNote(userId, pinned._id, { isPinned: false }, pinned.updatedOn)
+      await store.updateNote(userId, pinned._id, { isPinned: false }, pinned.updatedOn, terms())
       const ids = (JSON.parse((await reading).toString('utf8')) as NoteRecord[]).map((n) => n._id)
       assert.equal(ids.filter((id) => id === pinned._id).length, 1)
       assert.equal(new Set(ids).size, ids.length)

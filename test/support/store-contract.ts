@@ -7,6 +7,7 @@ import { newId } from '../../src/services/ids.js'
 import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 import { listedNotes, searchedNotes } from './listed.js'
+import { erase, msAfter, noteOf, terms } from './note-writes.js'
 
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
   const id = newId()
@@ -63,23 +64,26 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
       assert.equal(await store.findNote(other._id, note._id), undefined)
 
-      assert.equal(await store.updateNote(other._id, note._id, { title: 'X' }, note.updatedOn), undefined)
-      assert.equal(await store.deleteNote(other._id, note._id), undefined)
+      assert.equal(await store.updateNote(other._id, note._id, { title: 'X' }, note.updatedOn, terms()), undefined)
+      assert.equal(await store.deleteNote(other._id, note._id, erase()), undefined)
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
 
       const later = new Date(Date.parse(note.updatedOn) + 5000).toISOString()
-      const updated = await store.updateNote(owner._id, note._id, { content: 'C2', isPinned: true }, later)
+      const updated = noteOf(await store.updateNote(owner._id, note._id, { content: 'C2', isPinned: true }, later, terms()))
       assert.deepEqual(updated, { ...note, content: 'C2', isPinned: true, updatedOn: later })
-      const tagsOnly = await store.updateNote(owner._id, note._id, { tags: [] }, later)
+      // The same `now` again: each version is a millisecond past the one before (nextVersion).
+      const tagsOnly = noteOf(await store.updateNote(owner._id, note._id, { tags: [] }, later, terms()))
       assert.deepEqual(tagsOnly?.tags, [])
       assert.equal(tagsOnly?.title, 'T')
-      const unpinned = await store.updateNote(owner._id, note._id, { isPinned: false }, later)
+      assert.equal(tagsOnly?.updatedOn, msAfter(later, 1))
+      const unpinned = noteOf(await store.updateNote(owner._id, note._id, { isPinned: false }, later, terms()))
       assert.equal(unpinned?.isPinned, false)
+      assert.equal(unpinned?.updatedOn, msAfter(later, 2))
 
-      const deleted = await store.deleteNote(owner._id, note._id)
-      assert.deepEqual(deleted, { ...note, content: 'C2', tags: [], updatedOn: later })
+      const deleted = noteOf(await store.deleteNote(owner._id, note._id, erase()))
+      assert.deepEqual(deleted, { ...note, content: 'C2', tags: [], updatedOn: msAfter(later, 2) })
       assert.equal(await store.findNote(owner._id, note._id), undefined)
-      assert.equal(await store.deleteNote(owner._id, note._id), undefined)
+      assert.equal(await store.deleteNote(owner._id, note._id, erase()), undefined)
     })
 
     it('refuses a note whose account does not exist, storing nothing, and keeps the writes around it', async () => {
@@ -114,8 +118,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const note = makeNote(owner._id, { title: odd, content: `\u0000${odd}`, tags: [odd, '\u0000'] })
       await store.insertNote(note)
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
-      const edited = await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn)
-      assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'] })
+      const edited = noteOf(await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn, terms()))
+      assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'], updatedOn: msAfter(note.updatedOn, 1) })
       const found = await searchedNotes(store, owner._id, matching((t) => t.includes('\u0000b\uffff0')))
       assert.deepEqual(found.map((n) => n._id), [note._id])
     })

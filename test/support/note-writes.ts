@@ -1,0 +1,23 @@
+// Short call sites for the Store's note writes (types.ts NoteWriteTerms, NoteDeletion, NoteWrite).
+import assert from 'node:assert/strict'
+import { newId } from '../../src/services/ids.js'
+import type { NoteDeletion, NoteQuota, NoteRecord, NoteWrite, NoteWriteTerms } from '../../src/store/types.js'
+
+/** The terms of an edit as the service makes them: HISTORY_REVISIONS' default, a fresh revision id, the quota if given. */
+export const terms = (quota?: NoteQuota): NoteWriteTerms => ({ quota, keepRevisions: 50, revisionId: newId() })
+
+/** A delete that erases the note at once with its history (TRASH_DAYS=0). */
+export const erase = (quota?: NoteQuota): NoteDeletion => ({ trashedOn: undefined, quota })
+
+/** A delete that moves the note to the trash at `on` (now unless given). */
+export const trash = (on: string = new Date().toISOString(), quota?: NoteQuota): NoteDeletion => ({ trashedOn: on, quota })
+
+/** The note a write answers; undefined when the note was absent. Fails on a conflict, which no write without `expected` meets. */
+export function noteOf(write: NoteWrite): NoteRecord | undefined {
+  if (write === undefined) return undefined
+  assert.ok('note' in write, `expected a note, got a conflict: ${JSON.stringify(write)}`)
+  return write.note
+}
+
+/** The ISO time `ms` milliseconds after `iso`. */
+export const msAfter = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString()
