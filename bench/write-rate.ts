@@ -1,5 +1,6 @@
 // Durable writes per second of one user at 32 connections: add-note, and edit-note of one note
-// (every edit waits for the one before it: the note's row lock is held until commit). For A/B
+// (every edit waits for the one before it: the note's row lock is held until commit). The edits
+// alternate between two texts, so each one changes the note and keeps a revision (docs/history.md). For A/B
 // comparisons of a change to the write path, e.g. the previous commit's build and this one in
 // alternating runs, each on a fresh database. Starts the built service as the bench does.
 // Run: npm run build:bench && node dist-bench/bench/write-rate.js
@@ -16,14 +17,15 @@ async function main(): Promise<void> {
     const headers = { authorization, 'content-type': 'application/json' }
     const first = await fetch(`${service.url}/add-note`, { method: 'POST', headers, body: JSON.stringify({ title: 'first', content: 'to edit' }) })
     const { note } = (await first.json()) as { note: { _id: string } }
-    const requests: [string, LoadRequest][] = [
+    const requests: Array<[string, LoadRequest | LoadRequest[]]> = [
       ['add-note', { method: 'POST', path: '/add-note', headers, body: JSON.stringify({ title: 'Bench note', content: 'Written durably.', tags: ['bench'] }) }],
-      ['edit-note', { method: 'PUT', path: `/edit-note/${note._id}`, headers, body: JSON.stringify({ title: 'Edited title', content: 'Edited content' }) }],
+      ['edit-note', [1, 2].map((n) => ({ method: 'PUT', path: `/edit-note/${note._id}`, headers, body: JSON.stringify({ title: `Edited title ${n}`, content: `Edited content ${n}` }) }))],
     ]
     console.log('| scenario | writes/s | p50 ms | p99 ms |\n|---|---|---|---|')
     for (const [name, request] of requests) {
-      await runLoad(service.url, [request], REALISTIC, 1) // warm-up
-      const result = await runLoad(service.url, [request], REALISTIC, seconds)
+      const cycle = Array.isArray(request) ? request : [request]
+      await runLoad(service.url, cycle, REALISTIC, 1) // warm-up
+      const result = await runLoad(service.url, cycle, REALISTIC, seconds)
       console.log(`| ${name} | ${Math.round(result.rps)} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} |`)
     }
   } finally {
