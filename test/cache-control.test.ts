@@ -9,6 +9,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
+import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { type Account, type Harness, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
 import { storeKinds } from './support/stores.js'
@@ -36,6 +37,7 @@ async function successfulRequest(h: Harness, account: Account, method: string, t
     }
     return { url: template.replace('{sessionId}', sessions.sessions[0]?._id ?? ''), body: bodies[`${method} ${template}`], token: own.token }
   }
+  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template)) return { url: await historyPath(h.client, account.token, template), token: account.token }
   const noteId = template.includes('{noteId}') ? (await addNote(h.client, account.token, { title: 'cached?', content: 'no' }))._id : ''
   const bodies: Record<string, unknown> = {
     'post /create-account': { fullName: 'No Store', email: uniqueEmail('store'), password: 'correct horse battery staple' },
@@ -59,7 +61,7 @@ for (const kind of storeKinds()) {
     })
     after(async () => h.close())
 
-    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...OTHER_OPERATIONS]) {
+    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS]) {
       const verb = method.toUpperCase()
       it(`${verb} ${template}: no-store on success`, async () => {
         const { url, body, token } = await successfulRequest(h, a, method, template)
@@ -70,9 +72,9 @@ for (const kind of storeKinds()) {
     }
 
     it('the bare 401 of every protected operation: no-store, and otherwise the plain text "Unauthorized" as before', async () => {
-      const protectedOperations = [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS].filter(([, t]) => t !== '/create-account' && t !== '/login')
+      const protectedOperations = [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS].filter(([, t]) => t !== '/create-account' && t !== '/login')
       for (const [method, template] of protectedOperations) {
-        const url = template.replace('{noteId}', NOTE_ID).replace('{sessionId}', NOTE_ID) + (template === '/search-notes' ? '?query=x' : '')
+        const url = template.replace('{noteId}', NOTE_ID).replace('{sessionId}', NOTE_ID).replace('{revisionId}', NOTE_ID) + (template === '/search-notes' ? '?query=x' : '')
         for (const token of [undefined, 'not.a.token']) {
           const reply = await h.client.request(method.toUpperCase(), url, token === undefined ? {} : { token })
           const where = `${method.toUpperCase()} ${url} ${token ?? 'no token'}`

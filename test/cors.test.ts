@@ -1,5 +1,5 @@
 // CORS as the described system's Express `cors()` with its defaults (docs/contract.md, "CORS"): for
-// every route and method of the contract, the account-management routes and the service's other
+// every route and method of the contract, the account-management, trash and history routes and the service's other
 // routes, a browser's preflight gets 204 with origin `*`, the methods GET,HEAD,PUT,PATCH,POST,DELETE
 // and the requested headers reflected; the answer itself (success or error) carries origin `*`.
 // What Express `cors()` does not send is checked too: no credentials, no max-age, no exposed
@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
+import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { type Account, type Harness, MODES, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
 
@@ -42,6 +43,7 @@ async function successfulRequest(h: Harness, account: Account, method: string, t
     const body = accountBodies[`${method} ${template}`]
     return body === undefined ? { url, token: own.token } : { url, body, token: own.token }
   }
+  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template)) return { url: await historyPath(h.client, account.token, template), token: account.token }
   const needsNote = template.includes('{noteId}')
   const noteId = needsNote ? (await addNote(h.client, account.token, { title: 'cors', content: 'body' }))._id : ''
   const url = template.replace('{noteId}', noteId) + (template === '/search-notes' ? '?query=cors' : '')
@@ -96,13 +98,13 @@ for (const mode of MODES) {
 
     it('the contract list and the other routes cover every documented operation', () => {
       const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> }
-      const listed = new Set([...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
+      const listed = new Set([...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
       for (const [path, operations] of Object.entries(doc.paths)) {
         for (const method of Object.keys(operations)) assert.ok(listed.has(`${method} ${path}`), `${method} ${path} has a row here`)
       }
     })
 
-    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...OTHER_OPERATIONS]) {
+    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS]) {
       const verb = method.toUpperCase()
       it(`${verb} ${template}: preflight 204 allowing ${verb}, then the answer carries origin *`, async () => {
         const { url, body, token } = await successfulRequest(h, a, method, template)

@@ -1,4 +1,4 @@
-// The trash and history endpoints (docs/contract.md, "Trash and history"), in the contract's style: thin handlers
+// The trash and history endpoints (docs/contract.md, "Trash, history and versions"), in the contract's style: thin handlers
 // over NoteService, which holds the rules.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
