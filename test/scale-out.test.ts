@@ -1,7 +1,7 @@
 // Two server instances on one PostgreSQL database (and one Redis), as a user would run them:
 // a token issued by one works on the other, a note written through one is read through the
 // other, concurrent registrations of one email make one account, and login failures spread
-// over both instances trip the shared limit.
+// over both instances trip the shared limit; the trash, history and versions are one for both.
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -67,6 +67,31 @@ if (serviceAvailable('postgresql') && serviceAvailable('redis')) {
       assert.equal(edited.status, 200)
       const search = await call(baseA, 'GET', '/search-notes?query=EDITED', undefined, token)
       assert.deepEqual((search.json.notes as Array<{ title: string }>).map((n) => n.title), ['edited on B'])
+    })
+
+    it('shares the trash and the history, and an If-Match taken on one instance guards the other', async () => {
+      const reg = await call(baseA, 'POST', '/create-account', { fullName: 'Bea', email: uniqueEmail(), password: 'pw' })
+      const token = reg.json.accessToken as string
+      const added = await call(baseA, 'POST', '/add-note', { title: 'kept', content: 'one' }, token)
+      const note = added.json.note as { _id: string; updatedOn: string }
+      // Listed on both, so both instances cache the listing before the changes below.
+      for (const base of [baseA, baseB]) assert.equal(((await call(base, 'GET', '/get-all-notes', undefined, token)).json.notes as unknown[]).length, 1)
+      const edited = await call(baseB, 'PUT', `/edit-note/${note._id}`, { content: 'two' }, token)
+      assert.equal(edited.status, 200)
+      const stale = await fetch(`${baseA}/edit-note/${note._id}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': `"${note.updatedOn}"` },
+        body: JSON.stringify({ content: 'stale' }),
+      })
+      assert.equal(stale.status, 412)
+      const history = await call(baseA, 'GET', `/get-note-history/${note._id}`, undefined, token)
+      assert.deepEqual((history.json.revisions as Array<{ content: string }>).map((r) => r.content), ['one'])
+      assert.equal((await call(baseA, 'DELETE', `/delete-note/${note._id}`, undefined, token)).status, 200)
+      assert.deepEqual((await call(baseB, 'GET', '/get-all-notes', undefined, token)).json.notes, [])
+      assert.equal(((await call(baseB, 'GET', '/get-trash', undefined, token)).json.notes as unknown[]).length, 1)
+      assert.equal((await call(baseB, 'PUT', `/restore-note/${note._id}`, undefined, token)).status, 200)
+      const back = (await call(baseA, 'GET', '/get-all-notes', undefined, token)).json.notes as Array<{ content: string }>
+      assert.deepEqual(back.map((n) => n.content), ['two'])
     })
 
     it('makes one account when both instances register one email at once', async () => {
