@@ -110,10 +110,16 @@ export class SqliteKept {
     this.trash.run({ userId, noteId, deletedOn })
   }
 
-  /** Erases a trashed note (or a note's history alone) for good: true when a trashed note was erased. */
+  /** Erases a trashed note for good, with its history: false, erasing nothing, when the trash holds no such note. */
   erase(userId: string, noteId: string): boolean {
+    if (this.eraseTrashed.run(userId, noteId).changes === 0) return false
     this.eraseHistory.run(userId, noteId)
-    return this.eraseTrashed.run(userId, noteId).changes === 1
+    return true
+  }
+
+  /** Erases a note's history alone: the note is being erased at once (TRASH_DAYS=0). */
+  eraseHistoryOf(userId: string, noteId: string): void {
+    this.eraseHistory.run(userId, noteId)
   }
 
   methods(db: Database, { write, adding }: Writes, roomFor: RoomCheck): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory' | 'sweep'> {

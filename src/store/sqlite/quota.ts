@@ -70,7 +70,7 @@ export function sqliteQuota(db: Database, { adding, write }: Writes, notes: Sqli
         const current = notes.findNote(userId, noteId)
         if (!current) return undefined
         if (unexpected(current, expected)) return { conflict: current }
-        if (trashedOn === undefined) kept.erase(userId, noteId)
+        if (trashedOn === undefined) kept.eraseHistoryOf(userId, noteId)
         else kept.moveToTrash(userId, noteId, trashedOn)
         notes.deleteNote(userId, noteId)
         if (trashedOn !== undefined) kept.trimKept(userId, quota)
