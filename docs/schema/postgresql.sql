@@ -20,14 +20,14 @@
 
 -- table note_revisions
 (
-  id text COLLATE "C" NOT NULL,
   note_id text COLLATE "C" NOT NULL,
+  edited_on text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
   user_id text COLLATE "C" NOT NULL,
   title text NOT NULL,
   content text NOT NULL,
   tags text[] NOT NULL,
   is_pinned boolean NOT NULL,
-  edited_on text COLLATE "C" NOT NULL,
   replaced_on text COLLATE "C" NOT NULL,
   bytes bigint NOT NULL
 )
@@ -110,7 +110,7 @@ FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 PRIMARY KEY (user_id)
 
 -- constraint note_revisions.note_revisions_pkey
-PRIMARY KEY (id)
+PRIMARY KEY (note_id, edited_on, id)
 
 -- constraint note_revisions.note_revisions_user_id_fkey
 FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
@@ -157,17 +157,11 @@ CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user
 -- index account_versions_pkey
 CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
 
--- index note_revisions_by_age
-CREATE INDEX note_revisions_by_age ON public.note_revisions USING btree (replaced_on)
-
 -- index note_revisions_by_user
-CREATE INDEX note_revisions_by_user ON public.note_revisions USING btree (user_id, replaced_on, id)
-
--- index note_revisions_of_note
-CREATE INDEX note_revisions_of_note ON public.note_revisions USING btree (note_id, edited_on, id)
+CREATE INDEX note_revisions_by_user ON public.note_revisions USING btree (user_id, replaced_on)
 
 -- index note_revisions_pkey
-CREATE UNIQUE INDEX note_revisions_pkey ON public.note_revisions USING btree (id)
+CREATE UNIQUE INDEX note_revisions_pkey ON public.note_revisions USING btree (note_id, edited_on, id)
 
 -- index note_versions_pkey
 CREATE UNIQUE INDEX note_versions_pkey ON public.note_versions USING btree (user_id, shard)
@@ -284,10 +278,13 @@ AS $function$
         IF p_keep <= 0 THEN
           RETURN 0;
         END IF;
-        INSERT INTO note_revisions VALUES (p_id, p_note, p_user, p_title, p_content, p_tags, p_pinned, p_edited_on,
-          p_replaced_on, note_bytes(p_title, p_content, p_tags));
-        DELETE FROM note_revisions WHERE id IN (
-          SELECT id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
+        INSERT INTO note_revisions (note_id, edited_on, id, user_id, title, content, tags, is_pinned, replaced_on, bytes)
+          VALUES (p_note, p_edited_on, p_id, p_user, p_title, p_content, p_tags, p_pinned, p_replaced_on,
+            note_bytes(p_title, p_content, p_tags));
+        IF (SELECT count(*) FROM note_revisions WHERE note_id = p_note) >= p_keep + 10 THEN
+          DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
+            SELECT note_id, edited_on, id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
+        END IF;
         PERFORM trim_kept(p_user, p_max_bytes);
         RETURN 1;
       END
@@ -456,13 +453,14 @@ AS $function$
         LOOP
           EXIT WHEN (SELECT coalesce(sum(bytes) + sum(kept), 0) FROM account_usage WHERE user_id = p_user) <= p_max_bytes;
           SELECT * INTO oldest FROM (
-            (SELECT true AS revision, id, replaced_on AS at FROM note_revisions WHERE user_id = p_user ORDER BY replaced_on, id LIMIT 1)
+            (SELECT true AS revision, note_id AS id, edited_on, replaced_on AS at FROM note_revisions
+              WHERE user_id = p_user ORDER BY replaced_on LIMIT 1)
             UNION ALL
-            (SELECT false, id, deleted_on FROM trashed_notes WHERE user_id = p_user ORDER BY deleted_on, id LIMIT 1)
+            (SELECT false, id, NULL, deleted_on FROM trashed_notes WHERE user_id = p_user ORDER BY deleted_on, id LIMIT 1)
           ) AS candidates ORDER BY at, id LIMIT 1;
           EXIT WHEN NOT FOUND;
           IF oldest.revision THEN
-            DELETE FROM note_revisions WHERE id = oldest.id;
+            DELETE FROM note_revisions WHERE note_id = oldest.id AND edited_on = oldest.edited_on;
           ELSE
             DELETE FROM trashed_notes WHERE id = oldest.id;
             DELETE FROM note_revisions WHERE note_id = oldest.id AND user_id = p_user;

@@ -3,14 +3,8 @@
 --   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
 -- and checked by the same test without the variable.
 
--- index note_revisions_by_age
-CREATE INDEX note_revisions_by_age ON note_revisions (replaced_on);
-
 -- index note_revisions_by_user
-CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on, id);
-
--- index note_revisions_of_note
-CREATE INDEX note_revisions_of_note ON note_revisions (note_id, edited_on, id);
+CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on);
 
 -- index notes_by_user_in_list_order
 CREATE INDEX notes_by_user_in_list_order
@@ -34,17 +28,18 @@ CREATE TABLE account_usage (
 
 -- table note_revisions
 CREATE TABLE note_revisions (
-  id          TEXT PRIMARY KEY,
   note_id     TEXT NOT NULL,
+  edited_on   TEXT NOT NULL,
+  id          TEXT NOT NULL,
   user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   title       TEXT NOT NULL,
   content     TEXT NOT NULL,
   tags        TEXT NOT NULL, -- JSON array of strings
   is_pinned   INTEGER NOT NULL,
-  edited_on   TEXT NOT NULL,
   replaced_on TEXT NOT NULL,
-  bytes       INTEGER NOT NULL
-) STRICT;
+  bytes       INTEGER NOT NULL,
+  PRIMARY KEY (note_id, edited_on, id)
+) STRICT, WITHOUT ROWID;
 
 -- table notes
 CREATE TABLE "notes" (

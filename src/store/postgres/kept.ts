@@ -10,6 +10,8 @@ import { NOTE_COLUMNS, type NoteRow, decodeText, noteFromRow, noteInsertParams, 
 
 /** Rows erased per statement by the sweep; SKIP LOCKED lets sweeps on several instances share the work. */
 const SWEEP_BATCH = 500
+/** Accounts whose old revisions one statement of the sweep erases. */
+const SWEEP_USERS = 100
 
 type RevisionRow = { id: string; title: string; content: string; tags: string[]; is_pinned: boolean; edited_on: string }
 
@@ -119,13 +121,20 @@ export class PostgresKept {
        SELECT count(*) AS n FROM gone`,
       trashedBefore,
     )
-    const revisions = await batches(
-      'sweep.revisions',
-      `WITH gone AS (DELETE FROM note_revisions WHERE id IN (
-         SELECT id FROM note_revisions WHERE replaced_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED) RETURNING 1)
-       SELECT count(*) AS n FROM gone`,
-      replacedBefore,
-    )
+    // Revisions are swept account by account, along note_revisions_by_user.
+    let revisions = 0
+    for (let after = ''; ; ) {
+      const { rows: users } = await this.query<{ id: string }>('sweep.users', `SELECT id FROM users WHERE id > $1 ORDER BY id LIMIT ${SWEEP_USERS}`, [after])
+      if (users.length === 0) break
+      after = users[users.length - 1]?.id ?? after
+      const { rows } = await this.query<{ n: string }>(
+        'sweep.revisions',
+        `WITH gone AS (DELETE FROM note_revisions WHERE user_id = ANY($1::text[]) AND replaced_on < $2 RETURNING 1)
+         SELECT count(*) AS n FROM gone`,
+        [users.map((u) => u.id), replacedBefore],
+      )
+      revisions += Number(rows[0]?.n ?? 0)
+    }
     return { notes, revisions }
   }
 }

@@ -12,6 +12,10 @@ const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
 
 /** Rows erased per statement by the sweep, so that no write waits long behind it. */
 const SWEEP_BATCH = 500
+/** Accounts whose old revisions one write transaction of the sweep erases. */
+const SWEEP_USERS = 100
+/** Revisions past HISTORY_REVISIONS a note may hold before they go together. */
+const TRIM_BATCH = 10
 
 type RevisionRow = { id: string; title: string; content: string; tags: string; is_pinned: number; edited_on: string }
 
@@ -29,10 +33,10 @@ export type RoomCheck = (userId: string, note: NoteRecord, quota: NoteQuota | un
 
 export class SqliteKept {
   private readonly revise: Statement
-  private readonly trimNote: Statement
+  private readonly trimNote: Statement<[{ noteId: string; keep: number }]>
   private readonly usage: Statement<[number, string], { over: number }>
-  private readonly oldest: Statement<[{ userId: string }], { revision: number; id: string }>
-  private readonly eraseRevision: Statement<[string]>
+  private readonly oldest: Statement<[{ userId: string }], { revision: number; id: string; edited_on: string | null }>
+  private readonly eraseRevision: Statement<[string, string]>
   private readonly eraseTrashed: Statement<[string, string]>
   private readonly eraseHistory: Statement<[string, string]>
   private readonly trash: Statement
@@ -42,7 +46,8 @@ export class SqliteKept {
   private readonly history: Statement<[{ noteId: string; userId: string; limit: number }], RevisionRow>
   private readonly owns: Statement<[{ userId: string; noteId: string }]>
   private readonly sweepTrash: Statement<[string], { id: string; user_id: string }>
-  private readonly sweepRevisions: Statement<[string]>
+  private readonly usersAfter: Statement<[string], string>
+  private readonly sweepRevisions: Statement<[string, string]>
 
   constructor(db: Database) {
     this.revise = db.prepare(
@@ -50,19 +55,22 @@ export class SqliteKept {
        SELECT @revisionId, id, user_id, title, content, tags, is_pinned, updated_on, @now, ${BYTES} FROM (SELECT @title AS title,
          @content AS content, @tags AS tags, @isPinned AS is_pinned, @updatedOn AS updated_on, @_id AS id, @userId AS user_id)`,
     )
+    // A note's revisions past `keep` go ten at a time, so most edits delete nothing (reads list `keep` at most).
     this.trimNote = db.prepare(
-      `DELETE FROM note_revisions WHERE id IN (
-         SELECT id FROM note_revisions WHERE note_id = ? ORDER BY edited_on DESC, id DESC LIMIT -1 OFFSET ?)`,
+      `DELETE FROM note_revisions WHERE note_id = @noteId AND (edited_on, id) IN (
+         SELECT edited_on, id FROM note_revisions WHERE note_id = @noteId ORDER BY edited_on DESC, id DESC LIMIT -1 OFFSET @keep)
+       AND (SELECT count(*) FROM note_revisions WHERE note_id = @noteId) >= @keep + ${TRIM_BATCH}`,
     )
     this.usage = db.prepare('SELECT bytes + kept - ? AS over FROM account_usage WHERE user_id = ?')
     this.oldest = db.prepare(
       `SELECT * FROM (
-         SELECT * FROM (SELECT 1 AS revision, id, replaced_on AS at FROM note_revisions WHERE user_id = @userId ORDER BY replaced_on, id LIMIT 1)
+         SELECT * FROM (SELECT 1 AS revision, note_id AS id, edited_on, replaced_on AS at FROM note_revisions
+                        WHERE user_id = @userId ORDER BY replaced_on LIMIT 1)
          UNION ALL
-         SELECT * FROM (SELECT 0, id, deleted_on FROM trashed_notes WHERE user_id = @userId ORDER BY deleted_on, id LIMIT 1)
+         SELECT * FROM (SELECT 0, id, NULL, deleted_on FROM trashed_notes WHERE user_id = @userId ORDER BY deleted_on, id LIMIT 1)
        ) ORDER BY at, id LIMIT 1`,
     )
-    this.eraseRevision = db.prepare('DELETE FROM note_revisions WHERE id = ?')
+    this.eraseRevision = db.prepare('DELETE FROM note_revisions WHERE note_id = ? AND edited_on = ?')
     this.eraseTrashed = db.prepare('DELETE FROM trashed_notes WHERE user_id = ? AND id = ?')
     this.eraseHistory = db.prepare('DELETE FROM note_revisions WHERE user_id = ? AND note_id = ?')
     this.trash = db.prepare(
@@ -82,15 +90,16 @@ export class SqliteKept {
     )
     this.sweepTrash = db.prepare(`DELETE FROM trashed_notes WHERE id IN (
       SELECT id FROM trashed_notes WHERE deleted_on < ? LIMIT ${SWEEP_BATCH}) RETURNING id, user_id`)
-    this.sweepRevisions = db.prepare(`DELETE FROM note_revisions WHERE id IN (
-      SELECT id FROM note_revisions WHERE replaced_on < ? LIMIT ${SWEEP_BATCH})`)
+    // Revisions are swept account by account, along note_revisions_by_user.
+    this.usersAfter = db.prepare<[string], string>(`SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ${SWEEP_USERS}`).pluck()
+    this.sweepRevisions = db.prepare('DELETE FROM note_revisions WHERE user_id = ? AND replaced_on < ?')
   }
 
   /** Keeps `before`, the note's state before an edit at `now`, as its newest revision; then the note's and the quota's bounds. */
   keepRevision(before: NoteRecord, revisionId: string, now: string, keep: number, quota: NoteQuota | undefined): void {
     if (keep <= 0) return
     this.revise.run({ ...noteParams(before), revisionId, now })
-    this.trimNote.run(before._id, keep)
+    this.trimNote.run({ noteId: before._id, keep })
     this.trimKept(before.userId, quota)
   }
 
@@ -100,7 +109,7 @@ export class SqliteKept {
     while ((this.usage.get(quota.bytes, userId)?.over ?? 0) > 0) {
       const oldest = this.oldest.get({ userId })
       if (!oldest) return
-      if (oldest.revision === 1) this.eraseRevision.run(oldest.id)
+      if (oldest.revision === 1) this.eraseRevision.run(oldest.id, oldest.edited_on ?? '')
       else this.erase(userId, oldest.id)
     }
   }
@@ -159,10 +168,9 @@ export class SqliteKept {
           notes += erased
           if (erased < SWEEP_BATCH) break
         }
-        for (;;) {
-          const erased = await write(() => this.sweepRevisions.run(replacedBefore).changes)
-          revisions += erased
-          if (erased < SWEEP_BATCH) break
+        for (let users = this.usersAfter.all(''); users.length > 0; users = this.usersAfter.all(users[users.length - 1] as string)) {
+          const batch = users
+          revisions += await write(() => batch.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore).changes, 0))
         }
         return { notes, revisions }
       },

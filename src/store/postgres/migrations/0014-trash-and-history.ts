@@ -18,23 +18,23 @@ export const migration: Migration = {
       deleted_on text COLLATE "C" NOT NULL,
       bytes bigint NOT NULL
     );
+    -- Written on every edit, so kept to a heap and two indexes (the SQLite migration says why).
     CREATE TABLE note_revisions (
-      id text COLLATE "C" PRIMARY KEY,
       note_id text COLLATE "C" NOT NULL,
+      edited_on text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL,
       user_id text COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
       title text NOT NULL,
       content text NOT NULL,
       tags text[] NOT NULL,
       is_pinned boolean NOT NULL,
-      edited_on text COLLATE "C" NOT NULL,
       replaced_on text COLLATE "C" NOT NULL,
-      bytes bigint NOT NULL
+      bytes bigint NOT NULL,
+      PRIMARY KEY (note_id, edited_on, id)
     );
     CREATE INDEX trashed_notes_by_user ON trashed_notes (user_id, deleted_on, id);
     CREATE INDEX trashed_notes_by_age ON trashed_notes (deleted_on);
-    CREATE INDEX note_revisions_of_note ON note_revisions (note_id, edited_on, id);
-    CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on, id);
-    CREATE INDEX note_revisions_by_age ON note_revisions (replaced_on);
+    CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on);
     ALTER TABLE account_usage ADD COLUMN kept bigint NOT NULL DEFAULT 0;
 
     -- The kept bytes, in the account's usage slots as note_changed() keeps the notes'. A row removed as its
@@ -84,13 +84,14 @@ export const migration: Migration = {
         LOOP
           EXIT WHEN (SELECT coalesce(sum(bytes) + sum(kept), 0) FROM account_usage WHERE user_id = p_user) <= p_max_bytes;
           SELECT * INTO oldest FROM (
-            (SELECT true AS revision, id, replaced_on AS at FROM note_revisions WHERE user_id = p_user ORDER BY replaced_on, id LIMIT 1)
+            (SELECT true AS revision, note_id AS id, edited_on, replaced_on AS at FROM note_revisions
+              WHERE user_id = p_user ORDER BY replaced_on LIMIT 1)
             UNION ALL
-            (SELECT false, id, deleted_on FROM trashed_notes WHERE user_id = p_user ORDER BY deleted_on, id LIMIT 1)
+            (SELECT false, id, NULL, deleted_on FROM trashed_notes WHERE user_id = p_user ORDER BY deleted_on, id LIMIT 1)
           ) AS candidates ORDER BY at, id LIMIT 1;
           EXIT WHEN NOT FOUND;
           IF oldest.revision THEN
-            DELETE FROM note_revisions WHERE id = oldest.id;
+            DELETE FROM note_revisions WHERE note_id = oldest.id AND edited_on = oldest.edited_on;
           ELSE
             DELETE FROM trashed_notes WHERE id = oldest.id;
             DELETE FROM note_revisions WHERE note_id = oldest.id AND user_id = p_user;
@@ -99,7 +100,8 @@ export const migration: Migration = {
       END
     $$;
 
-    -- Keeps a note's state before an edit as its newest revision, at most p_keep per note, then trims to the quota.
+    -- Keeps a note's state before an edit as its newest revision, then trims to the quota. A note's oldest
+    -- revisions past p_keep go ten at a time, so most edits delete nothing (reads list p_keep at most).
     CREATE FUNCTION keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[],
         p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint) RETURNS integer
     LANGUAGE plpgsql AS $$
@@ -107,10 +109,13 @@ export const migration: Migration = {
         IF p_keep <= 0 THEN
           RETURN 0;
         END IF;
-        INSERT INTO note_revisions VALUES (p_id, p_note, p_user, p_title, p_content, p_tags, p_pinned, p_edited_on,
-          p_replaced_on, note_bytes(p_title, p_content, p_tags));
-        DELETE FROM note_revisions WHERE id IN (
-          SELECT id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
+        INSERT INTO note_revisions (note_id, edited_on, id, user_id, title, content, tags, is_pinned, replaced_on, bytes)
+          VALUES (p_note, p_edited_on, p_id, p_user, p_title, p_content, p_tags, p_pinned, p_replaced_on,
+            note_bytes(p_title, p_content, p_tags));
+        IF (SELECT count(*) FROM note_revisions WHERE note_id = p_note) >= p_keep + 10 THEN
+          DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
+            SELECT note_id, edited_on, id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
+        END IF;
         PERFORM trim_kept(p_user, p_max_bytes);
         RETURN 1;
       END
