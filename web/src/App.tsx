@@ -1,7 +1,7 @@
 // Which screen shows: the session decides between the sign-in pages and the signed-in ones, the
-// path between the pages of each. The account page is a chunk of its own, loaded when it is first
-// shown, so the notes screen's initial download does not carry it (docs/web-app.md).
-import { Suspense, lazy, useEffect } from 'react'
+// path between the pages of each. The account page and the trash are chunks of their own, loaded
+// when first shown, so the notes screen's initial download does not carry them (docs/web-app.md).
+import { type ComponentType, Suspense, lazy, useEffect } from 'react'
 import { AuthPage } from './components/AuthPage'
 import { NotesPage } from './components/NotesPage'
 import { type Page, navigate, usePage } from './router'
@@ -17,20 +17,30 @@ const loading = (
 // A chunk that cannot be fetched (offline, or the service was updated and no longer has it) shows
 // a way out rather than an empty page; React keeps a lazy component's first result, so a reload
 // is what tries again.
-const AccountPage = lazy(() =>
-  import('./components/account/AccountPage').then(
-    (module) => ({ default: module.AccountPage }),
-    () => ({
-      default: () => (
-        <main className="splash">
-          <h1>The account page could not be loaded</h1>
-          <p role="alert">Check your connection and reload the page.</p>
-          <a href="/">Back to your notes</a>
-        </main>
-      ),
-    }),
-  ),
-)
+/**
+ * A page loaded as a chunk of its own. One that cannot be fetched (offline, or the service was
+ * updated and no longer has it) shows a way out rather than an empty page; React keeps a lazy
+ * component's first result, so a reload is what tries again.
+ */
+function lazyPage(name: string, load: () => Promise<ComponentType>) {
+  return lazy<ComponentType>(() =>
+    load().then(
+      (page) => ({ default: page }),
+      () => ({
+        default: () => (
+          <main className="splash">
+            <h1>The {name} could not be loaded</h1>
+            <p role="alert">Check your connection and reload the page.</p>
+            <a href="/">Back to your notes</a>
+          </main>
+        ),
+      }),
+    ),
+  )
+}
+
+const AccountPage = lazyPage('account page', () => import('./components/account/AccountPage').then((module) => module.AccountPage))
+const TrashPage = lazyPage('trash', () => import('./components/trash/TrashPage').then((module) => module.TrashPage))
 
 function screenFor(status: string, page: Page): Page {
   if (status === 'signed-in') return page === '/sign-in' || page === '/sign-up' ? '/' : page
@@ -61,12 +71,8 @@ export function App() {
     )
   }
   if (screen === '/sign-in' || screen === '/sign-up') return <AuthPage mode={screen === '/sign-up' ? 'sign-up' : 'sign-in'} />
-  if (screen === '/account') {
-    return (
-      <Suspense fallback={loading}>
-        <AccountPage />
-      </Suspense>
-    )
+  if (screen === '/account' || screen === '/trash') {
+    return <Suspense fallback={loading}>{screen === '/account' ? <AccountPage /> : <TrashPage />}</Suspense>
   }
   return <NotesPage />
 }

@@ -1,9 +1,11 @@
 // The public API, as every client uses it (docs/contract.md, "Endpoints"): same
-// paths, same bodies, and POST /logout of the account endpoints beside it (docs/accounts.md; the
-// others are in account-api.ts, loaded with the account page). Errors carry the API's own
-// message: any `{error: true, message}` or `{message}` body (the add-note "is required" answers
-// have no `error` key, and create-account's "User already exists" comes with status 200), with
-// the wait of a Retry-After.
+// paths, same bodies, the trash and history endpoints, and POST /logout of the account endpoints
+// beside it (docs/accounts.md; the others are in account-api.ts, loaded with the account page).
+// Errors carry the API's own message: any `{error: true, message}` or `{message}` body (the
+// add-note "is required" answers have no `error` key, and create-account's "User already exists"
+// comes with status 200), with the wait of a Retry-After. Every edit, pin, delete and restored
+// revision names the version it was made on (`If-Match: "<updatedOn>"`), so a change made
+// elsewhere in between is refused (412) rather than overwritten.
 
 import type { Static } from '@sinclair/typebox'
 import type { NoteRecord } from '../../src/note-shape.js'
@@ -17,6 +19,12 @@ export type User = Omit<Static<typeof UserSchema>, 'createdOn'> & { createdOn?: 
 /** What the editor sends to add-note and edit-note. */
 export type NoteFields = Pick<Note, 'title' | 'content' | 'tags'>
 
+/** A note in the trash: the note as it was deleted, and when. */
+export type TrashedNote = Note & { deletedOn: string }
+
+/** A state a note had before a change of its title, content or tags; editedOn is when it was saved. */
+export type Revision = Pick<Note, '_id' | 'title' | 'content' | 'tags' | 'isPinned'> & { editedOn: string }
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -24,6 +32,17 @@ export class ApiError extends Error {
   ) {
     super(message)
     this.name = 'ApiError'
+  }
+}
+
+/** A 412: the note changed since the version the request named; `note` is how it is now. */
+export class ConflictError extends ApiError {
+  constructor(
+    message: string,
+    readonly note: Note,
+  ) {
+    super(message, 412)
+    this.name = 'ConflictError'
   }
 }
 
@@ -67,8 +86,10 @@ interface CallOptions {
   token?: string | undefined
   body?: unknown
   signal?: AbortSignal | undefined
-  /** Sent even while the page unloads (a delete committed as the tab closes). */
+  /** Sent even while the page unloads (a logout as the tab closes). */
   keepalive?: boolean
+  /** The note's version the change is made on (its updatedOn), sent as If-Match. */
+  version?: string | undefined
 }
 
 export function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -80,6 +101,7 @@ export function send(method: string, path: string, options: CallOptions = {}): P
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.token) headers.authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.version) headers['if-match'] = `"${options.version}"`
   return fetch(path, {
     method,
     headers,
@@ -106,11 +128,16 @@ export async function answerOf<T>(sent: Promise<Response>, signal?: AbortSignal)
   } catch {
     body = undefined
   }
+  if (response.status === 412 && isRecord(body) && isRecord(body.note)) {
+    throw new ConflictError(failureMessage(412, response.statusText, body, null), body.note as Note)
+  }
   if (!response.ok || (isRecord(body) && body.error === true)) {
     throw new ApiError(failureMessage(response.status, response.statusText, body, response.headers.get('retry-after')), response.status)
   }
   return body as T
 }
+
+const at = (path: string, ...ids: string[]) => [path, ...ids.map(encodeURIComponent)].join('/')
 
 export const api = {
   createAccount: (fullName: string, email: string, password: string) =>
@@ -121,12 +148,19 @@ export const api = {
   search: (token: string, query: string, signal?: AbortSignal) =>
     call<{ notes: Note[] }>('GET', `/search-notes?query=${encodeURIComponent(query)}`, { token, signal }),
   addNote: (token: string, fields: NoteFields) => call<{ note: Note }>('POST', '/add-note', { token, body: fields }),
-  editNote: (token: string, id: string, fields: NoteFields) =>
-    call<{ note: Note }>('PUT', `/edit-note/${encodeURIComponent(id)}`, { token, body: fields }),
-  setPinned: (token: string, id: string, isPinned: boolean) =>
-    call<{ note: Note }>('PUT', `/update-note-pinned/${encodeURIComponent(id)}`, { token, body: { isPinned } }),
-  deleteNote: (token: string, id: string, keepalive = false) =>
-    call<{ note: Note }>('DELETE', `/delete-note/${encodeURIComponent(id)}`, { token, keepalive }),
+  editNote: (token: string, id: string, fields: NoteFields, version: string) =>
+    call<{ note: Note }>('PUT', at('/edit-note', id), { token, body: fields, version }),
+  setPinned: (token: string, id: string, isPinned: boolean, version: string) =>
+    call<{ note: Note }>('PUT', at('/update-note-pinned', id), { token, body: { isPinned }, version }),
+  /** Moves the note to the trash. */
+  deleteNote: (token: string, id: string, version: string) => call<{ note: Note }>('DELETE', at('/delete-note', id), { token, version }),
+  getTrash: (token: string, signal?: AbortSignal) => call<{ notes: TrashedNote[] }>('GET', '/get-trash', { token, signal }),
+  restoreNote: (token: string, id: string) => call<{ note: Note }>('PUT', at('/restore-note', id), { token }),
+  deleteForever: (token: string, id: string) => call<{ message: string }>('DELETE', at('/delete-note-forever', id), { token }),
+  emptyTrash: (token: string) => call<{ deleted: number }>('DELETE', '/empty-trash', { token }),
+  noteHistory: (token: string, id: string, signal?: AbortSignal) => call<{ revisions: Revision[] }>('GET', at('/get-note-history', id), { token, signal }),
+  restoreRevision: (token: string, id: string, revisionId: string, version: string) =>
+    call<{ note: Note }>('PUT', at('/restore-revision', id, revisionId), { token, version }),
   /** Ends this token's session; sent with keepalive, so signing out and closing the tab still ends it. */
   logout: (token: string) => call<{ message: string }>('POST', '/logout', { token, keepalive: true }),
 }

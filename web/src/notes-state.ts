@@ -1,9 +1,11 @@
 // The signed-in person's notes as the app holds them: the whole list (GET /get-all-notes), the
 // current search's results (GET /search-notes, debounced, the older request cancelled), and every
 // change made here applied to both at once, in the API's order: pinned first, then newest
-// createdOn, ties by _id descending (docs/contract.md, "List order").
+// createdOn, ties by _id descending (docs/contract.md, "List order"). Each change names the
+// version it was made on (If-Match); a 412 puts the note as it is now in the lists and rejects
+// with the ConflictError for the caller to show.
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { ApiError, type Note, type NoteFields, SessionEndedError, answerOf, api, messageOf } from './api'
+import { ApiError, ConflictError, type Note, type NoteFields, SessionEndedError, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'
 import { searchPattern } from './search'
 
@@ -47,10 +49,18 @@ export interface NotesState {
   loadError: string | undefined
   search: SearchState | undefined
   reload: () => void
+  /** Notes deleted here whose delete the API has not answered yet: shown as gone. */
+  hiding: ReadonlySet<string>
   create: (fields: NoteFields) => Promise<Note>
-  edit: (id: string, fields: NoteFields) => Promise<Note>
+  /** `version` is the updatedOn the edit was made on. */
+  edit: (id: string, fields: NoteFields, version: string) => Promise<Note>
   setPinned: (note: Note, isPinned: boolean) => Promise<void>
-  remove: (id: string, keepalive?: boolean) => Promise<void>
+  /** Moves the note to the trash. */
+  remove: (note: Note) => Promise<void>
+  /** Takes the note back from the trash. */
+  restore: (id: string) => Promise<Note>
+  /** A note changed by this page outside these calls (a revision restored): shown as it is now. */
+  changed: (note: Note) => void
 }
 
 /**
@@ -63,6 +73,11 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
   const [search, setSearch] = useState<SearchState>()
   const [loadCount, setLoadCount] = useState(0)
   const [searchCount, setSearchCount] = useState(0)
+  const [hiding, setHiding] = useState<ReadonlySet<string>>(() => new Set())
+  // Version v → the version this page's own pin made of it: a pin, edit or delete started on v
+  // before that pin was answered is not refused for it.
+  const successors = useRef(new Map<string, string>())
+  const pins = useRef(new Map<string, Promise<unknown>>())
   const sessionEnded = useRef(onSessionEnded)
   sessionEnded.current = onSessionEnded
 
@@ -120,50 +135,105 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
       try {
         return await request
       } catch (err) {
-        throw new ApiError(failed(err), err instanceof ApiError ? err.status : 0)
+        const message = failed(err)
+        throw err instanceof ApiError ? err : new ApiError(message, 0)
       }
     },
     [failed],
   )
 
+  const latest = (version: string): string => {
+    let v = version
+    for (let next = successors.current.get(v); next; next = successors.current.get(v)) v = next
+    return v
+  }
+
+  /** The request's failure, with the note as it is now in the lists on a 412 and gone on a 404. */
+  const settle = useCallback(
+    (id: string, err: unknown): never => {
+      if (err instanceof ConflictError) apply((list) => replaceIfPresent(list, err.note))
+      else if (isGone(err)) apply((list) => without(list, id))
+      throw err
+    },
+    [apply],
+  )
+
+  const refreshSearch = () => {
+    // Whether a note matches the search is the API's to say.
+    if (pattern !== undefined) setSearchCount((n) => n + 1)
+  }
+
+  const hide = (id: string, hidden: boolean) =>
+    setHiding((set) => {
+      const next = new Set(set)
+      if (hidden) next.add(id)
+      else next.delete(id)
+      return next
+    })
+
   return {
     all,
     loadError,
     search,
+    hiding,
     reload: () => setLoadCount((n) => n + 1),
     async create(fields) {
       const { note } = await call(api.addNote(token, fields))
       setAll((list) => (list ? upsert(list, note) : list))
-      // Whether it matches the search is the API's to say.
-      if (pattern !== undefined) setSearchCount((n) => n + 1)
+      refreshSearch()
       return note
     },
-    async edit(id, fields) {
-      const { note } = await call(api.editNote(token, id, fields)).catch((err: unknown) => {
-        if (isGone(err)) apply((list) => without(list, id))
-        throw err
-      })
+    async edit(id, fields, version) {
+      const { note } = await call(api.editNote(token, id, fields, latest(version))).catch((err: unknown) => settle(id, err))
       apply((list) => replaceIfPresent(list, note))
-      if (pattern !== undefined) setSearchCount((n) => n + 1)
+      refreshSearch()
       return note
     },
     async setPinned(note, isPinned) {
-      // Shown at once; put back if the API refuses.
+      // Shown at once; put back if the API refuses. Pins of one note go one after the other, each
+      // on the version the one before made.
       apply((list) => replaceIfPresent(list, { ...note, isPinned }))
+      const before = pins.current.get(note._id) ?? Promise.resolve()
+      const pinned = before.then(async () => {
+        const version = latest(note.updatedOn)
+        try {
+          const { note: saved } = await call(api.setPinned(token, note._id, isPinned, version))
+          successors.current.set(version, saved.updatedOn)
+          apply((list) => replaceIfPresent(list, saved))
+        } catch (err) {
+          if (!(err instanceof ConflictError) && !isGone(err)) apply((list) => replaceIfPresent(list, note))
+          settle(note._id, err)
+        }
+      })
+      pins.current.set(
+        note._id,
+        pinned.catch(() => undefined),
+      )
+      await pinned
+    },
+    async remove(note) {
+      hide(note._id, true)
       try {
-        const { note: saved } = await call(api.setPinned(token, note._id, isPinned))
-        apply((list) => replaceIfPresent(list, saved))
+        await (pins.current.get(note._id) ?? Promise.resolve())
+        await call(api.deleteNote(token, note._id, latest(note.updatedOn)))
+        apply((list) => without(list, note._id))
       } catch (err) {
-        apply((list) => (isGone(err) ? without(list, note._id) : replaceIfPresent(list, note)))
-        throw err
+        // Already gone is what a delete asks for: not a failure to show.
+        if (isGone(err)) apply((list) => without(list, note._id))
+        else settle(note._id, err)
+      } finally {
+        hide(note._id, false)
       }
     },
-    async remove(id, keepalive = false) {
-      // Already gone is what a delete asks for: not a failure to show.
-      await call(api.deleteNote(token, id, keepalive)).catch((err: unknown) => {
-        if (!isGone(err)) throw err
-      })
-      apply((list) => without(list, id))
+    async restore(id) {
+      const { note } = await call(api.restoreNote(token, id))
+      setAll((list) => (list ? upsert(list, note) : list))
+      refreshSearch()
+      return note
+    },
+    changed(note) {
+      apply((list) => replaceIfPresent(list, note))
+      refreshSearch()
     },
   }
 }

@@ -1,9 +1,9 @@
-// The app's pages are plain paths (/, /sign-in, /sign-up, /account) that the service answers
+// The app's pages are plain paths (/, /sign-in, /sign-up, /account, /trash) that the service answers
 // with the same HTML (src/plugins/web-app.ts); this follows the browser's history between them.
 import { useSyncExternalStore } from 'react'
 
-export type Page = '/' | '/sign-in' | '/sign-up' | '/account'
-const PAGES: readonly Page[] = ['/', '/sign-in', '/sign-up', '/account']
+export type Page = '/' | '/sign-in' | '/sign-up' | '/account' | '/trash'
+const PAGES: readonly Page[] = ['/', '/sign-in', '/sign-up', '/account', '/trash']
 
 const listeners = new Set<() => void>()
 

@@ -43,6 +43,8 @@ export interface Draft extends NoteFields {
   userId: string
   /** The note being edited; absent for a new note. */
   noteId?: string
+  /** The note's version the editing started from (its updatedOn). */
+  version?: string
 }
 
 export function keepDraft(draft: Draft): void {

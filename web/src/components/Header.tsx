@@ -1,9 +1,9 @@
 // The top bar of the signed-in screens: the app's name, the search box with its regex switch
-// (on the notes page), and the account's name and sign-out.
+// (on the notes page), the trash, and the account's name and sign-out.
 import type { MouseEvent, RefObject } from 'react'
 import type { User } from '../api'
 import { navigate, usePage } from '../router'
-import { NoteIcon, SearchIcon } from './Icons'
+import { NoteIcon, SearchIcon, TrashIcon } from './Icons'
 
 interface SearchProps {
   typed: string
@@ -13,7 +13,7 @@ interface SearchProps {
   box: RefObject<HTMLInputElement | null>
 }
 
-function link(path: '/' | '/account') {
+function link(path: '/' | '/account' | '/trash') {
   return {
     href: path,
     onClick(event: MouseEvent) {
@@ -25,6 +25,7 @@ function link(path: '/' | '/account') {
 }
 
 export function Header({ user, onSignOut, search }: { user: User; onSignOut: () => void; search?: SearchProps }) {
+  const page = usePage()
   return (
     <header className="topbar">
       <a className="brand" {...link('/')}>
@@ -70,7 +71,11 @@ export function Header({ user, onSignOut, search }: { user: User; onSignOut: () 
         </div>
       )}
       <nav className="account-nav" aria-label="Account">
-        <a className="user-name" {...link('/account')} title={user.email} aria-current={usePage() === '/account' ? 'page' : undefined}>
+        <a className="trash-link" {...link('/trash')} title="Trash" aria-current={page === '/trash' ? 'page' : undefined}>
+          <TrashIcon />
+          <span>Trash</span>
+        </a>
+        <a className="user-name" {...link('/account')} title={user.email} aria-current={page === '/account' ? 'page' : undefined}>
           {user.fullName}
         </a>
         <button type="button" className="button ghost" onClick={() => onSignOut()}>

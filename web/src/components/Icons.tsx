@@ -48,6 +48,12 @@ export const TrashIcon = () => (
   </Icon>
 )
 
+export const HistoryIcon = () => (
+  <Icon>
+    <path d="M4 12a8 8 0 1 0 2.4-5.7L4 8.6M4 4v4.6h4.6M12 8v4.5l3 1.8" />
+  </Icon>
+)
+
 export const CloseIcon = ({ size }: { size?: number }) => (
   <Icon {...(size ? { size } : {})}>
     <path d="M6 6l12 12M18 6 6 18" />

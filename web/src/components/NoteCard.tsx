@@ -5,13 +5,14 @@ import { type MouseEvent, memo, useId } from 'react'
 import type { Note } from '../api'
 import { plainText, preview } from '../markdown'
 import type { View } from '../storage'
-import { PinIcon, TrashIcon } from './Icons'
+import { HistoryIcon, PinIcon, TrashIcon } from './Icons'
 import { HighlightedText, NoteContent } from './NoteContent'
 
 export interface NoteActions {
   onOpen: (note: Note) => void
   onPin: (note: Note, isPinned: boolean) => void
   onDelete: (note: Note) => void
+  onHistory: (note: Note) => void
   onTag: (tag: string) => void
 }
 
@@ -21,7 +22,7 @@ interface Props extends NoteActions {
   highlight: RegExp | undefined
 }
 
-export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, onPin, onDelete, onTag }: Props) {
+export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, onPin, onDelete, onHistory, onTag }: Props) {
   const titleId = useId()
   const title = note.title || 'Untitled'
   const openFromCard = (event: MouseEvent) => {
@@ -65,7 +66,10 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
           >
             <PinIcon filled={note.isPinned} />
           </button>
-          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} title="Delete" onClick={() => onDelete(note)}>
+          <button type="button" className="icon-button" aria-label={`History of “${title}”`} title="History" onClick={() => onHistory(note)}>
+            <HistoryIcon />
+          </button>
+          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} title="Move to trash" onClick={() => onDelete(note)}>
             <TrashIcon />
           </button>
         </div>

@@ -1,16 +1,21 @@
 // The editor: a modal <dialog> (the browser keeps focus inside it and gives Esc), with the title,
 // the Markdown content (and its preview) and the tags. Ctrl/Cmd+Enter saves; Esc closes, and asks
 // once more first when there are unsaved changes. A failure stays on screen in the API's words.
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
-import { type NoteFields, messageOf } from '../api'
+// When the note changed elsewhere since it was opened (a 412), both versions show side by side
+// and the person chooses: nothing they typed is dropped without their say.
+import { type FormEvent, type KeyboardEvent, type RefObject, useEffect, useId, useRef, useState } from 'react'
+import { ConflictError, type Note, type NoteFields, messageOf } from '../api'
 import { useSession } from '../session'
-import { CloseIcon } from './Icons'
+import { Conflict } from './Conflict'
+import { CloseIcon, HistoryIcon } from './Icons'
 import { NoteContent } from './NoteContent'
 import { TagInput } from './TagInput'
 
 export interface EditorTarget extends NoteFields {
   /** The note being edited; absent for a new note. */
   noteId?: string | undefined
+  /** The note's updatedOn when editing started: the version an edit is made on. */
+  version?: string | undefined
   /** Restored after the session ended while it was open. */
   restored?: boolean
 }
@@ -18,13 +23,19 @@ export interface EditorTarget extends NoteFields {
 interface Props {
   target: EditorTarget
   knownTags: string[]
-  onSave: (fields: NoteFields) => Promise<void>
+  /** Adds or edits; an edit is made on `version` and may reject with a ConflictError. */
+  onSave: (fields: NoteFields, version: string | undefined) => Promise<void>
+  /** Adds the fields as a new note and closes ("Keep both"). */
+  onSaveAsNew: (fields: NoteFields) => Promise<void>
   onClose: () => void
+  onHistory?: (() => void) | undefined
+  /** Kept up to date with whether the editor holds unsaved changes. */
+  dirtyRef?: RefObject<boolean>
 }
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform)
 
-export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
+export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, onHistory, dirtyRef }: Props) {
   const dialog = useRef<HTMLDialogElement>(null)
   const titleField = useRef<HTMLTextAreaElement>(null)
   const [title, setTitle] = useState(target.title)
@@ -34,18 +45,22 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
   const [confirmingClose, setConfirmingClose] = useState(false)
+  const [version, setVersion] = useState(target.version)
+  /** The note as saved elsewhere, while the person chooses between it and theirs. */
+  const [theirs, setTheirs] = useState<Note>()
   const session = useSession()
   const ids = useId()
   const isNew = !target.noteId
   const dirty = title !== target.title || content !== target.content || tags.join('\u0000') !== target.tags.join('\u0000') || Boolean(target.restored)
+  if (dirtyRef) dirtyRef.current = dirty
 
   // What a 401 keeps (session.tsx), always the latest.
   const latest = useRef({ title, content, tags })
   latest.current = { title, content, tags }
   useEffect(() => {
-    session.setDraftSource(() => ({ ...latest.current, ...(target.noteId ? { noteId: target.noteId } : {}) }))
+    session.setDraftSource(() => ({ ...latest.current, ...(target.noteId ? { noteId: target.noteId } : {}), ...(version ? { version } : {}) }))
     return () => session.setDraftSource(undefined)
-  }, [session, target.noteId])
+  }, [session, target.noteId, version])
 
   useEffect(() => {
     const element = dialog.current
@@ -54,21 +69,38 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
     return () => element?.close()
   }, [])
 
-  async function save(event?: FormEvent) {
+  async function attempt(work: () => Promise<void>) {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await work()
+    } catch (err) {
+      if (err instanceof ConflictError) setTheirs(err.note)
+      setError(err instanceof ConflictError ? undefined : messageOf(err))
+      setBusy(false)
+    }
+  }
+
+  function save(event?: FormEvent) {
     event?.preventDefault()
-    if (busy) return
+    if (busy || theirs) return
     // edit-note leaves a field unchanged when it is sent empty (docs/contract.md,
     // "PUT /edit-note/:noteId"): say so instead, in the words add-note uses.
     if (!isNew && !title) return setError('Title is required')
     if (!isNew && !content) return setError('content is required')
-    setBusy(true)
-    setError(undefined)
-    try {
-      await onSave({ title, content, tags })
-    } catch (err) {
-      setError(messageOf(err))
-      setBusy(false)
-    }
+    void attempt(() => onSave({ title, content, tags }, version))
+  }
+
+  const choices = theirs && {
+    keepMine() {
+      setVersion(theirs.updatedOn)
+      setTheirs(undefined)
+      void attempt(() => onSave({ title, content, tags }, theirs.updatedOn))
+    },
+    keepTheirs: onClose,
+    keepBoth() {
+      void attempt(() => onSaveAsNew({ title, content, tags }))
+    },
   }
 
   function requestClose() {
@@ -79,7 +111,7 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
   function onKeyDown(event: KeyboardEvent) {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
       event.preventDefault()
-      void save()
+      save()
     }
   }
 
@@ -94,9 +126,14 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
       }}
       onKeyDown={onKeyDown}
     >
-      <form method="post" noValidate onSubmit={(e) => void save(e)}>
+      <form method="post" noValidate onSubmit={(e) => save(e)}>
         <header className="editor-header">
           <h2 id={`${ids}-heading`}>{isNew ? 'New note' : 'Edit note'}</h2>
+          {onHistory && !isNew && (
+            <button type="button" className="button ghost small" onClick={onHistory}>
+              <HistoryIcon /> History
+            </button>
+          )}
           <button type="button" className="icon-button" aria-label="Close" title="Close (Esc)" onClick={requestClose}>
             <CloseIcon />
           </button>
@@ -106,6 +143,8 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
             This is what you were writing when your session ended.
           </p>
         )}
+        {theirs && choices && <Conflict mine={{ title, content, tags }} theirs={theirs} busy={busy} {...choices} />}
+        <div hidden={Boolean(theirs)}>
         <label className="field">
           <span>Title</span>
           {/* A textarea, so a long title wraps and shows whole; it stays one line of text: Enter
@@ -147,6 +186,7 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
           <span className="label">Tags</span>
           <TagInput tags={tags} onChange={setTags} known={knownTags} />
         </div>
+        </div>
         {error && (
           <p className="form-error" role="alert">
             {error}
@@ -158,11 +198,11 @@ export function NoteEditor({ target, knownTags, onSave, onClose }: Props) {
           </p>
         )}
         <footer className="editor-footer">
-          <span className="hint">{isMac ? '⌘' : 'Ctrl'}+Enter saves · Esc closes</span>
+          <span className="hint" hidden={Boolean(theirs)}>{isMac ? '⌘' : 'Ctrl'}+Enter saves · Esc closes</span>
           <button type="button" className="button" onClick={requestClose}>
             {confirmingClose ? 'Discard' : 'Cancel'}
           </button>
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary" disabled={busy} hidden={Boolean(theirs)}>
             {busy ? 'Saving…' : 'Save'}
           </button>
         </footer>

@@ -1,8 +1,8 @@
 // The signed-in screen: search (literal unless the regex switch is on), the tag filter, cards or
-// list, and the editor. Every change shows at once; a delete can be undone for a few seconds
-// before it is sent (and is sent at once if the page goes away); every failure is shown.
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { ApiError, type Note, type NoteFields, messageOf } from '../api'
+// list, the editor and a note's history. Every change shows at once; a delete moves the note to
+// the trash, with an Undo for a few seconds; every failure is shown.
+import { type ReactNode, Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { ApiError, ConflictError, type Note, type NoteFields, messageOf } from '../api'
 import { useNotes } from '../notes-state'
 import { highlighter } from '../search'
 import { useSession, useSignedIn } from '../session'
@@ -12,6 +12,27 @@ import { GridIcon, ListIcon, PlusIcon } from './Icons'
 import { type EditorTarget, NoteEditor } from './NoteEditor'
 import { NoteGrid } from './NoteGrid'
 import { useToasts } from './Toasts'
+
+// The history and its diff are a chunk of their own, fetched the first time a history opens.
+const HistoryDialog = lazy(() =>
+  import('./history/HistoryDialog').then(
+    (module) => ({ default: module.HistoryDialog }),
+    () => ({ default: HistoryUnavailable }),
+  ),
+)
+
+function HistoryUnavailable({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="toasts">
+      <div className="toast error" role="alert">
+        <span className="toast-message">The history could not be loaded. Check your connection and reload the page.</span>
+        <button type="button" className="toast-action" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </div>
+  )
+}
 
 const UNDO_MS = 6000
 
@@ -35,6 +56,8 @@ function quoted(text: string): string {
   return `“${characters.length > QUOTED_MAX ? `${characters.slice(0, QUOTED_MAX).join('')}…` : text}”`
 }
 
+const targetOf = (note: Note): EditorTarget => ({ noteId: note._id, version: note.updatedOn, title: note.title, content: note.content, tags: note.tags })
+
 export function NotesPage() {
   const session = useSession()
   const { token, user } = useSignedIn()
@@ -44,7 +67,8 @@ export function NotesPage() {
   const [tag, setTag] = useState<string>()
   const [view, setView] = useState<View>(loadView)
   const [editing, setEditing] = useState<EditorTarget>()
-  const [deleting, setDeleting] = useState<ReadonlySet<string>>(() => new Set())
+  const [historyOf, setHistoryOf] = useState<string>()
+  const editorDirty = useRef(false)
   const notes = useNotes(token, typed, regex, session.ended)
   const searchBox = useRef<HTMLInputElement>(null)
 
@@ -61,7 +85,7 @@ export function NotesPage() {
     const draft = takeDraft(user._id)
     if (!draft) return
     const exists = allRef.current?.some((n) => n._id === draft.noteId)
-    setEditing({ title: draft.title, content: draft.content, tags: draft.tags, noteId: exists ? draft.noteId : undefined, restored: true })
+    setEditing({ title: draft.title, content: draft.content, tags: draft.tags, noteId: exists ? draft.noteId : undefined, version: draft.version, restored: true })
   }, [loaded, user._id])
 
   const tagCounts = useMemo(() => countTags(notes.all), [notes.all])
@@ -72,87 +96,51 @@ export function NotesPage() {
 
   const searching = notes.search !== undefined
   const base = searching ? notes.search?.notes : notes.all
-  const visible = useMemo(() => base?.filter((n) => !deleting.has(n._id) && (!tag || n.tags.includes(tag))), [base, deleting, tag])
+  const hiding = notes.hiding
+  const visible = useMemo(() => base?.filter((n) => !hiding.has(n._id) && (!tag || n.tags.includes(tag))), [base, hiding, tag])
   const pattern = notes.search?.pattern
   const highlight = useMemo(() => highlighter(pattern), [pattern])
 
-  // Deletes waiting for their undo window to pass.
-  const pending = useRef(new Map<string, { note: Note; toast: number }>())
   const notesRef = useRef(notes)
   notesRef.current = notes
-  const forget = (id: string) =>
-    setDeleting((set) => {
-      const next = new Set(set)
-      next.delete(id)
-      return next
-    })
 
-  const commitDelete = useCallback(
-    (id: string, keepalive = false): Promise<void> => {
-      const entry = pending.current.get(id)
-      if (!entry) return Promise.resolve()
-      pending.current.delete(id)
-      return notesRef.current.remove(id, keepalive).then(
-        () => forget(id),
-        (err: unknown) => {
-          forget(id)
-          if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `${quoted(entry.note.title)} was not deleted: ${messageOf(err)}` })
-        },
-      )
+  /** A failure of a change to `note`, shown unless the session ended (the sign-in page says so). */
+  const failed = useCallback(
+    (note: Note, what: string, err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) return
+      const message =
+        err instanceof ConflictError
+          ? `${quoted(note.title)} was changed elsewhere, so it was not ${what}. It shows the latest version now.`
+          : `${quoted(note.title)} was not ${what}: ${messageOf(err)}`
+      toasts.show({ kind: 'error', message })
     },
     [toasts],
   )
 
-  /** Sends every delete still waiting for its undo; settles when the API has answered them all. */
-  const flushDeletes = useCallback(async () => {
-    const sent = [...pending.current].map(([id, entry]) => {
-      const answered = commitDelete(id, true)
-      toasts.dismiss(entry.toast, false)
-      return answered
-    })
-    await Promise.all(sent)
-  }, [commitDelete, toasts])
-
-  useEffect(() => {
-    const onPageHide = () => void flushDeletes()
-    window.addEventListener('pagehide', onPageHide)
-    return () => {
-      window.removeEventListener('pagehide', onPageHide)
-      void flushDeletes()
-    }
-  }, [flushDeletes])
-
   const actions = useMemo(
     () => ({
-      onOpen: (note: Note) => setEditing({ noteId: note._id, title: note.title, content: note.content, tags: note.tags }),
+      onOpen: (note: Note) => setEditing(targetOf(note)),
       onTag: (t: string) => setTag(t),
       onPin: (note: Note, isPinned: boolean) => {
-        notesRef.current.setPinned(note, isPinned).catch((err: unknown) => {
-          if (err instanceof ApiError && err.status === 401) return
-          toasts.show({ kind: 'error', message: `Could not ${isPinned ? 'pin' : 'unpin'} ${quoted(note.title)}: ${messageOf(err)}` })
-        })
+        notesRef.current.setPinned(note, isPinned).catch((err: unknown) => failed(note, isPinned ? 'pinned' : 'unpinned', err))
       },
       onDelete: (note: Note) => {
-        // One undo at a time: an earlier delete goes through now.
-        for (const [, entry] of pending.current) toasts.dismiss(entry.toast)
-        setDeleting((set) => new Set(set).add(note._id))
-        const toast = toasts.show({
-          message: `Deleted ${quoted(note.title)}`,
-          timeoutMs: UNDO_MS,
-          action: {
-            label: 'Undo',
-            run: () => {
-              pending.current.delete(note._id)
-              forget(note._id)
-            },
-          },
-          onExpire: () => void commitDelete(note._id),
-        })
-        pending.current.set(note._id, { note, toast })
+        notesRef.current.remove(note).then(
+          () =>
+            toasts.show({
+              message: 'Note moved to trash',
+              timeoutMs: UNDO_MS,
+              action: {
+                label: 'Undo',
+                run: () => void notesRef.current.restore(note._id).catch((err: unknown) => failed(note, 'restored', err)),
+              },
+            }),
+          (err: unknown) => failed(note, 'deleted', err),
+        )
       },
+      onHistory: (note: Note) => setHistoryOf(note._id),
     }),
-    [toasts, commitDelete],
+    [toasts, failed],
   )
 
   const openNew = useCallback(() => setEditing({ title: '', content: '', tags: [] }), [])
@@ -178,23 +166,34 @@ export function NotesPage() {
     return () => document.removeEventListener('keydown', onKey)
   }, [openNew])
 
-  async function save(fields: NoteFields) {
+  async function save(fields: NoteFields, version: string | undefined) {
     const target = editing
-    if (target?.noteId) await notes.edit(target.noteId, fields)
+    // A note opened without a version (a draft kept from before) is edited on the one shown now.
+    const shown = notes.all?.find((n) => n._id === target?.noteId)?.updatedOn
+    if (target?.noteId) await notes.edit(target.noteId, fields, version ?? shown ?? '')
     else await notes.create(fields)
     setEditing(undefined)
     toasts.show({ message: target?.noteId ? 'Note saved' : 'Note added' })
   }
 
-  // The session ends after the waiting deletes are answered: they are sent with its token.
-  function signOut() {
-    session.signOut(flushDeletes())
+  async function saveAsNew(fields: NoteFields) {
+    await notes.create(fields)
+    setEditing(undefined)
+    toasts.show({ message: 'Your version was added as a new note' })
+  }
+
+  /** A revision restored: the lists show it, and an editor of the note without changes does too. */
+  function restored(note: Note) {
+    notes.changed(note)
+    if (editing?.noteId === note._id && !editorDirty.current) setEditing(targetOf(note))
   }
 
   function chooseView(next: View) {
     setView(next)
     saveView(next)
   }
+
+  const historyNote = historyOf ? notes.all?.find((n) => n._id === historyOf) : undefined
 
   const search = notes.search
   let status: ReactNode = null
@@ -263,7 +262,7 @@ export function NotesPage() {
     <>
       <Header
         user={user}
-        onSignOut={signOut}
+        onSignOut={() => session.signOut()}
         search={{ typed, setTyped, regex, setRegex, box: searchBox }}
       />
       <main className="notes-page" id="main">
@@ -298,7 +297,23 @@ export function NotesPage() {
         {status}
         {body}
       </main>
-      {editing && <NoteEditor key={editing.noteId ?? 'new'} target={editing} knownTags={knownTags} onSave={save} onClose={() => setEditing(undefined)} />}
+      {editing && (
+        <NoteEditor
+          key={`${editing.noteId ?? 'new'} ${editing.version ?? ''}`}
+          target={editing}
+          knownTags={knownTags}
+          onSave={save}
+          onSaveAsNew={saveAsNew}
+          onClose={() => setEditing(undefined)}
+          onHistory={editing.noteId ? () => setHistoryOf(editing.noteId) : undefined}
+          dirtyRef={editorDirty}
+        />
+      )}
+      {historyNote && (
+        <Suspense fallback={null}>
+          <HistoryDialog key={historyNote._id} note={historyNote} onRestored={restored} onChanged={notes.changed} onClose={() => setHistoryOf(undefined)} />
+        </Suspense>
+      )}
     </>
   )
 }
