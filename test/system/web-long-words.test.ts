@@ -175,9 +175,16 @@ describe('long unbroken words in the web app', () => {
           await box.fill('')
           await longCard.waitFor()
 
-          // A delete's toast quotes the title's first 60 characters.
+          // The history's heading names the title, in two lines at most.
+          await longCard.getByRole('button', { name: `History of “${TITLE}”` }).click()
+          const history = page.getByRole('dialog', { name: `History of “${TITLE}”` })
+          await history.locator('.history-empty, .revisions').first().waitFor()
+          await expectNothingSticksOut(page, '.history', 'the history')
+          await page.keyboard.press('Escape')
+          await history.waitFor({ state: 'detached' })
+
           await longCard.getByRole('button', { name: `Delete “${TITLE}”` }).click()
-          await page.getByRole('status').filter({ hasText: `Deleted “${TITLE.slice(0, 60)}…”` }).waitFor()
+          await page.getByRole('status').filter({ hasText: 'Note moved to trash' }).waitFor()
           await expectNothingSticksOut(page, '.toasts', 'the toast')
           await shot('toast')
           await page.getByRole('button', { name: 'Undo' }).click()
