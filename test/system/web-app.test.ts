@@ -270,6 +270,14 @@ describe('the web app in a browser', () => {
             await card(page, 'Hardware store').waitFor()
             await eventually('restored on the server', async () => (await serverNotes(server.base, token)).some((n) => n.title === 'Hardware store'))
             assert.ok(!(await trash()).some((n) => n.title === 'Hardware store'), 'no longer in the trash')
+
+            // Without the Undo it stays in the trash once its toast has gone.
+            await card(page, 'Hardware store').getByRole('button', { name: 'Delete “Hardware store”' }).click()
+            const toast = page.getByRole('status').filter({ hasText: 'Note moved to trash' })
+            await toast.waitFor()
+            await toast.waitFor({ state: 'detached', timeout: 10_000 })
+            assert.ok((await trash()).some((n) => n.title === 'Hardware store'), 'in the trash')
+            await card(page, 'Hardware store').waitFor({ state: 'detached' })
           })
 
           it('drops a note deleted on another device once pinning, deleting or editing it meets "Note not found"', async () => {

@@ -49,7 +49,7 @@ describe('the trash, the history and the conflict choice in a browser', () => {
       before(async () => {
         server = await startWebServer(storeKind)
         ;({ context, page, record } = await openPage(browser(), { ...VIEWPORTS.desktop, colorScheme: 'light' }))
-        await signUp(page, server.base, 'Ada Trash', uniqueEmail(`web-trash-${storeKind}`))
+        await signUp(page, server.base, 'Ada Lovelace', uniqueEmail(`web-trash-${storeKind}`))
         token = (await tokenOf(page))!
       })
       after(async () => {
@@ -60,7 +60,7 @@ describe('the trash, the history and the conflict choice in a browser', () => {
       it('lists the trash with when each note was deleted, restores, deletes forever and empties it only once confirmed', async () => {
         for (const title of ['Old plan', 'Draft letter', 'Shopping']) await call('DELETE', `/delete-note/${(await add(title, `${title} text`))._id}`)
         await page.goto(`${server.base}/`)
-        await page.getByRole('link', { name: 'Trash' }).click()
+        await page.getByRole('link', { name: 'Trash', exact: true }).click()
         await page.waitForURL(`${server.base}/trash`)
         await page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor()
         const items = page.getByRole('list', { name: 'Trash' }).getByRole('listitem')
