@@ -44,10 +44,10 @@ const TRASHED = [
 
 /** The note of the conflict screen: as the editor opened it, as typed there, and as saved elsewhere meanwhile. */
 const SHARED = {
-  title: 'Quarterly review',
-  opened: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.',
-  mine: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.\nNext: ask Sam about the budget.',
-  theirs: 'Wins: faster search, fewer timeouts, a calmer on-call.\nRisks: the **import** of large accounts.',
+  title: 'Standup notes',
+  opened: 'Shipped the *search* fix. Next: the import for large accounts.',
+  mine: 'Shipped the *search* fix. Next: the import for large accounts.\n\nAsk Sam about the test data.',
+  theirs: 'Shipped the *search* fix and the retry button. Next: the import for large accounts.',
 }
 
 /** The clients the sample account's sessions are opened with, as the account page names them. */
@@ -94,7 +94,11 @@ describe('the screens of the web app', () => {
     for (const note of [...SAMPLE_NOTES].reverse()) {
       const [first, ...later] = [...(note.before ?? []), { content: note.content, tags: note.tags }]
       const { note: saved } = (await json(server.base, '/add-note', { title: note.title, ...first }, token)) as { note: { _id: string } }
-      for (const state of later) await send(server.base, 'PUT', `/edit-note/${saved._id}`, token, state)
+      for (const state of later) {
+        // A second apart, as a person's edits are: the history lists them at different times.
+        await new Promise((resolve) => setTimeout(resolve, 1100))
+        await send(server.base, 'PUT', `/edit-note/${saved._id}`, token, state)
+      }
       if (note.pin) {
         await fetch(`${server.base}/update-note-pinned/${saved._id}`, {
           method: 'PUT',

@@ -76,14 +76,14 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         assert.ok((await notes()).some((n) => n.title === 'Old plan'), 'restored on the server')
 
         // Delete forever asks first; Cancel keeps the note.
-        await page.getByRole('button', { name: 'Delete “Draft letter” forever' }).click()
+        await page.getByRole('button', { name: 'Delete forever “Draft letter”' }).click()
         const ask = page.getByRole('alertdialog', { name: 'Delete “Draft letter” forever?' })
         await ask.waitFor()
         assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent), 'Cancel', 'the safe answer has the focus')
         await ask.getByRole('button', { name: 'Cancel' }).click()
         await ask.waitFor({ state: 'detached' })
         assert.ok((await trash()).some((n) => n.title === 'Draft letter'), 'still in the trash')
-        await page.getByRole('button', { name: 'Delete “Draft letter” forever' }).click()
+        await page.getByRole('button', { name: 'Delete forever “Draft letter”' }).click()
         await ask.getByRole('button', { name: 'Delete forever' }).click()
         await page.getByRole('status').filter({ hasText: 'Deleted “Draft letter” forever' }).waitFor()
         assert.deepEqual(await items.getByRole('heading').allInnerTexts(), ['Shopping'])

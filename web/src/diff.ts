@@ -66,8 +66,8 @@ export function diffTokens(a: readonly string[], b: readonly string[]): Part[] {
   return parts
 }
 
-/** Lines, each with its line break. */
-const lines = (text: string) => text.match(/[^\n]*\n|[^\n]+$/g) ?? []
+/** Lines, each with a line break (the last one too: a text's final line break is no change to show). */
+const lines = (text: string) => (text ? text.replace(/\n$/, '').split('\n').map((line) => `${line}\n`) : [])
 /** Words and the spaces between them. */
 const words = (text: string) => text.match(/\s+|[^\s]+/g) ?? []
 

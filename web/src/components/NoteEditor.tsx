@@ -145,47 +145,47 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
         )}
         {theirs && choices && <Conflict mine={{ title, content, tags }} theirs={theirs} busy={busy} {...choices} />}
         <div hidden={Boolean(theirs)}>
-        <label className="field">
-          <span>Title</span>
-          {/* A textarea, so a long title wraps and shows whole; it stays one line of text: Enter
-              saves, as in a one-line field, and pasted line breaks become spaces. */}
-          <textarea
-            ref={titleField}
-            name="title"
-            className="title-field"
-            rows={1}
-            value={title}
-            onChange={(e) => setTitle(e.target.value.replace(/[\r\n]+/g, ' '))}
-            onKeyDown={(e) => {
-              if (e.key !== 'Enter' || e.ctrlKey || e.metaKey || e.nativeEvent.isComposing) return
-              e.preventDefault()
-              e.currentTarget.form?.requestSubmit()
-            }}
-            autoComplete="off"
-          />
-        </label>
-        <div className="field">
-          <div className="field-label-row">
-            <label htmlFor={`${ids}-content`}>Content</label>
-            <div className="segmented small" role="group" aria-label="Content view">
-              <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)}>
-                Write
-              </button>
-              <button type="button" aria-pressed={preview} onClick={() => setPreview(true)}>
-                Preview
-              </button>
+          <label className="field">
+            <span>Title</span>
+            {/* A textarea, so a long title wraps and shows whole; it stays one line of text: Enter
+                saves, as in a one-line field, and pasted line breaks become spaces. */}
+            <textarea
+              ref={titleField}
+              name="title"
+              className="title-field"
+              rows={1}
+              value={title}
+              onChange={(e) => setTitle(e.target.value.replace(/[\r\n]+/g, ' '))}
+              onKeyDown={(e) => {
+                if (e.key !== 'Enter' || e.ctrlKey || e.metaKey || e.nativeEvent.isComposing) return
+                e.preventDefault()
+                e.currentTarget.form?.requestSubmit()
+              }}
+              autoComplete="off"
+            />
+          </label>
+          <div className="field">
+            <div className="field-label-row">
+              <label htmlFor={`${ids}-content`}>Content</label>
+              <div className="segmented small" role="group" aria-label="Content view">
+                <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)}>
+                  Write
+                </button>
+                <button type="button" aria-pressed={preview} onClick={() => setPreview(true)}>
+                  Preview
+                </button>
+              </div>
             </div>
+            {preview ? (
+              <NoteContent className="preview markdown" source={content || '*Nothing to preview.*'} />
+            ) : (
+              <textarea id={`${ids}-content`} name="content" value={content} onChange={(e) => setContent(e.target.value)} rows={10} placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)" />
+            )}
           </div>
-          {preview ? (
-            <NoteContent className="preview markdown" source={content || '*Nothing to preview.*'} />
-          ) : (
-            <textarea id={`${ids}-content`} name="content" value={content} onChange={(e) => setContent(e.target.value)} rows={10} placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)" />
-          )}
-        </div>
-        <div className="field">
-          <span className="label">Tags</span>
-          <TagInput tags={tags} onChange={setTags} known={knownTags} />
-        </div>
+          <div className="field">
+            <span className="label">Tags</span>
+            <TagInput tags={tags} onChange={setTags} known={knownTags} />
+          </div>
         </div>
         {error && (
           <p className="form-error" role="alert">
@@ -197,15 +197,17 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
             You have unsaved changes. Press Esc again to discard them, or save.
           </p>
         )}
-        <footer className="editor-footer">
-          <span className="hint" hidden={Boolean(theirs)}>{isMac ? '⌘' : 'Ctrl'}+Enter saves · Esc closes</span>
-          <button type="button" className="button" onClick={requestClose}>
-            {confirmingClose ? 'Discard' : 'Cancel'}
-          </button>
-          <button type="submit" className="button primary" disabled={busy} hidden={Boolean(theirs)}>
-            {busy ? 'Saving…' : 'Save'}
-          </button>
-        </footer>
+        {!theirs && (
+          <footer className="editor-footer">
+            <span className="hint">{isMac ? '⌘' : 'Ctrl'}+Enter saves · Esc closes</span>
+            <button type="button" className="button" onClick={requestClose}>
+              {confirmingClose ? 'Discard' : 'Cancel'}
+            </button>
+            <button type="submit" className="button primary" disabled={busy}>
+              {busy ? 'Saving…' : 'Save'}
+            </button>
+          </footer>
+        )}
       </form>
     </dialog>
   )

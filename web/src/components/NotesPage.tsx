@@ -104,14 +104,17 @@ export function NotesPage() {
   const notesRef = useRef(notes)
   notesRef.current = notes
 
-  /** A failure of a change to `note`, shown unless the session ended (the sign-in page says so). */
+  /**
+   * A failure of a change to `note` ("pin", "pinned"), shown unless the session ended (the
+   * sign-in page says so). A 412 changed nothing: the note already shows as it is now.
+   */
   const failed = useCallback(
-    (note: Note, what: string, err: unknown) => {
+    (note: Note, [verb, done]: [string, string], err: unknown) => {
       if (err instanceof ApiError && err.status === 401) return
       const message =
         err instanceof ConflictError
-          ? `${quoted(note.title)} was changed elsewhere, so it was not ${what}. It shows the latest version now.`
-          : `${quoted(note.title)} was not ${what}: ${messageOf(err)}`
+          ? `${quoted(note.title)} was changed elsewhere, so it was not ${done}. It shows the latest version now.`
+          : `Could not ${verb} ${quoted(note.title)}: ${messageOf(err)}`
       toasts.show({ kind: 'error', message })
     },
     [toasts],
@@ -122,7 +125,7 @@ export function NotesPage() {
       onOpen: (note: Note) => setEditing(targetOf(note)),
       onTag: (t: string) => setTag(t),
       onPin: (note: Note, isPinned: boolean) => {
-        notesRef.current.setPinned(note, isPinned).catch((err: unknown) => failed(note, isPinned ? 'pinned' : 'unpinned', err))
+        notesRef.current.setPinned(note, isPinned).catch((err: unknown) => failed(note, isPinned ? ['pin', 'pinned'] : ['unpin', 'unpinned'], err))
       },
       onDelete: (note: Note) => {
         notesRef.current.remove(note).then(
@@ -132,10 +135,10 @@ export function NotesPage() {
               timeoutMs: UNDO_MS,
               action: {
                 label: 'Undo',
-                run: () => void notesRef.current.restore(note._id).catch((err: unknown) => failed(note, 'restored', err)),
+                run: () => void notesRef.current.restore(note._id).catch((err: unknown) => failed(note, ['restore', 'restored'], err)),
               },
             }),
-          (err: unknown) => failed(note, 'deleted', err),
+          (err: unknown) => failed(note, ['delete', 'deleted'], err),
         )
       },
       onHistory: (note: Note) => setHistoryOf(note._id),

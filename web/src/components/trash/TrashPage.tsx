@@ -172,7 +172,7 @@ export function TrashPage() {
                   type="button"
                   className="button ghost danger-text"
                   disabled={busy.has(note._id)}
-                  aria-label={`Delete “${title}” forever`}
+                  aria-label={`Delete forever “${title}”`}
                   onClick={() => setAsking({ kind: 'forever', note })}
                 >
                   Delete forever
