@@ -90,9 +90,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         assert.ok(!(await trash()).some((n) => n.title === 'Draft letter'))
         assert.ok(!(await notes()).some((n) => n.title === 'Draft letter'))
 
-        // The trash by its address; emptying asks first, and Esc is a no.
+        // Read again when the page is shown again; emptying asks first, and Esc is a no.
         await call('DELETE', `/delete-note/${(await add('Receipt', 'paid'))._id}`)
-        await page.goto(`${server.base}/trash`)
+        await page.getByRole('link', { name: '← Back to your notes' }).click()
+        await page.getByRole('link', { name: 'Trash', exact: true }).click()
         await items.nth(1).waitFor()
         await page.getByRole('button', { name: 'Empty trash' }).click()
         const empty = page.getByRole('alertdialog', { name: 'Empty the trash?' })

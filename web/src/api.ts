@@ -8,7 +8,7 @@
 // elsewhere in between is refused (412) rather than overwritten.
 
 import type { Static } from '@sinclair/typebox'
-import type { NoteRecord } from '../../src/note-shape.js'
+import type { NoteRecord, RevisionRecord, TrashedNoteRecord } from '../../src/note-shape.js'
 import type { User as UserSchema } from '../../src/schemas/responses.js'
 
 /** The shapes the server's schemas give (a type-only import: nothing of the server is bundled). */
@@ -20,10 +20,10 @@ export type User = Omit<Static<typeof UserSchema>, 'createdOn'> & { createdOn?: 
 export type NoteFields = Pick<Note, 'title' | 'content' | 'tags'>
 
 /** A note in the trash: the note as it was deleted, and when. */
-export type TrashedNote = Note & { deletedOn: string }
+export type TrashedNote = TrashedNoteRecord
 
 /** A state a note had before a change of its title, content or tags; editedOn is when it was saved. */
-export type Revision = Pick<Note, '_id' | 'title' | 'content' | 'tags' | 'isPinned'> & { editedOn: string }
+export type Revision = RevisionRecord
 
 export class ApiError extends Error {
   constructor(
