@@ -70,11 +70,11 @@ export function Header({ user, onSignOut, search }: { user: User; onSignOut: () 
           </button>
         </div>
       )}
+      <a className="trash-link" {...link('/trash')} title="Trash" aria-current={page === '/trash' ? 'page' : undefined}>
+        <TrashIcon />
+        <span>Trash</span>
+      </a>
       <nav className="account-nav" aria-label="Account">
-        <a className="trash-link" {...link('/trash')} title="Trash" aria-current={page === '/trash' ? 'page' : undefined}>
-          <TrashIcon />
-          <span>Trash</span>
-        </a>
         <a className="user-name" {...link('/account')} title={user.email} aria-current={page === '/account' ? 'page' : undefined}>
           {user.fullName}
         </a>
