@@ -9,8 +9,6 @@ export interface ToastInput {
   action?: { label: string; run: () => void }
   /** How long an info toast stays; errors stay until dismissed. */
   timeoutMs?: number
-  /** Runs when the toast goes away without its action (timeout or dismissed). */
-  onExpire?: () => void
 }
 
 interface Toast extends ToastInput {
@@ -19,7 +17,7 @@ interface Toast extends ToastInput {
 
 interface Toasts {
   show: (toast: ToastInput) => number
-  dismiss: (id: number, expired?: boolean) => void
+  dismiss: (id: number) => void
 }
 
 const ToastContext = createContext<Toasts | undefined>(undefined)
@@ -36,13 +34,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const all = useRef(new Map<number, Toast>())
   const next = useRef(1)
 
-  const dismiss = useCallback((id: number, expired = true) => {
+  const dismiss = useCallback((id: number) => {
     clearTimeout(timers.current.get(id))
     timers.current.delete(id)
-    const toast = all.current.get(id)
     all.current.delete(id)
     setToasts((list) => list.filter((t) => t.id !== id))
-    if (toast && expired) toast.onExpire?.()
   }, [])
 
   const show = useCallback(
@@ -74,7 +70,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
                 className="toast-action"
                 onClick={() => {
                   toast.action?.run()
-                  dismiss(toast.id, false)
+                  dismiss(toast.id)
                 }}
               >
                 {toast.action.label}
