@@ -21,6 +21,13 @@ const API_PATHS = [
   '/update-note-pinned',
   '/get-all-notes',
   '/search-notes',
+  // The trash and a note's history (docs/history.md).
+  '/get-trash',
+  '/restore-note',
+  '/delete-note-forever',
+  '/empty-trash',
+  '/get-note-history',
+  '/restore-revision',
   '/openapi.json',
   // The account endpoints beside the contract's (docs/accounts.md), used by the account page.
   '/logout',
