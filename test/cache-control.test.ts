@@ -165,6 +165,7 @@ describe('the web app keeps its own caching (http)', () => {
       ['/', 'no-cache'],
       ['/sign-in', 'no-cache'],
       ['/account', 'no-cache'],
+      ['/trash', 'no-cache'],
       ['/docs', 'no-cache'],
       ['/assets/app-0123abcd.js', 'public, max-age=31536000, immutable'],
       ['/favicon.svg', 'no-cache'],

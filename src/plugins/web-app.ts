@@ -9,7 +9,7 @@ import negotiate from '@fastify/accept-negotiator'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
-export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account'] as const
+export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account', '/trash'] as const
 
 export const DOCS_PAGE = '/docs'
 
