@@ -1,12 +1,19 @@
-// What tells two notes with the same _id apart, for the import (src/transfer/import.ts): a
-// record whose _id is already stored is skipped quietly only when it is the same note.
+// What tells two records with the same _id apart, for the import (src/transfer/import.ts): a
+// record whose _id is already stored is skipped quietly only when it is the same record.
+import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { Note, type NoteRecord } from '../note-shape.js'
+import { Note, type NoteRecord, StoredRevision, type StoredRevisionRecord, TrashedNote, type TrashedNoteRecord } from '../note-shape.js'
 
 export type NoteField = Exclude<keyof NoteRecord, '_id'>
-const FIELDS = Object.keys(Note.properties).filter((key) => key !== '_id') as NoteField[]
+export type TrashedNoteField = Exclude<keyof TrashedNoteRecord, '_id'>
+export type RevisionField = Exclude<keyof StoredRevisionRecord, '_id'>
 
-/** The fields of `incoming` that differ from `stored`, in record order; empty when none does. */
-export function noteDifferences(stored: NoteRecord, incoming: NoteRecord): NoteField[] {
-  return FIELDS.filter((field) => !Value.Equal(stored[field], incoming[field]))
+/** The fields of `incoming` that differ from `stored`, in the schema's key order; empty when none does. */
+function differencesBy<R extends { _id: string }>(schema: TObject) {
+  const fields = Object.keys(schema.properties).filter((key) => key !== '_id') as Exclude<keyof R, '_id'>[]
+  return (stored: R, incoming: R) => fields.filter((field) => !Value.Equal(stored[field], incoming[field]))
 }
+
+export const noteDifferences = differencesBy<NoteRecord>(Note)
+export const trashedNoteDifferences = differencesBy<TrashedNoteRecord>(TrashedNote)
+export const revisionDifferences = differencesBy<StoredRevisionRecord>(StoredRevision)
