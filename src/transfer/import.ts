@@ -1,16 +1,28 @@
 // notes-service import: mongoexport files in, ids kept, plain-text passwords hashed, written through the
 // store's idempotent bulk methods. Reading waits on the window of hashes and the batch: memory stays flat.
 import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
-import type { NoteRecord, Store, UserRecord } from '../store/types.js'
+import type {
+  NoteImportOutcome,
+  NoteRecord,
+  RevisionImportOutcome,
+  Store,
+  StoredRevisionRecord,
+  TrashImportOutcome,
+  TrashedNoteRecord,
+  UserRecord,
+} from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
 import { type Progress, zeroCounts } from './progress.js'
-import { type IncomingUser, RecordError, noteFromDocument, parseEjson, userFromDocument } from './records.js'
+import { type IncomingUser, RecordError, noteFromDocument, parseEjson, revisionFromDocument, trashedNoteFromDocument, userFromDocument } from './records.js'
 import { openSource } from './source.js'
 
 export interface ImportOptions {
   store: Store
   usersFile?: string
   notesFile?: string
+  /** notes-service's own trash and history exports (docs/migration.md), after the notes they belong with. */
+  trashFile?: string
+  historyFile?: string
   /** Stop at the first rejected record instead of reporting it and going on. */
   strict?: boolean
   /** Users looked up and hashed at once: keep it above the thread pool's size. */
@@ -25,12 +37,13 @@ export class StrictStop extends Error {
   override name = 'StrictStop'
 }
 
-/** rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user' or 'conflicting _id'. */
+/** rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user', 'missing note' or 'conflicting _id'. */
 const emptyPhase = () => ({ ...zeroCounts(), rejectedBy: {} as Record<string, number> })
 type PhaseSummary = ReturnType<typeof emptyPhase>
 export type ImportSummary = Awaited<ReturnType<typeof importData>>
 
-async function openPhase(name: string, file: string, options: ImportOptions) {
+/** `noun`: what one record is, in messages ('user', 'trashed note'). */
+async function openPhase(name: string, noun: string, file: string, options: ImportOptions) {
   const source = await openSource(file)
   const counts = emptyPhase()
   options.progress.begin(name, source.totalBytes, source.bytesRead)
@@ -52,7 +65,7 @@ async function openPhase(name: string, file: string, options: ImportOptions) {
       } catch (err) {
         if (!(err instanceof RecordError)) throw err
         if (options.strict) await settle()
-        reject(raw, 'malformed', `malformed ${name.slice(0, -1)}: ${err.message}`)
+        reject(raw, 'malformed', `malformed ${noun}: ${err.message}`)
         continue
       }
       yield [raw, value]
@@ -77,7 +90,7 @@ function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
 }
 
 /** Import never overwrites, so a record whose _id is taken by a different one is named, not dropped quietly. */
-const conflictMessage = (kind: 'user' | 'note', id: string, fields: readonly string[]) =>
+const conflictMessage = (kind: string, id: string, fields: readonly string[]) =>
   `${kind} ${id}: a different ${kind} with this _id is already stored or earlier in the file ` +
   `(it differs in ${fields.join(', ')}); this record is not imported`
 
@@ -100,7 +113,7 @@ async function prepareUser(store: Store, incoming: IncomingUser): Promise<Prepar
 
 async function importUsers(file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
-  const { parsed, counts, reject } = await openPhase('users', file, options)
+  const { parsed, counts, reject } = await openPhase('users', 'user', file, options)
   const window: { raw: RawRecord; incoming: IncomingUser; prepared: Promise<Prepared> }[] = []
   let batch: { raw: RawRecord; incoming: IncomingUser; user: UserRecord }[] = []
   const alreadyStored = (raw: RawRecord, id: string, fields: readonly string[]) => {
@@ -148,26 +161,51 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
   return counts
 }
 
-async function importNotes(file: string, options: ImportOptions): Promise<PhaseSummary> {
+type BatchedOutcome = NoteImportOutcome | TrashImportOutcome | RevisionImportOutcome
+type BatchedRecord = { _id: string; userId: string; noteId?: string }
+
+/** A kind of record written in batches without hashing: notes, trashed notes, revisions. */
+interface BatchedKind<R extends BatchedRecord> {
+  phase: string
+  noun: string
+  fromDocument: (value: unknown) => R
+  write: (store: Store, records: R[]) => Promise<BatchedOutcome[]>
+}
+
+const NOTES: BatchedKind<NoteRecord> = { phase: 'notes', noun: 'note', fromDocument: noteFromDocument, write: (store, r) => store.importNotes(r) }
+const TRASH: BatchedKind<TrashedNoteRecord> = { phase: 'trash', noun: 'trashed note', fromDocument: trashedNoteFromDocument, write: (store, r) => store.importTrash(r) }
+const HISTORY: BatchedKind<StoredRevisionRecord> = { phase: 'history', noun: 'revision', fromDocument: revisionFromDocument, write: (store, r) => store.importRevisions(r) }
+
+/** Why a record the store neither inserted nor found stored as it is was rejected: [cause, message]. */
+function refusal(noun: string, record: BatchedRecord, outcome: Exclude<BatchedOutcome, 'inserted' | 'exists'>): [string, string] {
+  const what = `${noun} ${record._id}`
+  if (outcome === 'missing-user') return ['missing user', `${what}: its user ${record.userId} does not exist (not in the users file, or rejected)`]
+  if (outcome === 'missing-note') return ['missing note', `${what}: user ${record.userId} has no note ${record.noteId}, live or trashed (not in the notes or trash file, or rejected)`]
+  // A note is live or trashed, never both: the import keeps the state it found first.
+  if (outcome === 'in-trash') return ['conflicting _id', `${what}: a trashed note with this _id is already stored; this record is not imported`]
+  if (outcome === 'live') return ['conflicting _id', `${what}: a note with this _id is stored and not in the trash; this record is not imported`]
+  return ['conflicting _id', conflictMessage(noun, record._id, outcome.differs)]
+}
+
+async function importBatched<R extends BatchedRecord>(kind: BatchedKind<R>, file: string, options: ImportOptions): Promise<PhaseSummary> {
   const { store, progress } = options
-  const { parsed, counts, reject } = await openPhase('notes', file, options)
-  let batch: { raw: RawRecord; note: NoteRecord }[] = []
+  const { parsed, counts, reject } = await openPhase(kind.phase, kind.noun, file, options)
+  let batch: { raw: RawRecord; record: R }[] = []
 
   const flush = async () => {
     const written = batch
     batch = []
-    const outcomes = await store.importNotes(written.map((w) => w.note))
+    const outcomes = await kind.write(store, written.map((w) => w.record))
     outcomes.forEach((outcome, i) => {
-      const { raw, note } = written[i]!
+      const { raw, record } = written[i]!
       if (outcome === 'inserted') counts.imported++
       else if (outcome === 'exists') counts.skipped++
-      else if (outcome === 'missing-user') reject(raw, 'missing user', `note ${note._id}: its user ${note.userId} does not exist (not in the users file, or rejected)`)
-      else reject(raw, 'conflicting _id', conflictMessage('note', note._id, outcome.differs))
+      else reject(raw, ...refusal(kind.noun, record, outcome))
     })
   }
 
-  for await (const [raw, note] of parsed(noteFromDocument, flush)) {
-    batch.push({ raw: { line: raw.line, index: raw.index }, note }) // not the text: the batch stays small
+  for await (const [raw, record] of parsed(kind.fromDocument, flush)) {
+    batch.push({ raw: { line: raw.line, index: raw.index }, record }) // not the text: the batch stays small
     if (batch.length >= (options.batchSize ?? 2000)) await flush()
   }
   await flush()
@@ -175,13 +213,23 @@ async function importNotes(file: string, options: ImportOptions): Promise<PhaseS
   return counts
 }
 
-/** Users first, so that notes find their owners. */
+/**
+ * Users first, so that notes find their owners; then the trash, which checks that no live note has its ids; then the
+ * history, whose notes are live or trashed by then. The trash and the history are summarised only when their file is
+ * given, so an import of the original's two collections reports what it always has.
+ */
 export async function importData(options: ImportOptions) {
   const started = performance.now()
   const users = options.usersFile ? await importUsers(options.usersFile, options) : emptyPhase()
-  const notes = options.notesFile ? await importNotes(options.notesFile, options) : emptyPhase()
-  return { users, notes, seconds: (performance.now() - started) / 1000 }
+  const notes = options.notesFile ? await importBatched(NOTES, options.notesFile, options) : emptyPhase()
+  const trash = options.trashFile ? await importBatched(TRASH, options.trashFile, options) : undefined
+  const history = options.historyFile ? await importBatched(HISTORY, options.historyFile, options) : undefined
+  return { users, notes, ...(trash ? { trash } : {}), ...(history ? { history } : {}), seconds: (performance.now() - started) / 1000 }
 }
+
+/** The phases that ran or always report, in order, by name. */
+export const phasesOf = (summary: ImportSummary): [string, PhaseSummary][] =>
+  (['users', 'notes', 'trash', 'history'] as const).flatMap((name) => (summary[name] ? [[name, summary[name]] as [string, PhaseSummary]] : []))
 
 function describePhase(name: string, phase: PhaseSummary): string {
   const causes = Object.entries(phase.rejectedBy).map(([cause, n]) => `${n} ${cause}`)
@@ -189,11 +237,8 @@ function describePhase(name: string, phase: PhaseSummary): string {
 }
 
 export function describeSummary(summary: ImportSummary): string {
-  const records = summary.users.read + summary.notes.read
+  const phases = phasesOf(summary)
+  const records = phases.reduce((sum, [, phase]) => sum + phase.read, 0)
   const rate = Math.round(records / Math.max(summary.seconds, 0.001))
-  return [
-    `import finished in ${summary.seconds.toFixed(1)} s (${records} records, ${rate}/s)`,
-    describePhase('users', summary.users),
-    describePhase('notes', summary.notes),
-  ].join('\n')
+  return [`import finished in ${summary.seconds.toFixed(1)} s (${records} records, ${rate}/s)`, ...phases.map(([name, phase]) => describePhase(name, phase))].join('\n')
 }
