@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import type { Store } from '../../src/store/types.js'
 import { type Account, type Client, addNote, register } from './harness.js'
 import { listedNotes } from './listed.js'
-import type { StoreWithSql } from './sql-stores.js'
 
 export interface KeptData {
   accounts: Account[]
@@ -60,11 +59,11 @@ export async function keptAnswers(store: Store, data: KeptData) {
   )
 }
 
-/** Each kept row's bytes and each account's kept sum, as the database holds them. */
-export async function keptBytes(db: Pick<StoreWithSql, 'sql'>) {
+/** Each kept row's bytes and each account's kept sum, as the database `sql` reads holds them. */
+export async function keptBytes(sql: (text: string) => Promise<unknown[]>) {
   return {
-    trash: await db.sql('SELECT id, bytes FROM trashed_notes ORDER BY id'),
-    revisions: await db.sql('SELECT id, bytes FROM note_revisions ORDER BY id'),
-    accounts: await db.sql('SELECT user_id, sum(kept) AS kept FROM account_usage GROUP BY user_id ORDER BY user_id'),
+    trash: await sql('SELECT id, bytes FROM trashed_notes ORDER BY id'),
+    revisions: await sql('SELECT id, bytes FROM note_revisions ORDER BY id'),
+    accounts: await sql('SELECT user_id, sum(kept) AS kept FROM account_usage GROUP BY user_id ORDER BY user_id'),
   }
 }
