@@ -15,10 +15,14 @@ function revisionOf(note: NoteRecord, overrides: Partial<StoredRevisionRecord> =
 }
 
 const byId = <T extends { _id: string }>(records: T[]) => [...records].sort((x, y) => (x._id < y._id ? -1 : 1))
+/** note_revisions' key order: note, version, _id. */
+const keyOf = (r: StoredRevisionRecord) => `${r.noteId} ${r.editedOn} ${r._id}`
+const byKey = (records: StoredRevisionRecord[]) => [...records].sort((x, y) => (keyOf(x) < keyOf(y) ? -1 : 1))
 
-async function pageAll<T extends { _id: string }>(page: (after: string | undefined) => Promise<T[]>): Promise<T[]> {
+/** Every page, each after the last record of the one before. */
+async function pageAll<T>(page: (after: T | undefined) => Promise<T[]>): Promise<T[]> {
   const all: T[] = []
-  for (let batch = await page(undefined); batch.length; batch = await page(batch[batch.length - 1]?._id)) {
+  for (let batch = await page(undefined); batch.length; batch = await page(batch[batch.length - 1])) {
     assert.ok(batch.length <= 2)
     all.push(...batch)
   }
@@ -66,8 +70,18 @@ for (const kind of storeKinds()) {
         const ofLive = revisionOf(live, { title: 'before \u0000' })
         const ofGone = revisionOf(gone)
         assert.deepEqual(
-          await store.importRevisions([ofLive, ofGone, { ...ofLive }, { ...ofLive, content: 'other' }, revisionOf(others, { userId: owner._id }), revisionOf(live, { noteId: newId() }), revisionOf(live, { userId: newId() })]),
-          ['inserted', 'inserted', 'exists', { differs: ['content'] }, 'missing-note', 'missing-note', 'missing-user'],
+          await store.importRevisions([
+            ofLive,
+            ofGone,
+            { ...ofLive },
+            { ...ofLive, content: 'other' },
+            { ...ofLive, _id: newId() }, // the same version of the same note
+            { ...ofLive, editedOn: '2020-01-01T00:00:00.000Z' },
+            revisionOf(others, { userId: owner._id }),
+            revisionOf(live, { noteId: newId() }),
+            revisionOf(live, { userId: newId(), editedOn: '2019-01-01T00:00:00.000Z' }),
+          ]),
+          ['inserted', 'inserted', 'exists', { differs: ['content'] }, { differs: ['_id'] }, { differs: ['editedOn'] }, 'missing-note', 'missing-note', 'missing-user'],
         )
         const shown = ({ _id, title, content, tags, isPinned, editedOn }: StoredRevisionRecord) => ({ _id, title, content, tags, isPinned, editedOn })
         assert.deepEqual(await store.noteHistory(owner._id, live._id, 10), [shown(ofLive)])
@@ -75,22 +89,25 @@ for (const kind of storeKinds()) {
         assert.deepEqual(await store.importRevisions([]), [])
       })
 
-      it('pages through the trash and the revisions in _id order, all or one user\'s', async () => {
+      it('pages through the trash in _id order and the revisions in key order, all or one user\'s', async () => {
         const mine = Array.from({ length: 5 }, () => trashed(makeNote(owner._id)))
         const theirs = Array.from({ length: 2 }, () => trashed(makeNote(other._id)))
         await store.importTrash([...mine, ...theirs])
-        const revisions = [...mine, ...theirs].map((note) => revisionOf(note))
+        // Two versions of some notes, so that a page ends inside one note's history.
+        const versions = ['2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z']
+        const revisions = [...mine, ...theirs].flatMap((note, i) => versions.slice(0, 1 + (i % 2)).map((editedOn) => revisionOf(note, { editedOn })))
         await store.importRevisions(revisions)
 
-        const allTrash = await pageAll((after) => store.trashAfter(after, 2))
+        const allTrash = await pageAll((after: TrashedNoteRecord | undefined) => store.trashAfter(after?._id, 2))
         assert.deepEqual(allTrash.map((n) => n._id), [...new Set(allTrash.map((n) => n._id))].sort())
         for (const note of [...mine, ...theirs]) assert.deepEqual(allTrash.find((n) => n._id === note._id), note)
-        assert.deepEqual(await pageAll((after) => store.trashAfter(after, 2, other._id)), byId(theirs))
+        assert.deepEqual(await pageAll((after: TrashedNoteRecord | undefined) => store.trashAfter(after?._id, 2, other._id)), byId(theirs))
 
-        const allRevisions = await pageAll((after) => store.revisionsAfter(after, 2))
-        assert.deepEqual(allRevisions.map((r) => r._id), [...new Set(allRevisions.map((r) => r._id))].sort())
+        const allRevisions = await pageAll((after: StoredRevisionRecord | undefined) => store.revisionsAfter(after, 2))
+        assert.deepEqual(allRevisions.map(keyOf), [...new Set(allRevisions.map(keyOf))].sort())
         for (const revision of revisions) assert.deepEqual(allRevisions.find((r) => r._id === revision._id), revision)
-        assert.deepEqual(await pageAll((after) => store.revisionsAfter(after, 2, other._id)), byId(revisions.filter((r) => r.userId === other._id)))
+        const theirRevisions = await pageAll((after: StoredRevisionRecord | undefined) => store.revisionsAfter(after, 2, other._id))
+        assert.deepEqual(theirRevisions, byKey(revisions.filter((r) => r.userId === other._id)))
         assert.deepEqual(await store.trashAfter(undefined, 2, newId()), [])
         assert.deepEqual(await store.revisionsAfter(undefined, 2, newId()), [])
       })

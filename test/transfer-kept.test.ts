@@ -98,16 +98,17 @@ for (const kind of storeKinds()) {
           ofTrashed,
           { ...without(ofTrashed, 'editedOn'), _id: newId() },
           { ...ofTrashed, _id: newId(), noteId: nobody },
-          { ...ofTrashed, _id: newId(), userId: nobody },
+          { ...ofTrashed, _id: newId(), userId: nobody, editedOn: { $date: '2020-01-01T00:00:00.000Z' } },
           { ...ofTrashed, _id: newId(), noteId: bobsNote._id.$oid },
           { ...ofTrashed, _id: newId(), tags: 'a' },
+          { ...ofTrashed, _id: newId() }, // another revision at the same version of the same note
         ]
         const { summary, output } = await runImport(target.store, {
           trash: dir.file('bad-trash.json', trashText),
           history: dir.file('bad-history.json', lines(history)),
         })
         assert.deepEqual(counts(summary.trash), { read: 6, imported: 1, skipped: 1, rejected: 4, rejectedBy: { malformed: 1, 'missing user': 1, 'conflicting _id': 2 } }, output)
-        assert.deepEqual(counts(summary.history), { read: 6, imported: 1, skipped: 0, rejected: 5, rejectedBy: { malformed: 2, 'missing note': 2, 'missing user': 1 } }, output)
+        assert.deepEqual(counts(summary.history), { read: 7, imported: 1, skipped: 0, rejected: 6, rejectedBy: { malformed: 2, 'missing note': 2, 'missing user': 1, 'conflicting _id': 1 } }, output)
         const expected = [
           'bad-trash.json:2: malformed trashed note: deletedOn is missing',
           `bad-trash.json:3: trashed note ${orphan.$oid}: its user ${nobody} does not exist (not in the users file, or rejected)`,
@@ -118,6 +119,7 @@ for (const kind of storeKinds()) {
           `bad-history.json:4: revision ${history[3]!._id.$oid}: its user ${nobody} does not exist (not in the users file, or rejected)`,
           `bad-history.json:5: revision ${history[4]!._id.$oid}: user ${ofTrashed.userId} has no note ${bobsNote._id.$oid}, live or trashed`,
           'bad-history.json:6: malformed revision: tags is not an array of strings',
+          `bad-history.json:7: revision ${history[6]!._id.$oid}: a different revision of note ${trashed!._id.$oid} with this _id or editedOn is already stored or earlier in the file (it differs in _id); this record is not imported`,
         ]
         for (const line of expected) assert.ok(output.includes(line), `${line}\nnot in\n${output}`)
         // A note is live or trashed, never both: a note whose _id is in the trash is refused too.

@@ -134,8 +134,14 @@ export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
 export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'in-trash' | { differs: NoteField[] }
 /** What importing one trashed note did: as for a note; 'live': a live note has its _id. */
 export type TrashImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'live' | { differs: TrashedNoteField[] }
-/** What importing one revision did: as for a note; 'missing-note': its user has no note, live or trashed, with its noteId. */
+/**
+ * What importing one revision did: as for a note, `{differs}` when its note already keeps a revision with its _id or its
+ * editedOn (a note has one state per version); 'missing-note': its user has no note, live or trashed, with its noteId.
+ */
 export type RevisionImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'missing-note' | { differs: RevisionField[] }
+
+/** A revision's place in note_revisions' key order: a history is one range of it (Store.revisionsAfter). */
+export type RevisionKey = Pick<StoredRevisionRecord, 'noteId' | 'editedOn' | '_id'>
 
 /** A JSON text to send: a driver's string, or the UTF-8 bytes the cache layer keeps (docs/performance.md, "Memory"). */
 export type JsonText = string | Buffer
@@ -210,8 +216,11 @@ export interface Store {
   importRevisions(revisions: StoredRevisionRecord[]): Promise<RevisionImportOutcome[]>
   /** Keyset page for export, as notesAfter, of the trash. */
   trashAfter(afterId: string | undefined, limit: number, userId?: string): Promise<TrashedNoteRecord[]>
-  /** Keyset page for export, as notesAfter, of every note's revisions (those of trashed notes too). */
-  revisionsAfter(afterId: string | undefined, limit: number, userId?: string): Promise<StoredRevisionRecord[]>
+  /**
+   * Keyset page for export of every note's revisions (those of trashed notes too), in note_revisions' key order: up to
+   * `limit` after `after` (from the first when undefined), only userId's when given.
+   */
+  revisionsAfter(after: RevisionKey | undefined, limit: number, userId?: string): Promise<StoredRevisionRecord[]>
 
   /** The account's usage as the database keeps it; undefined when no account has this id. */
   noteUsage(userId: string): Promise<NoteUsage | undefined>

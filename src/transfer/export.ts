@@ -29,13 +29,14 @@ export interface ExportOptions {
 
 export class UnknownUserError extends Error {}
 
-async function* paged<T extends { _id: string }>(page: (afterId: string | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
-  let afterId: string | undefined
+/** Keyset pages, each after the last record of the one before. */
+async function* paged<T>(page: (after: T | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
+  let after: T | undefined
   for (;;) {
-    const records = await page(afterId)
+    const records = await page(after)
     if (records.length === 0) return
     yield records
-    afterId = records[records.length - 1]!._id
+    after = records[records.length - 1]
   }
 }
 
@@ -71,15 +72,15 @@ export async function exportData(options: ExportOptions): Promise<{ users: numbe
   }
   const summary = { users: 0, notes: 0, trash: 0, revisions: 0 }
   if (options.usersOut !== undefined) {
-    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged((after) => store.usersAfter(after, PAGE_SIZE))
+    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged<UserRecord>((after) => store.usersAfter(after?._id, PAGE_SIZE))
     await write(options.usersOut, render(pages, (u) => userToEjson(u, mode, withPasswordHashes), format, () => summary.users++))
   }
   if (options.notesOut !== undefined) {
-    const pages = paged<NoteRecord>((after) => store.notesAfter(after, PAGE_SIZE, only?._id))
+    const pages = paged<NoteRecord>((after) => store.notesAfter(after?._id, PAGE_SIZE, only?._id))
     await write(options.notesOut, render(pages, (n) => noteToEjson(n, mode), format, () => summary.notes++))
   }
   if (options.trashOut !== undefined) {
-    const pages = paged<TrashedNoteRecord>((after) => store.trashAfter(after, PAGE_SIZE, only?._id))
+    const pages = paged<TrashedNoteRecord>((after) => store.trashAfter(after?._id, PAGE_SIZE, only?._id))
     await write(options.trashOut, render(pages, (n) => trashedNoteToEjson(n, mode), format, () => summary.trash++))
   }
   if (options.historyOut !== undefined) {

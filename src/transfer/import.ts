@@ -90,8 +90,8 @@ function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
 }
 
 /** Import never overwrites, so a record whose _id is taken by a different one is named, not dropped quietly. */
-const conflictMessage = (kind: string, id: string, fields: readonly string[]) =>
-  `${kind} ${id}: a different ${kind} with this _id is already stored or earlier in the file ` +
+const conflictMessage = (kind: string, id: string, fields: readonly string[], key = 'with this _id') =>
+  `${kind} ${id}: a different ${kind} ${key} is already stored or earlier in the file ` +
   `(it differs in ${fields.join(', ')}); this record is not imported`
 
 const duplicateMessage = (user: { _id: string; email: string }) =>
@@ -184,7 +184,9 @@ function refusal(noun: string, record: BatchedRecord, outcome: Exclude<BatchedOu
   // A note is live or trashed, never both: the import keeps the state it found first.
   if (outcome === 'in-trash') return ['conflicting _id', `${what}: a trashed note with this _id is already stored; this record is not imported`]
   if (outcome === 'live') return ['conflicting _id', `${what}: a note with this _id is stored and not in the trash; this record is not imported`]
-  return ['conflicting _id', conflictMessage(noun, record._id, outcome.differs)]
+  // A revision is looked up within its note (Store.importRevisions).
+  const key = record.noteId === undefined ? undefined : `of note ${record.noteId} with this _id or editedOn`
+  return ['conflicting _id', conflictMessage(noun, record._id, outcome.differs, key)]
 }
 
 async function importBatched<R extends BatchedRecord>(kind: BatchedKind<R>, file: string, options: ImportOptions): Promise<PhaseSummary> {

@@ -36,10 +36,13 @@ const TRASHED_INSERT = `INSERT INTO trashed_notes (${TRASHED}, bytes) SELECT ${p
   WHERE EXISTS (SELECT 1 FROM users WHERE id = ${at(trashedNoteColumns, 'userId')}) AND NOT EXISTS (SELECT 1 FROM notes WHERE id = $1)
   ON CONFLICT (id) DO NOTHING RETURNING id`
 const [REVISED_NOTE, REVISER] = [at(revisionColumns, 'noteId'), at(revisionColumns, 'userId')]
+/** A revision of the note with this _id, or at this version: within the note's range of the table's key. */
+const REVISION_OF_NOTE = (noteId: string, id: string, editedOn: string) => `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
 const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT ${placeholders(revisionColumns)}, ${bytesOf(revisionColumns)}
-  WHERE EXISTS (SELECT 1 FROM notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
-     OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
-  ON CONFLICT (id) DO NOTHING RETURNING id`
+  WHERE (EXISTS (SELECT 1 FROM notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
+         OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER}))
+    AND NOT EXISTS (SELECT 1 FROM note_revisions WHERE ${REVISION_OF_NOTE(REVISED_NOTE, at(revisionColumns, '_id'), at(revisionColumns, 'editedOn'))})
+  ON CONFLICT DO NOTHING RETURNING id`
 
 /** One batch in one transaction on one pooled connection: an outcome per item, in order. */
 async function importEach<T, O>(pool: pg.Pool, items: T[], one: (client: pg.PoolClient, item: T) => Promise<O>): Promise<O[]> {
@@ -67,7 +70,21 @@ function keysetPages<R>(query: Query, name: string, table: string, columns: read
   }
 }
 
-/** A record whose _id is stored: the same one, or the fields it differs in. */
+/** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the primary key's b-tree. */
+function revisionPages(query: Query): StoreDriver['revisionsAfter'] {
+  const page = `SELECT ${REVISION} FROM note_revisions WHERE`
+  const order = (first: number) => `(note_id, edited_on, id) > ($${first}, $${first + 1}, $${first + 2}) ORDER BY note_id, edited_on, id LIMIT $${first + 3}`
+  return async (after, limit, userId) => {
+    const cursor = [after?.noteId ?? '', after?.editedOn ?? '', after?._id ?? '', limit]
+    const { rows } =
+      userId === undefined
+        ? await query<NoteRow>('transfer.revisionsAfter', `${page} ${order(1)}`, cursor)
+        : await query<NoteRow>('transfer.revisionsOfUserAfter', `${page} user_id = $1 AND ${order(2)}`, [userId, ...cursor])
+    return rows.map((row) => recordFromRow(revisionColumns, row))
+  }
+}
+
+/** A record whose key is stored: the same one, or the fields it differs in. */
 const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
 
 const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount === 1
@@ -110,7 +127,10 @@ export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver,
       importEach(pool, revisions, async (client, r): Promise<RevisionImportOutcome> => {
         const inserted = await client.query(REVISION_INSERT, recordValues(revisionColumns, r))
         if (inserted.rowCount === 1) return 'inserted'
-        const { rows } = await client.query<NoteRow>(`SELECT ${REVISION} FROM note_revisions WHERE id = $1`, [r._id])
+        const { rows } = await client.query<NoteRow>(
+          `SELECT ${REVISION} FROM note_revisions WHERE ${REVISION_OF_NOTE('$1', '$2', '$3')} ORDER BY id = $2 DESC LIMIT 1`,
+          [r.noteId, r._id, r.editedOn],
+        )
         if (rows[0]) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, rows[0]), r))
         return (await exists(client, 'SELECT 1 FROM users WHERE id = $1', [r.userId])) ? 'missing-note' : 'missing-user'
       }),
@@ -121,6 +141,6 @@ export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver,
     },
     notesAfter: keysetPages(query, 'notes', 'notes', noteColumns),
     trashAfter: keysetPages(query, 'trash', 'trashed_notes', trashedNoteColumns),
-    revisionsAfter: keysetPages(query, 'revisions', 'note_revisions', revisionColumns),
+    revisionsAfter: revisionPages(query),
   }
 }

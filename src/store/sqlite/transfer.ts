@@ -7,6 +7,7 @@ import type {
   NoteImportOutcome,
   NoteRecord,
   RevisionImportOutcome,
+  RevisionKey,
   StoreDriver,
   StoredRevisionRecord,
   TrashImportOutcome,
@@ -34,7 +35,21 @@ function keysetPages<R>(db: Database, table: string, columns: readonly Column<ke
     (userId === undefined ? all.all(afterId ?? '', limit) : ofUser.all(userId, afterId ?? '', limit)).map((row) => recordFromRow(columns, row))
 }
 
-/** A record whose _id is stored: the same one, or the fields it differs in. */
+/** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the table's own b-tree. */
+function revisionPages(db: Database): StoreDriver['revisionsAfter'] {
+  const page = `SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE`
+  const order = '(note_id, edited_on, id) > (@noteId, @editedOn, @_id) ORDER BY note_id, edited_on, id LIMIT @limit'
+  type Cursor = RevisionKey & { limit: number; userId?: string }
+  const all = db.prepare<[Cursor], NoteRow>(`${page} ${order}`)
+  const ofUser = db.prepare<[Cursor], NoteRow>(`${page} user_id = @userId AND ${order}`)
+  return async (after, limit, userId) => {
+    const cursor = { noteId: after?.noteId ?? '', editedOn: after?.editedOn ?? '', _id: after?._id ?? '', limit }
+    const rows = userId === undefined ? all.all(cursor) : ofUser.all({ ...cursor, userId })
+    return rows.map((row) => recordFromRow(revisionColumns, row))
+  }
+}
+
+/** A record whose key is stored: the same one, or the fields it differs in. */
 const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
 
 export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods> {
@@ -47,7 +62,11 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
   const trashedById = db.prepare<[string], NoteRow>(`SELECT ${columnList(trashedNoteColumns)} FROM trashed_notes WHERE id = ?`)
   const insertTrashed = db.prepare(`INSERT INTO trashed_notes (${columnList(trashedNoteColumns)}, bytes)
     SELECT ${columnList(trashedNoteColumns)}, ${BYTES} FROM ${asRow(trashedNoteColumns)}`)
-  const revisionById = db.prepare<[string], NoteRow>(`SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE id = ?`)
+  // Within the note's range of the table's key: the revision with this _id first, else the one at this version.
+  const revisionAt = db.prepare<[{ noteId: string; _id: string; editedOn: string }], NoteRow>(
+    `SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE note_id = @noteId AND (id = @_id OR edited_on = @editedOn)
+     ORDER BY id = @_id DESC LIMIT 1`,
+  )
   const insertRevision = db.prepare(`INSERT INTO note_revisions (${columnList(revisionColumns)}, bytes)
     SELECT ${columnList(revisionColumns)}, ${BYTES} FROM ${asRow(revisionColumns)}`)
   const noteOfUser = db
@@ -87,7 +106,7 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
   )
   const importRevisions = db.transaction((revisions: StoredRevisionRecord[]) =>
     revisions.map((revision): RevisionImportOutcome => {
-      const stored = revisionById.get(revision._id)
+      const stored = revisionAt.get({ noteId: revision.noteId, _id: revision._id, editedOn: revision.editedOn })
       if (stored) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, stored), revision))
       if (!userIdExists.get(revision.userId)) return 'missing-user'
       if (!noteOfUser.get({ noteId: revision.noteId, userId: revision.userId })) return 'missing-note'
@@ -103,6 +122,6 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
     usersAfter: async (afterId, limit) => usersPage.all(afterId ?? '', limit).map(userFromRow),
     notesAfter: keysetPages(db, 'notes', noteColumns),
     trashAfter: keysetPages(db, 'trashed_notes', trashedNoteColumns),
-    revisionsAfter: keysetPages(db, 'note_revisions', revisionColumns),
+    revisionsAfter: revisionPages(db),
   }
 }
