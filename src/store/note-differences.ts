@@ -1,4 +1,4 @@
-// What tells two records with the same key apart, for the import (src/transfer/import.ts): a
+// What tells two records with the same key apart, for the import (src/transfer/): a
 // record whose key is already stored is skipped quietly only when it is the same record.
 import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'

@@ -1,79 +1,14 @@
 // notes-service import: mongoexport files in, ids kept, plain-text passwords hashed, written through the
 // store's idempotent bulk methods. Reading waits on the window of hashes and the batch: memory stays flat.
 import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
-import type {
-  NoteImportOutcome,
-  NoteRecord,
-  RevisionImportOutcome,
-  Store,
-  StoredRevisionRecord,
-  TrashImportOutcome,
-  TrashedNoteRecord,
-  UserRecord,
-} from '../store/types.js'
+import type { Store, UserRecord } from '../store/types.js'
+import { HISTORY, NOTES, TRASH, importBatched } from './batched.js'
 import type { RawRecord } from './json-splitter.js'
-import { type Progress, zeroCounts } from './progress.js'
-import { type IncomingUser, RecordError, noteFromDocument, parseEjson, revisionFromDocument, trashedNoteFromDocument, userFromDocument } from './records.js'
-import { openSource } from './source.js'
+import { type ImportOptions, type PhaseSummary, conflictMessage, emptyPhase, openPhase } from './phase.js'
+import { type IncomingUser, userFromDocument } from './records.js'
 
-export interface ImportOptions {
-  store: Store
-  usersFile?: string
-  notesFile?: string
-  /** notes-service's own trash and history exports (docs/migration.md), after the notes they belong with. */
-  trashFile?: string
-  historyFile?: string
-  /** Stop at the first rejected record instead of reporting it and going on. */
-  strict?: boolean
-  /** Users looked up and hashed at once: keep it above the thread pool's size. */
-  hashConcurrency: number
-  progress: Progress
-  /** Records written per store transaction. */
-  batchSize?: number
-}
-
-/** --strict met a rejected record; the message says where and why. */
-export class StrictStop extends Error {
-  override name = 'StrictStop'
-}
-
-/** rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user', 'missing note' or 'conflicting _id'. */
-const emptyPhase = () => ({ ...zeroCounts(), rejectedBy: {} as Record<string, number> })
-type PhaseSummary = ReturnType<typeof emptyPhase>
+export { type ImportOptions, StrictStop } from './phase.js'
 export type ImportSummary = Awaited<ReturnType<typeof importData>>
-
-/** `noun`: what one record is, in messages ('user', 'trashed note'). */
-async function openPhase(name: string, noun: string, file: string, options: ImportOptions) {
-  const source = await openSource(file)
-  const counts = emptyPhase()
-  options.progress.begin(name, source.totalBytes, source.bytesRead)
-  const reject = (raw: RawRecord, cause: string, message: string) => {
-    counts.rejected++
-    counts.rejectedBy[cause] = (counts.rejectedBy[cause] ?? 0) + 1
-    const line = `${file}:${raw.line}${source.format === 'lines' ? '' : ` (record ${raw.index + 1})`}: ${message}`
-    options.progress.note(line)
-    if (options.strict) throw new StrictStop(line)
-  }
-  /** A malformed record is rejected; under --strict `settle` first writes what came before it. Ticks after each record. */
-  async function* parsed<T>(fromDocument: (value: unknown) => T, settle: () => Promise<void>): AsyncGenerator<[RawRecord, T]> {
-    for await (const raw of source.records()) {
-      counts.read++
-      let value: T
-      try {
-        if (raw.error !== undefined || raw.text === undefined) throw new RecordError(raw.error ?? 'empty record')
-        value = fromDocument(parseEjson(raw.text))
-      } catch (err) {
-        if (!(err instanceof RecordError)) throw err
-        if (options.strict) await settle()
-        reject(raw, 'malformed', `malformed ${noun}: ${err.message}`)
-        continue
-      }
-      yield [raw, value]
-      options.progress.tick(counts)
-    }
-  }
-  return { parsed, counts, reject }
-}
 
 /** 'stored': the _id is taken, by a user differing in `fields` (none: the same one). */
 type Prepared =
@@ -88,11 +23,6 @@ function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
   if (isArgon2idHash(incoming.password) && incoming.password !== stored.passwordHash) fields.push('password')
   return fields
 }
-
-/** Import never overwrites, so a record whose _id is taken by a different one is named, not dropped quietly. */
-const conflictMessage = (kind: string, id: string, fields: readonly string[], key = 'with this _id') =>
-  `${kind} ${id}: a different ${kind} ${key} is already stored or earlier in the file ` +
-  `(it differs in ${fields.join(', ')}); this record is not imported`
 
 const duplicateMessage = (user: { _id: string; email: string }) =>
   `duplicate email "${user.email}": another user already has it (compared as logins are: trimmed, NFKC, case-insensitively); user ${user._id} not imported`
@@ -157,60 +87,6 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
     if (window.length >= options.hashConcurrency) await settleOldest()
   }
   await settleAll()
-  progress.end(counts)
-  return counts
-}
-
-type BatchedOutcome = NoteImportOutcome | TrashImportOutcome | RevisionImportOutcome
-type BatchedRecord = { _id: string; userId: string; noteId?: string }
-
-/** A kind of record written in batches without hashing: notes, trashed notes, revisions. */
-interface BatchedKind<R extends BatchedRecord> {
-  phase: string
-  noun: string
-  fromDocument: (value: unknown) => R
-  write: (store: Store, records: R[]) => Promise<BatchedOutcome[]>
-}
-
-const NOTES: BatchedKind<NoteRecord> = { phase: 'notes', noun: 'note', fromDocument: noteFromDocument, write: (store, r) => store.importNotes(r) }
-const TRASH: BatchedKind<TrashedNoteRecord> = { phase: 'trash', noun: 'trashed note', fromDocument: trashedNoteFromDocument, write: (store, r) => store.importTrash(r) }
-const HISTORY: BatchedKind<StoredRevisionRecord> = { phase: 'history', noun: 'revision', fromDocument: revisionFromDocument, write: (store, r) => store.importRevisions(r) }
-
-/** Why a record the store neither inserted nor found stored as it is was rejected: [cause, message]. */
-function refusal(noun: string, record: BatchedRecord, outcome: Exclude<BatchedOutcome, 'inserted' | 'exists'>): [string, string] {
-  const what = `${noun} ${record._id}`
-  if (outcome === 'missing-user') return ['missing user', `${what}: its user ${record.userId} does not exist (not in the users file, or rejected)`]
-  if (outcome === 'missing-note') return ['missing note', `${what}: user ${record.userId} has no note ${record.noteId}, live or trashed (not in the notes or trash file, or rejected)`]
-  // A note is live or trashed, never both: the import keeps the state it found first.
-  if (outcome === 'in-trash') return ['conflicting _id', `${what}: a trashed note with this _id is already stored; this record is not imported`]
-  if (outcome === 'live') return ['conflicting _id', `${what}: a note with this _id is stored and not in the trash; this record is not imported`]
-  // A revision is looked up within its note (Store.importRevisions).
-  const key = record.noteId === undefined ? undefined : `of note ${record.noteId} with this _id or editedOn`
-  return ['conflicting _id', conflictMessage(noun, record._id, outcome.differs, key)]
-}
-
-async function importBatched<R extends BatchedRecord>(kind: BatchedKind<R>, file: string, options: ImportOptions): Promise<PhaseSummary> {
-  const { store, progress } = options
-  const { parsed, counts, reject } = await openPhase(kind.phase, kind.noun, file, options)
-  let batch: { raw: RawRecord; record: R }[] = []
-
-  const flush = async () => {
-    const written = batch
-    batch = []
-    const outcomes = await kind.write(store, written.map((w) => w.record))
-    outcomes.forEach((outcome, i) => {
-      const { raw, record } = written[i]!
-      if (outcome === 'inserted') counts.imported++
-      else if (outcome === 'exists') counts.skipped++
-      else reject(raw, ...refusal(kind.noun, record, outcome))
-    })
-  }
-
-  for await (const [raw, record] of parsed(kind.fromDocument, flush)) {
-    batch.push({ raw: { line: raw.line, index: raw.index }, record }) // not the text: the batch stays small
-    if (batch.length >= (options.batchSize ?? 2000)) await flush()
-  }
-  await flush()
   progress.end(counts)
   return counts
 }
