@@ -72,6 +72,16 @@ export const Revision = Type.Object({
 })
 export type RevisionRecord = Static<typeof Revision>
 
+/** A revision with what the store keeps beside it: whose, of which note, and when an edit replaced it (export and import). */
+export const StoredRevision = Type.Object({
+  _id: Type.String(),
+  noteId: Type.String(),
+  userId: Type.String(),
+  ...Type.Omit(Revision, ['_id']).properties,
+  replacedOn: Type.String(),
+})
+export type StoredRevisionRecord = Static<typeof StoredRevision>
+
 /** The fields a revision restores: pinning is the note's own, not its text's. */
 export const REVISED_FIELDS = ['title', 'content', 'tags'] as const satisfies readonly NoteInputField[]
 

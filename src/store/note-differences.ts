@@ -1,12 +1,20 @@
-// What tells two notes with the same _id apart, for the import (src/transfer/import.ts): a
-// record whose _id is already stored is skipped quietly only when it is the same note.
+// What tells two records with the same key apart, for the import (src/transfer/): a
+// record whose key is already stored is skipped quietly only when it is the same record.
+import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { Note, type NoteRecord } from '../note-shape.js'
+import { Note, type NoteRecord, StoredRevision, type StoredRevisionRecord, TrashedNote, type TrashedNoteRecord } from '../note-shape.js'
 
 export type NoteField = Exclude<keyof NoteRecord, '_id'>
-const FIELDS = Object.keys(Note.properties).filter((key) => key !== '_id') as NoteField[]
+export type TrashedNoteField = Exclude<keyof TrashedNoteRecord, '_id'>
+/** A revision is looked up within its note, by its _id or its editedOn: either may differ. */
+export type RevisionField = Exclude<keyof StoredRevisionRecord, 'noteId'>
 
-/** The fields of `incoming` that differ from `stored`, in record order; empty when none does. */
-export function noteDifferences(stored: NoteRecord, incoming: NoteRecord): NoteField[] {
-  return FIELDS.filter((field) => !Value.Equal(stored[field], incoming[field]))
+/** The fields of `incoming` that differ from `stored`, in the schema's key order, but `key` (equal by the look-up); empty when none does. */
+function differencesBy<R, K extends keyof R>(schema: TObject, key: K) {
+  const fields = Object.keys(schema.properties).filter((field) => field !== key) as Exclude<keyof R, K>[]
+  return (stored: R, incoming: R) => fields.filter((field) => !Value.Equal(stored[field], incoming[field]))
 }
+
+export const noteDifferences = differencesBy<NoteRecord, '_id'>(Note, '_id')
+export const trashedNoteDifferences = differencesBy<TrashedNoteRecord, '_id'>(TrashedNote, '_id')
+export const revisionDifferences = differencesBy<StoredRevisionRecord, 'noteId'>(StoredRevision, 'noteId')

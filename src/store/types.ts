@@ -1,9 +1,9 @@
 // What every storage driver implements and the cache layer (cache/) wraps; the rules live in src/services.
 // Every note query takes the owner's id, so no driver call can reach another user's note.
-import type { NoteField } from './note-differences.js'
-import type { NotePatch, NoteRecord, RevisionRecord, TrashedNoteRecord } from '../note-shape.js'
+import type { NoteField, RevisionField, TrashedNoteField } from './note-differences.js'
+import type { NotePatch, NoteRecord, RevisionRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 
-export type { NotePatch, NoteRecord, RevisionRecord, TrashedNoteRecord }
+export type { NotePatch, NoteRecord, RevisionRecord, StoredRevisionRecord, TrashedNoteRecord }
 
 /** A user as stored. `emailKey` is the unique normalised email (emailKeyOf: trimmed, NFKC, lower-case). */
 export interface UserRecord {
@@ -127,8 +127,21 @@ export interface TextMatcher {
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */
 export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
-/** What importing one note did; `{differs}`: its _id is stored with other fields (note-differences.ts). */
-export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | { differs: NoteField[] }
+/**
+ * What importing one note did; `{differs}`: its _id is stored with other fields (note-differences.ts); 'in-trash': a
+ * trashed note has its _id (a note is live or trashed, never both).
+ */
+export type NoteImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'in-trash' | { differs: NoteField[] }
+/** What importing one trashed note did: as for a note; 'live': a live note has its _id. */
+export type TrashImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'live' | { differs: TrashedNoteField[] }
+/**
+ * What importing one revision did: as for a note, `{differs}` when its note already keeps a revision with its _id or its
+ * editedOn (a note has one state per version); 'missing-note': its user has no note, live or trashed, with its noteId.
+ */
+export type RevisionImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'missing-note' | { differs: RevisionField[] }
+
+/** A revision's place in note_revisions' key order: a history is one range of it (Store.revisionsAfter). */
+export type RevisionKey = Pick<StoredRevisionRecord, 'noteId' | 'editedOn' | '_id'>
 
 /** A JSON text to send: a driver's string, or the UTF-8 bytes the cache layer keeps (docs/performance.md, "Memory"). */
 export type JsonText = string | Buffer
@@ -197,6 +210,17 @@ export interface Store {
   usersAfter(afterId: string | undefined, limit: number): Promise<UserRecord[]>
   /** Keyset page for export: up to `limit` notes with _id > afterId, _id ascending; only userId's notes when given. */
   notesAfter(afterId: string | undefined, limit: number, userId?: string): Promise<NoteRecord[]>
+  /** Inserts the trashed notes in one transaction, each kept as a deletion keeps it (its bytes counted): an outcome each. */
+  importTrash(notes: TrashedNoteRecord[]): Promise<TrashImportOutcome[]>
+  /** Inserts the revisions in one transaction, each kept as an edit keeps it; their notes come first: an outcome each. */
+  importRevisions(revisions: StoredRevisionRecord[]): Promise<RevisionImportOutcome[]>
+  /** Keyset page for export, as notesAfter, of the trash. */
+  trashAfter(afterId: string | undefined, limit: number, userId?: string): Promise<TrashedNoteRecord[]>
+  /**
+   * Keyset page for export of every note's revisions (those of trashed notes too), in note_revisions' key order: up to
+   * `limit` after `after` (from the first when undefined), only userId's when given.
+   */
+  revisionsAfter(after: RevisionKey | undefined, limit: number, userId?: string): Promise<StoredRevisionRecord[]>
 
   /** The account's usage as the database keeps it; undefined when no account has this id. */
   noteUsage(userId: string): Promise<NoteUsage | undefined>

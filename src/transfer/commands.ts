@@ -10,14 +10,15 @@ import { openStore } from '../store/open.js'
 import type { Store } from '../store/types.js'
 import { escapeForTerminal } from '../unicode.js'
 import { UnknownUserError, exportData } from './export.js'
-import { StrictStop, describeSummary, importData } from './import.js'
+import { StrictStop, describeSummary, importData, phasesOf } from './import.js'
 import { Progress } from './progress.js'
 
-export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--strict] [--threads N]
-            load mongoexport files of the original service (see docs/migration.md)
-  export    [--users FILE] [--notes FILE] [--user EMAIL] [--with-password-hashes]
-            [--jsonArray] [--jsonFormat relaxed|canonical]
-            write users and notes as mongoexport does (notes to standard output by default)
+export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--trash FILE] [--history FILE] [--strict] [--threads N]
+            load mongoexport files of the original service, or an export's (see docs/migration.md)
+  export    [--users FILE] [--notes FILE] [--trash FILE] [--history FILE] [--user EMAIL]
+            [--with-password-hashes] [--jsonArray] [--jsonFormat relaxed|canonical]
+            write users, notes, the trash and the history as mongoexport does
+            (notes to standard output by default)
   backup    FILE   consistent copy of the SQLite database, also while the server runs
 `
 
@@ -50,11 +51,15 @@ async function runImport(args: string[], env: Env): Promise<number> {
     options: {
       users: { type: 'string' },
       notes: { type: 'string' },
+      trash: { type: 'string' },
+      history: { type: 'string' },
       strict: { type: 'boolean', default: false },
       threads: { type: 'string' },
     },
   })
-  if (!values.users && !values.notes) throw new UsageError('import needs --users FILE and/or --notes FILE')
+  if (!values.users && !values.notes && !values.trash && !values.history) {
+    throw new UsageError('import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE')
+  }
   const threads = values.threads === undefined ? availableParallelism() : Number(values.threads)
   if (!Number.isInteger(threads) || threads < 1) throw new UsageError(`--threads must be a whole number above 0, got "${values.threads}"`)
   const missing = missingEnvironment(env, threads)
@@ -70,13 +75,16 @@ async function runImport(args: string[], env: Env): Promise<number> {
       store,
       ...(values.users ? { usersFile: values.users } : {}),
       ...(values.notes ? { notesFile: values.notes } : {}),
+      ...(values.trash ? { trashFile: values.trash } : {}),
+      ...(values.history ? { historyFile: values.history } : {}),
       strict: values.strict,
       hashConcurrency: poolSize * 2, // a finished hash always finds the next one queued
       progress,
     })
     process.stdout.write(`${describeSummary(summary)}\n`)
     await warnOverQuota(store, config.noteQuota)
-    return summary.users.rejected + summary.notes.rejected > 0 ? 3 : 0 // 3: finished, but with rejected records
+    const rejected = phasesOf(summary).reduce((sum, [, phase]) => sum + phase.rejected, 0)
+    return rejected > 0 ? 3 : 0 // 3: finished, but with rejected records
   } catch (err) {
     if (!(err instanceof StrictStop)) throw err
     process.stderr.write(`stopped (--strict) at ${escapeForTerminal(err.message)}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
@@ -104,6 +112,8 @@ async function runExport(args: string[], env: Env): Promise<number> {
     options: {
       users: { type: 'string' },
       notes: { type: 'string' },
+      trash: { type: 'string' },
+      history: { type: 'string' },
       user: { type: 'string' },
       'with-password-hashes': { type: 'boolean', default: false },
       jsonArray: { type: 'boolean', default: false },
@@ -113,19 +123,25 @@ async function runExport(args: string[], env: Env): Promise<number> {
   if (values.jsonFormat !== 'relaxed' && values.jsonFormat !== 'canonical') {
     throw new UsageError(`--jsonFormat must be relaxed or canonical, got "${values.jsonFormat}"`)
   }
-  const toStdout = values.users === undefined && values.notes === undefined
+  const kept = values.trash !== undefined || values.history !== undefined
+  const toStdout = values.users === undefined && values.notes === undefined && !kept
   const store = await openStore(parseConfig(env))
   try {
     const summary = await exportData({
       store,
       ...(values.users !== undefined ? { usersOut: values.users } : {}),
       ...(values.notes !== undefined || toStdout ? { notesOut: values.notes ?? '-' } : {}),
+      ...(values.trash !== undefined ? { trashOut: values.trash } : {}),
+      ...(values.history !== undefined ? { historyOut: values.history } : {}),
       ...(values.user !== undefined ? { userEmail: values.user } : {}),
       withPasswordHashes: values['with-password-hashes'],
       format: values.jsonArray ? 'array' : 'lines',
       mode: values.jsonFormat,
     })
-    process.stderr.write(`exported ${summary.users} user(s) and ${summary.notes} note(s)\n`)
+    const counted = kept
+      ? `${summary.users} user(s), ${summary.notes} note(s), ${summary.trash} trashed note(s) and ${summary.revisions} revision(s)`
+      : `${summary.users} user(s) and ${summary.notes} note(s)`
+    process.stderr.write(`exported ${counted}\n`)
     return 0
   } catch (err) {
     if (!(err instanceof UnknownUserError)) throw err

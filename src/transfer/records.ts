@@ -1,7 +1,17 @@
 // The original service's MongoDB documents as mongoexport writes them, mapped to and from our records. EJSON
 // decodes them first (ObjectIds arrive as ObjectId, dates as Date); other fields (`__v`) are ignored.
 import { EJSON, ObjectId } from 'bson'
-import { NOTE_INPUT_FIELDS, type NoteInputField, type NoteRecord, REQUIRED_INPUT, emptyInput, noteInput } from '../note-shape.js'
+import {
+  NOTE_INPUT_FIELDS,
+  type NoteInputField,
+  type NoteRecord,
+  REQUIRED_INPUT,
+  Revision,
+  type StoredRevisionRecord,
+  type TrashedNoteRecord,
+  emptyInput,
+  noteInput,
+} from '../note-shape.js'
 import type { UserRecord } from '../store/types.js'
 import { emailKeyOf } from '../services/accounts.js'
 import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
@@ -51,6 +61,12 @@ function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
   }
   return fallback()
 }
+
+/** A date of notes-service's own records (trash, history): its export always writes it, so none is guessed. */
+const requiredDateOf = (doc: Doc, field: string) =>
+  dateOf(doc, [field], () => {
+    throw new RecordError(`${field} is missing`)
+  })
 
 /** An ObjectId carries its creation second: the best date for a record that has none. */
 const idTime = (id: string) => () => ObjectId.createFromHexString(id).getTimestamp().toISOString()
@@ -102,6 +118,33 @@ export function noteFromDocument(value: unknown): NoteRecord {
   }
 }
 
+/** A document of notes-service's trash export: a note document, read as one, and when it was deleted. */
+export function trashedNoteFromDocument(value: unknown): TrashedNoteRecord {
+  const note = noteFromDocument(value)
+  return { ...note, deletedOn: requiredDateOf(value as Doc, 'deletedOn') }
+}
+
+/** The input fields a revision keeps, checked as a note's are. */
+const REVISION_INPUT_FIELDS = NOTE_INPUT_FIELDS.filter((field) => field in Revision.properties)
+
+/** A document of notes-service's history export: a revision, the note and user it belongs to, and its two dates. */
+export function revisionFromDocument(value: unknown): StoredRevisionRecord {
+  const doc = asDocument(value)
+  const _id = idOf(doc, '_id')
+  const noteId = idOf(doc, 'noteId')
+  const userId = idOf(doc, 'userId')
+  const empty = emptyInput()
+  const input = Object.fromEntries(REVISION_INPUT_FIELDS.map((field) => [field, noteFieldOf(doc, field, empty[field])]))
+  return {
+    _id,
+    noteId,
+    userId,
+    ...(input as Pick<StoredRevisionRecord, NoteInputField & keyof StoredRevisionRecord>),
+    editedOn: requiredDateOf(doc, 'editedOn'),
+    replacedOn: requiredDateOf(doc, 'replacedOn'),
+  }
+}
+
 export type EjsonMode = 'relaxed' | 'canonical'
 
 /** Parses one Extended JSON text, canonical or relaxed. */
@@ -120,8 +163,18 @@ export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash:
   return EJSON.stringify({ ...doc, createdOn: new Date(createdOn) }, { relaxed: mode === 'relaxed' })
 }
 
-/** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
-export function noteToEjson(note: NoteRecord, mode: EjsonMode): string {
-  const doc = { ...note, _id: ObjectId.createFromHexString(note._id), createdOn: new Date(note.createdOn), updatedOn: new Date(note.updatedOn) }
+/** The record with its _id as an ObjectId and `dates` as dates, each key where it was; other ids stay strings. */
+function recordToEjson(record: { _id: string }, dates: readonly string[], mode: EjsonMode): string {
+  const doc: Record<string, unknown> = { ...record, _id: ObjectId.createFromHexString(record._id) }
+  for (const field of dates) doc[field] = new Date(doc[field] as string)
   return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
 }
+
+/** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
+export const noteToEjson = (note: NoteRecord, mode: EjsonMode): string => recordToEjson(note, ['createdOn', 'updatedOn'], mode)
+
+/** A trashed note: a note's document and deletedOn. */
+export const trashedNoteToEjson = (note: TrashedNoteRecord, mode: EjsonMode): string => recordToEjson(note, ['createdOn', 'updatedOn', 'deletedOn'], mode)
+
+/** A revision, noteId and userId as strings like a note's userId. */
+export const revisionToEjson = (revision: StoredRevisionRecord, mode: EjsonMode): string => recordToEjson(revision, ['editedOn', 'replacedOn'], mode)

@@ -30,7 +30,7 @@ export interface ImportRun {
 
 export async function runImport(
   store: Store,
-  files: { users?: string; notes?: string },
+  files: { users?: string; notes?: string; trash?: string; history?: string },
   options: { strict?: boolean; batchSize?: number } = {},
 ): Promise<ImportRun> {
   let output = ''
@@ -39,6 +39,8 @@ export async function runImport(
     store,
     ...(files.users ? { usersFile: files.users } : {}),
     ...(files.notes ? { notesFile: files.notes } : {}),
+    ...(files.trash ? { trashFile: files.trash } : {}),
+    ...(files.history ? { historyFile: files.history } : {}),
     strict: options.strict ?? false,
     hashConcurrency: 8,
     progress,
@@ -53,4 +55,14 @@ export async function exportTexts(store: Store, dir: TempDir, name: string, opti
   const notesOut = dir.file(`${name}-notes.json`)
   await exportData({ store, usersOut, notesOut, withPasswordHashes: true, ...options })
   return { users: dir.read(`${name}-users.json`), notes: dir.read(`${name}-notes.json`) }
+}
+
+export type ExportedFiles = Record<'users' | 'notes' | 'trash' | 'history', string>
+
+/** Exports users (with hashes), notes, the trash and the history to four files: their paths and their text. */
+export async function exportAll(store: Store, dir: TempDir, name: string, options: Partial<ExportOptions> = {}): Promise<{ files: ExportedFiles; texts: ExportedFiles }> {
+  const files = { users: dir.file(`${name}-users.json`), notes: dir.file(`${name}-notes.json`), trash: dir.file(`${name}-trash.json`), history: dir.file(`${name}-history.json`) }
+  await exportData({ store, usersOut: files.users, notesOut: files.notes, trashOut: files.trash, historyOut: files.history, withPasswordHashes: true, ...options })
+  const texts = { users: dir.read(`${name}-users.json`), notes: dir.read(`${name}-notes.json`), trash: dir.read(`${name}-trash.json`), history: dir.read(`${name}-history.json`) }
+  return { files, texts }
 }

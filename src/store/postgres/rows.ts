@@ -1,7 +1,7 @@
 // The PostgreSQL tables' rows mapped to records. Its text cannot hold U+0000, which JSON and SQLite
 // accept, so every stored string is escaped, one-to-one (the unique email key keeps its meaning): U+0000
 // as U+FFFF '0', U+FFFF (a noncharacter) as U+FFFF U+FFFF. Other strings are stored as they are.
-import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import { type Column, type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, noteColumns } from '../note-columns.js'
 import type { SessionRow, UserRow } from '../row-shapes.js'
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
 
@@ -24,7 +24,7 @@ export function decodeJsonText(json: string): string {
   return json.replace(/\uffff([\uffff0])/g, (_m, c: string) => (c === ESCAPE ? ESCAPE : '\\u0000'))
 }
 
-/** A notes row as node-postgres reads it: strings, text[] as string arrays, booleans. */
+/** A notes row (or a trash or revision row) as node-postgres reads it: strings, text[] as string arrays, booleans. */
 export type NoteRow = Record<string, string | string[] | boolean>
 
 /** A field's value as its column holds it, escaped. */
@@ -32,11 +32,15 @@ function columnValue(kind: ColumnKind, value: unknown): unknown {
   return kind === 'texts' ? (value as string[]).map(encodeText) : kind === 'text' ? encodeText(value as string) : value
 }
 
+/** The record's values in `columns` order, escaped. */
+export const recordValues = <R>(columns: readonly Column<keyof R & string>[], record: R): unknown[] =>
+  columns.map(({ field, kind }) => columnValue(kind, record[field]))
+
 /** The note's values in noteColumns order, for NOTE_INSERT's placeholders. */
-export const noteValues = (note: NoteRecord): unknown[] => noteColumns.map(({ field, kind }) => columnValue(kind, note[field]))
+export const noteValues = (note: NoteRecord): unknown[] => recordValues(noteColumns, note)
 
 /** The placeholder of `field` among values that start at $`first` in `columns` order. */
-export const placeholder = (columns: readonly NoteColumn[], first: number, field: string): string =>
+export const placeholder = (columns: readonly Column<string>[], first: number, field: string): string =>
   `$${first + columns.findIndex((c) => c.field === field)}`
 
 /** The placeholders of noteValues, from $`first`. */
@@ -76,13 +80,16 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
   return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: decodeText(row.client) }
 }
 
-export function noteFromRow(row: NoteRow): NoteRecord {
-  const note: Record<string, unknown> = {}
-  for (const { field, column, kind } of noteColumns) {
+/** The record `columns` describe, read from its row and unescaped. */
+export function recordFromRow<R>(columns: readonly Column<keyof R & string>[], row: NoteRow): R {
+  const record: Record<string, unknown> = {}
+  for (const { field, column, kind } of columns) {
     const value = row[column]
-    note[field] = kind === 'texts' ? (value as string[]).map(decodeText) : kind === 'text' ? decodeText(value as string) : value
+    record[field] = kind === 'texts' ? (value as string[]).map(decodeText) : kind === 'text' ? decodeText(value as string) : value
   }
-  return note as NoteRecord
+  return record as R
 }
+
+export const noteFromRow = (row: NoteRow): NoteRecord => recordFromRow(noteColumns, row)
 
 export { NOTE_COLUMN_LIST as NOTE_COLUMNS }

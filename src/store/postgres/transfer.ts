@@ -1,14 +1,48 @@
 // Bulk import and paged export for the PostgreSQL driver (mirrors sqlite/transfer.ts). ON CONFLICT
 // DO NOTHING: a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
-import type { NoteImportOutcome, StoreDriver, UserImportOutcome } from '../types.js'
-import { noteDifferences } from '../note-differences.js'
+import type { NoteImportOutcome, RevisionImportOutcome, StoreDriver, TrashImportOutcome, UserImportOutcome } from '../types.js'
+import { noteDifferences, revisionDifferences, trashedNoteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
-import { noteColumns } from '../note-columns.js'
+import { type Column, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
 import type { UserRow } from '../row-shapes.js'
-import { INSERT_USER, NOTE_COLUMNS, type NoteRow, noteFromRow, noteInsertParams, noteValues, placeholder, userFromRow, userValues } from './rows.js'
+import {
+  INSERT_USER,
+  NOTE_COLUMNS,
+  type NoteRow,
+  noteFromRow,
+  noteInsertParams,
+  noteValues,
+  placeholder,
+  recordFromRow,
+  recordValues,
+  userFromRow,
+  userValues,
+} from './rows.js'
 
-const OWNER = placeholder(noteColumns, 1, 'userId')
+const columnList = (columns: readonly Column<string>[]) => columns.map((c) => c.column).join(', ')
+/** The placeholders of recordValues(columns), from $1. */
+const placeholders = (columns: readonly Column<string>[]) => columns.map((_, i) => `$${i + 1}`).join(', ')
+/** `field`'s placeholder among recordValues(columns). */
+const at = (columns: readonly Column<string>[], field: string) => placeholder(columns, 1, field)
+/** note_bytes of the escaped values, as a deletion or an edit keeps them (kept.ts, migration 14). */
+const bytesOf = (columns: readonly Column<string>[]) => `note_bytes(${at(columns, 'title')}, ${at(columns, 'content')}, ${at(columns, 'tags')}::text[])`
+
+const NOTE_ID = at(noteColumns, '_id')
+const OWNER = at(noteColumns, 'userId')
+const TRASHED = columnList(trashedNoteColumns)
+const REVISION = columnList(revisionColumns)
+const TRASHED_INSERT = `INSERT INTO trashed_notes (${TRASHED}, bytes) SELECT ${placeholders(trashedNoteColumns)}, ${bytesOf(trashedNoteColumns)}
+  WHERE EXISTS (SELECT 1 FROM users WHERE id = ${at(trashedNoteColumns, 'userId')}) AND NOT EXISTS (SELECT 1 FROM notes WHERE id = $1)
+  ON CONFLICT (id) DO NOTHING RETURNING id`
+const [REVISED_NOTE, REVISER] = [at(revisionColumns, 'noteId'), at(revisionColumns, 'userId')]
+/** A revision of the note with this _id, or at this version: within the note's range of the table's key. */
+const REVISION_OF_NOTE = (noteId: string, id: string, editedOn: string) => `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
+const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT ${placeholders(revisionColumns)}, ${bytesOf(revisionColumns)}
+  WHERE (EXISTS (SELECT 1 FROM notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
+         OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER}))
+    AND NOT EXISTS (SELECT 1 FROM note_revisions WHERE ${REVISION_OF_NOTE(REVISED_NOTE, at(revisionColumns, '_id'), at(revisionColumns, 'editedOn'))})
+  ON CONFLICT DO NOTHING RETURNING id`
 
 /** One batch in one transaction on one pooled connection: an outcome per item, in order. */
 async function importEach<T, O>(pool: pg.Pool, items: T[], one: (client: pg.PoolClient, item: T) => Promise<O>): Promise<O[]> {
@@ -20,7 +54,42 @@ async function importEach<T, O>(pool: pg.Pool, items: T[], one: (client: pg.Pool
   })
 }
 
-type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter'
+/** Keyset pages of `table` by id, of one user's rows when asked; '' sorts before every id in the "C" collation: "from the start". */
+function keysetPages<R>(query: Query, name: string, table: string, columns: readonly Column<keyof R & string>[]) {
+  const list = columnList(columns)
+  return async (afterId: string | undefined, limit: number, userId?: string): Promise<R[]> => {
+    const { rows } =
+      userId === undefined
+        ? await query<NoteRow>(`transfer.${name}After`, `SELECT ${list} FROM ${table} WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
+        : await query<NoteRow>(`transfer.${name}OfUserAfter`, `SELECT ${list} FROM ${table} WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
+            userId,
+            afterId ?? '',
+            limit,
+          ])
+    return rows.map((row) => recordFromRow(columns, row))
+  }
+}
+
+/** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the primary key's b-tree. */
+function revisionPages(query: Query): StoreDriver['revisionsAfter'] {
+  const page = `SELECT ${REVISION} FROM note_revisions WHERE`
+  const order = (first: number) => `(note_id, edited_on, id) > ($${first}, $${first + 1}, $${first + 2}) ORDER BY note_id, edited_on, id LIMIT $${first + 3}`
+  return async (after, limit, userId) => {
+    const cursor = [after?.noteId ?? '', after?.editedOn ?? '', after?._id ?? '', limit]
+    const { rows } =
+      userId === undefined
+        ? await query<NoteRow>('transfer.revisionsAfter', `${page} ${order(1)}`, cursor)
+        : await query<NoteRow>('transfer.revisionsOfUserAfter', `${page} user_id = $1 AND ${order(2)}`, [userId, ...cursor])
+    return rows.map((row) => recordFromRow(revisionColumns, row))
+  }
+}
+
+/** A record whose key is stored: the same one, or the fields it differs in. */
+const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
+
+const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount === 1
+
+type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter' | 'importTrash' | 'importRevisions' | 'trashAfter' | 'revisionsAfter'
 
 export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver, TransferMethods> {
   return {
@@ -28,39 +97,50 @@ export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver,
       importEach(pool, users, async (client, u): Promise<UserImportOutcome> => {
         const inserted = await client.query(`${INSERT_USER} ON CONFLICT DO NOTHING RETURNING id`, userValues(u))
         if (inserted.rowCount === 1) return 'inserted'
-        const same = await client.query('SELECT 1 FROM users WHERE id = $1', [u._id])
-        return same.rowCount === 1 ? 'exists' : 'duplicate-email'
+        return (await exists(client, 'SELECT 1 FROM users WHERE id = $1', [u._id])) ? 'exists' : 'duplicate-email'
       }),
 
     importNotes: (notes) =>
       importEach(pool, notes, async (client, n): Promise<NoteImportOutcome> => {
         const inserted = await client.query(
           `INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${noteInsertParams(1)} WHERE EXISTS (SELECT 1 FROM users WHERE id = ${OWNER})
+             AND NOT EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${NOTE_ID})
            ON CONFLICT (id) DO NOTHING RETURNING id`,
           noteValues(n),
         )
         if (inserted.rowCount === 1) return 'inserted'
         const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
-        const differs = rows[0] && noteDifferences(noteFromRow(rows[0]), n)
-        return differs === undefined ? 'missing-user' : differs.length === 0 ? 'exists' : { differs }
+        if (rows[0]) return sameOrDiffers(noteDifferences(noteFromRow(rows[0]), n))
+        return (await exists(client, 'SELECT 1 FROM trashed_notes WHERE id = $1', [n._id])) ? 'in-trash' : 'missing-user'
       }),
 
-    /** '' sorts before every id in the "C" collation: "from the start". */
+    importTrash: (notes) =>
+      importEach(pool, notes, async (client, n): Promise<TrashImportOutcome> => {
+        const inserted = await client.query(TRASHED_INSERT, recordValues(trashedNoteColumns, n))
+        if (inserted.rowCount === 1) return 'inserted'
+        const { rows } = await client.query<NoteRow>(`SELECT ${TRASHED} FROM trashed_notes WHERE id = $1`, [n._id])
+        if (rows[0]) return sameOrDiffers(trashedNoteDifferences(recordFromRow(trashedNoteColumns, rows[0]), n))
+        return (await exists(client, 'SELECT 1 FROM notes WHERE id = $1', [n._id])) ? 'live' : 'missing-user'
+      }),
+
+    importRevisions: (revisions) =>
+      importEach(pool, revisions, async (client, r): Promise<RevisionImportOutcome> => {
+        const inserted = await client.query(REVISION_INSERT, recordValues(revisionColumns, r))
+        if (inserted.rowCount === 1) return 'inserted'
+        const { rows } = await client.query<NoteRow>(
+          `SELECT ${REVISION} FROM note_revisions WHERE ${REVISION_OF_NOTE('$1', '$2', '$3')} ORDER BY id = $2 DESC LIMIT 1`,
+          [r.noteId, r._id, r.editedOn],
+        )
+        if (rows[0]) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, rows[0]), r))
+        return (await exists(client, 'SELECT 1 FROM users WHERE id = $1', [r.userId])) ? 'missing-note' : 'missing-user'
+      }),
+
     async usersAfter(afterId, limit) {
       const { rows } = await query<UserRow>('transfer.usersAfter', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
       return rows.map(userFromRow)
     },
-
-    async notesAfter(afterId, limit, userId) {
-      const { rows } =
-        userId === undefined
-          ? await query<NoteRow>('transfer.notesAfter', `SELECT ${NOTE_COLUMNS} FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
-          : await query<NoteRow>(
-              'transfer.userNotesAfter',
-              `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-              [userId, afterId ?? '', limit],
-            )
-      return rows.map(noteFromRow)
-    },
+    notesAfter: keysetPages(query, 'notes', 'notes', noteColumns),
+    trashAfter: keysetPages(query, 'trash', 'trashed_notes', trashedNoteColumns),
+    revisionsAfter: revisionPages(query),
   }
 }

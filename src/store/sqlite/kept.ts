@@ -6,8 +6,8 @@ import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, 
 import type { Writes } from './index.js'
 import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams } from './rows.js'
 
-/** A text's UTF-8 bytes in SQL, as account_usage counts them (migration 12). */
-const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
+/** A row's kept size in SQL, over its title, content and tags columns: UTF-8 bytes, as account_usage counts them (migration 12). */
+export const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
   + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(tags))`
 
 /** Rows erased per statement by the sweep, so that no write waits long behind it. */

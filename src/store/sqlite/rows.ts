@@ -1,6 +1,6 @@
 // The SQLite tables' rows mapped to records.
 import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
-import { type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import { type Column, type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
 import type { SessionRow, UserRow } from '../row-shapes.js'
 
 export function userFromRow(row: UserRow): UserRecord {
@@ -29,17 +29,20 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
   return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: row.client }
 }
 
-/** A notes row as better-sqlite3 reads it: strings, the tags as JSON text, flags as 0 or 1. */
+/** A notes row (or a trash or revision row) as better-sqlite3 reads it: strings, the tags as JSON text, flags as 0 or 1. */
 export type NoteRow = Record<string, string | number>
 
-export function noteFromRow(row: NoteRow): NoteRecord {
-  const note: Record<string, unknown> = {}
-  for (const { field, column, kind } of noteColumns) {
+/** The record `columns` describe, read from its row. */
+export function recordFromRow<R>(columns: readonly Column<keyof R & string>[], row: NoteRow): R {
+  const record: Record<string, unknown> = {}
+  for (const { field, column, kind } of columns) {
     const value = row[column]
-    note[field] = kind === 'texts' ? JSON.parse(value as string) : kind === 'flag' ? value === 1 : value
+    record[field] = kind === 'texts' ? JSON.parse(value as string) : kind === 'flag' ? value === 1 : value
   }
-  return note as NoteRecord
+  return record as R
 }
+
+export const noteFromRow = (row: NoteRow): NoteRecord => recordFromRow(noteColumns, row)
 
 /** A field's value as its column holds it. */
 function columnValue(kind: ColumnKind, value: unknown): unknown {
@@ -58,9 +61,12 @@ export { NOTE_COLUMN_LIST as NOTE_COLUMNS }
 /** INSERT's column list and its named parameters (bound by noteParams). */
 export const NOTE_INSERT = `(${NOTE_COLUMN_LIST}) VALUES (${noteColumns.map((c) => `@${c.field}`).join(', ')})`
 
-export function noteParams(note: NoteRecord): Record<string, unknown> {
-  return Object.fromEntries(noteColumns.map(({ field, kind }) => [field, columnValue(kind, note[field])]))
+/** The record's values as its columns hold them, named by field: the parameters of `@field` placeholders. */
+export function recordParams<R>(columns: readonly Column<keyof R & string>[], record: R): Record<string, unknown> {
+  return Object.fromEntries(columns.map(({ field, kind }) => [field, columnValue(kind, record[field])]))
 }
+
+export const noteParams = (note: NoteRecord): Record<string, unknown> => recordParams(noteColumns, note)
 
 /** UPDATE's assignments of the editable columns: COALESCE keeps a column whose parameter is NULL (not in the patch). */
 export const PATCH_SET = EDITABLE_COLUMNS.map(({ field, column }) => `${column} = COALESCE(@${field}, ${column})`).join(', ')

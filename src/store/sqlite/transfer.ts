@@ -1,13 +1,56 @@
 // Bulk import and paged export for the SQLite driver. Each import batch is one IMMEDIATE
 // transaction: one fsync, and its checks and inserts see a consistent database.
 import type { Database } from 'better-sqlite3'
-import { noteDifferences } from '../note-differences.js'
-import type { NoteImportOutcome, NoteRecord, StoreDriver, UserImportOutcome, UserRecord } from '../types.js'
+import { type Column, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
+import { noteDifferences, revisionDifferences, trashedNoteDifferences } from '../note-differences.js'
+import type {
+  NoteImportOutcome,
+  NoteRecord,
+  RevisionImportOutcome,
+  RevisionKey,
+  StoreDriver,
+  StoredRevisionRecord,
+  TrashImportOutcome,
+  TrashedNoteRecord,
+  UserImportOutcome,
+  UserRecord,
+} from '../types.js'
 import type { UserRow } from '../row-shapes.js'
-import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, userFromRow } from './rows.js'
+import { BYTES } from './kept.js'
+import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, recordFromRow, recordParams, userFromRow } from './rows.js'
 import { INSERT_USER } from './users.js'
 
-type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter'
+type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter' | 'importTrash' | 'importRevisions' | 'trashAfter' | 'revisionsAfter'
+
+const columnList = (columns: readonly Column<string>[]) => columns.map((c) => c.column).join(', ')
+
+/** The record's named parameters as a one-row table, so that BYTES reads them as the columns it sizes. */
+const asRow = (columns: readonly Column<string>[]) => `(SELECT ${columns.map((c) => `@${c.field} AS ${c.column}`).join(', ')})`
+
+/** Keyset pages of `table` by id, of one user's rows when asked; '' sorts before every id, so it stands for "from the start". */
+function keysetPages<R>(db: Database, table: string, columns: readonly Column<keyof R & string>[]) {
+  const all = db.prepare<[string, number], NoteRow>(`SELECT ${columnList(columns)} FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`)
+  const ofUser = db.prepare<[string, string, number], NoteRow>(`SELECT ${columnList(columns)} FROM ${table} WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`)
+  return async (afterId: string | undefined, limit: number, userId?: string): Promise<R[]> =>
+    (userId === undefined ? all.all(afterId ?? '', limit) : ofUser.all(userId, afterId ?? '', limit)).map((row) => recordFromRow(columns, row))
+}
+
+/** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the table's own b-tree. */
+function revisionPages(db: Database): StoreDriver['revisionsAfter'] {
+  const page = `SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE`
+  const order = '(note_id, edited_on, id) > (@noteId, @editedOn, @_id) ORDER BY note_id, edited_on, id LIMIT @limit'
+  type Cursor = RevisionKey & { limit: number; userId?: string }
+  const all = db.prepare<[Cursor], NoteRow>(`${page} ${order}`)
+  const ofUser = db.prepare<[Cursor], NoteRow>(`${page} user_id = @userId AND ${order}`)
+  return async (after, limit, userId) => {
+    const cursor = { noteId: after?.noteId ?? '', editedOn: after?.editedOn ?? '', _id: after?._id ?? '', limit }
+    const rows = userId === undefined ? all.all(cursor) : ofUser.all({ ...cursor, userId })
+    return rows.map((row) => recordFromRow(revisionColumns, row))
+  }
+}
+
+/** A record whose key is stored: the same one, or the fields it differs in. */
+const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
 
 export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods> {
   const userIdExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE id = ?').pluck()
@@ -15,12 +58,24 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
   const insertUser = db.prepare(INSERT_USER)
   const noteById = db.prepare<[string], NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = ?`)
   const insertNote = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
-  // '' sorts before every id, so it stands for "from the start".
   const usersPage = db.prepare<[string, number], UserRow>('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?')
-  const notesPage = db.prepare<[string, number], NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id > ? ORDER BY id LIMIT ?`)
-  const userNotesPage = db.prepare<[string, string, number], NoteRow>(
-    `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`,
+  const trashedById = db.prepare<[string], NoteRow>(`SELECT ${columnList(trashedNoteColumns)} FROM trashed_notes WHERE id = ?`)
+  const insertTrashed = db.prepare(`INSERT INTO trashed_notes (${columnList(trashedNoteColumns)}, bytes)
+    SELECT ${columnList(trashedNoteColumns)}, ${BYTES} FROM ${asRow(trashedNoteColumns)}`)
+  // Within the note's range of the table's key: the revision with this _id first, else the one at this version.
+  const revisionAt = db.prepare<[{ noteId: string; _id: string; editedOn: string }], NoteRow>(
+    `SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE note_id = @noteId AND (id = @_id OR edited_on = @editedOn)
+     ORDER BY id = @_id DESC LIMIT 1`,
   )
+  const insertRevision = db.prepare(`INSERT INTO note_revisions (${columnList(revisionColumns)}, bytes)
+    SELECT ${columnList(revisionColumns)}, ${BYTES} FROM ${asRow(revisionColumns)}`)
+  const noteOfUser = db
+    .prepare<[{ noteId: string; userId: string }], number>(
+      `SELECT 1 FROM notes WHERE id = @noteId AND user_id = @userId
+       UNION ALL SELECT 1 FROM trashed_notes WHERE id = @noteId AND user_id = @userId`,
+    )
+    .pluck()
+
   const importUsers = db.transaction((users: UserRecord[]) =>
     users.map((user): UserImportOutcome => {
       if (userIdExists.get(user._id)) return 'exists'
@@ -32,22 +87,41 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
   const importNotes = db.transaction((notes: NoteRecord[]) =>
     notes.map((note): NoteImportOutcome => {
       const stored = noteById.get(note._id)
-      if (stored) {
-        const differs = noteDifferences(noteFromRow(stored), note)
-        return differs.length === 0 ? 'exists' : { differs }
-      }
+      if (stored) return sameOrDiffers(noteDifferences(noteFromRow(stored), note))
+      if (trashedById.get(note._id)) return 'in-trash'
       if (!userIdExists.get(note.userId)) return 'missing-user'
       insertNote.run(noteParams(note))
+      return 'inserted'
+    }),
+  )
+  const importTrash = db.transaction((notes: TrashedNoteRecord[]) =>
+    notes.map((note): TrashImportOutcome => {
+      const stored = trashedById.get(note._id)
+      if (stored) return sameOrDiffers(trashedNoteDifferences(recordFromRow(trashedNoteColumns, stored), note))
+      if (noteById.get(note._id)) return 'live'
+      if (!userIdExists.get(note.userId)) return 'missing-user'
+      insertTrashed.run(recordParams(trashedNoteColumns, note))
+      return 'inserted'
+    }),
+  )
+  const importRevisions = db.transaction((revisions: StoredRevisionRecord[]) =>
+    revisions.map((revision): RevisionImportOutcome => {
+      const stored = revisionAt.get({ noteId: revision.noteId, _id: revision._id, editedOn: revision.editedOn })
+      if (stored) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, stored), revision))
+      if (!userIdExists.get(revision.userId)) return 'missing-user'
+      if (!noteOfUser.get({ noteId: revision.noteId, userId: revision.userId })) return 'missing-note'
+      insertRevision.run(recordParams(revisionColumns, revision))
       return 'inserted'
     }),
   )
   return {
     importUsers: async (users) => (users.length ? importUsers.immediate(users) : []),
     importNotes: async (notes) => (notes.length ? importNotes.immediate(notes) : []),
+    importTrash: async (notes) => (notes.length ? importTrash.immediate(notes) : []),
+    importRevisions: async (revisions) => (revisions.length ? importRevisions.immediate(revisions) : []),
     usersAfter: async (afterId, limit) => usersPage.all(afterId ?? '', limit).map(userFromRow),
-    notesAfter: async (afterId, limit, userId) => {
-      const rows = userId === undefined ? notesPage.all(afterId ?? '', limit) : userNotesPage.all(userId, afterId ?? '', limit)
-      return rows.map(noteFromRow)
-    },
+    notesAfter: keysetPages(db, 'notes', noteColumns),
+    trashAfter: keysetPages(db, 'trashed_notes', trashedNoteColumns),
+    revisionsAfter: revisionPages(db),
   }
 }

@@ -1,0 +1,53 @@
+// backup copies the trash and the history with the notes: restored as docs/operations.md says, the copy answers
+// every listing, trash and history as the original did, with the same kept bytes.
+import assert from 'node:assert/strict'
+import { copyFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, it } from 'node:test'
+import Database from 'better-sqlite3'
+import { SQLITE_FILE, openSqliteStore } from '../src/store/sqlite/index.js'
+import { backupSqlite } from '../src/store/sqlite/backup.js'
+import { type Harness, startHarness } from './support/harness.js'
+import { keptAnswers, keptBytes, makeKeptData } from './support/kept-data.js'
+import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
+import { cached } from './support/stores.js'
+import { tempDir } from './support/temp.js'
+import { TempDir, exportAll } from './support/transfer.js'
+
+let source: StoreWithSql
+let h: Harness
+before(async () => {
+  source = await openStoreWithSql('sqlite')
+  h = await startHarness('inject', { store: source.store })
+})
+after(async () => {
+  await h.close()
+  await source.close()
+})
+
+it('a backup, restored, keeps the trash and the history as they were', async () => {
+  const data = await makeKeptData(h.client)
+  const files = new TempDir()
+  const restored = tempDir('notes-restored-')
+  try {
+    const copy = files.file('copy.db')
+    // The server's store stays open: the backup is taken while it could write.
+    await backupSqlite(source.env.DATA_DIR!, copy)
+    copyFileSync(copy, join(restored.path, SQLITE_FILE))
+    const store = cached(openSqliteStore({ dataDir: restored.path }))
+    const db = new Database(join(restored.path, SQLITE_FILE), { readonly: true })
+    try {
+      const answers = await keptAnswers(store, data)
+      assert.ok(answers.every((a) => a.trash.length > 0) && answers.some((a) => a.history.some((revisions) => (revisions ?? []).length > 0)), 'there is a trash and a history to keep')
+      assert.deepEqual(answers, await keptAnswers(source.store, data))
+      assert.deepEqual(await keptBytes(async (text) => db.prepare(text).all()), await keptBytes((text) => source.sql(text)))
+      assert.deepEqual((await exportAll(store, files, 'restored')).texts, (await exportAll(source.store, files, 'original')).texts)
+    } finally {
+      db.close()
+      await store.close()
+    }
+  } finally {
+    restored.remove()
+    files.remove()
+  }
+})
