@@ -69,12 +69,16 @@ for (const storeKind of storeKinds()) {
       assert.equal((await call(h, 'GET', `/get-note-history/${note._id}`, a)).status, 404)
     })
 
-    it('keeps at most HISTORY_REVISIONS revisions of a note, the newest', async () => {
-      const h = await start({ config: { retention: { ...defaultConfig.retention, historyRevisions: 3 } } })
+    it('lists at most HISTORY_REVISIONS revisions of a note, the newest, and the sweep erases the rest', async () => {
+      const retention = { ...defaultConfig.retention, historyRevisions: 3 }
+      const h = await start({ config: { retention } })
       const a = await register(h.client)
       const note = await addNote(h.client, a.token, { title: 't', content: 'c0' })
       for (let i = 1; i <= 6; i++) await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: `c${i}` })
       assert.deepEqual((await historyOf(h, a, note._id)).map((r) => r.content), ['c5', 'c4', 'c3'])
+      assert.equal((await h.store.noteHistory(a.userId, note._id, 100))?.length, 6)
+      assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3 })
+      assert.deepEqual((await h.store.noteHistory(a.userId, note._id, 100))?.map((r) => r.content), ['c5', 'c4', 'c3'])
     })
 
     it('the sweep erases trash and revisions past their days, and sweeps running at once share the work', async () => {

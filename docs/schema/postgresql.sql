@@ -281,10 +281,6 @@ AS $function$
         INSERT INTO note_revisions (note_id, edited_on, id, user_id, title, content, tags, is_pinned, replaced_on, bytes)
           VALUES (p_note, p_edited_on, p_id, p_user, p_title, p_content, p_tags, p_pinned, p_replaced_on,
             note_bytes(p_title, p_content, p_tags));
-        IF (SELECT count(*) FROM note_revisions WHERE note_id = p_note) >= p_keep + 10 THEN
-          DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
-            SELECT note_id, edited_on, id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
-        END IF;
         PERFORM trim_kept(p_user, p_max_bytes);
         RETURN 1;
       END

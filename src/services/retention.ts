@@ -16,6 +16,7 @@ export function cutoffsAt(retention: RetentionConfig, now: number): SweepCutoffs
   return {
     trashedBefore: before(retention.trashDays),
     replacedBefore: revisionsKept(retention) > 0 ? before(retention.historyDays) : new Date(now + DAY_MS).toISOString(),
+    keepRevisions: revisionsKept(retention),
   }
 }
 

@@ -109,6 +109,8 @@ export interface SweepCutoffs {
   trashedBefore: string
   /** Revisions replaced before this. */
   replacedBefore: string
+  /** Of each note's revisions, the newest this many stay (HISTORY_REVISIONS): no answer lists more, and the sweep erases the rest. */
+  keepRevisions: number
 }
 
 /** An account's notes and their size, kept by the database itself (triggers on notes). */

@@ -103,7 +103,7 @@ export class PostgresKept {
       }))
   }
 
-  async sweep({ trashedBefore, replacedBefore }: SweepCutoffs): Promise<{ notes: number; revisions: number }> {
+  async sweep({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs): Promise<{ notes: number; revisions: number }> {
     const batches = async (name: string, text: string, cutoff: string) => {
       let total = 0
       for (;;) {
@@ -129,9 +129,16 @@ export class PostgresKept {
       after = users[users.length - 1]?.id ?? after
       const { rows } = await this.query<{ n: string }>(
         'sweep.revisions',
-        `WITH gone AS (DELETE FROM note_revisions WHERE user_id = ANY($1::text[]) AND replaced_on < $2 RETURNING 1)
+        `WITH ranked AS (
+           SELECT note_id, edited_on, id, replaced_on,
+                  row_number() OVER (PARTITION BY note_id ORDER BY edited_on DESC, id DESC) AS newer
+           FROM note_revisions WHERE user_id = ANY($1::text[])),
+         gone AS (
+           DELETE FROM note_revisions r USING ranked k
+           WHERE r.note_id = k.note_id AND r.edited_on = k.edited_on AND r.id = k.id AND (k.replaced_on < $2 OR k.newer > $3)
+           RETURNING 1)
          SELECT count(*) AS n FROM gone`,
-        [users.map((u) => u.id), replacedBefore],
+        [users.map((u) => u.id), replacedBefore, keepRevisions],
       )
       revisions += Number(rows[0]?.n ?? 0)
     }

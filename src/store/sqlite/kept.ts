@@ -14,8 +14,6 @@ export const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB)
 const SWEEP_BATCH = 500
 /** Accounts whose old revisions one write transaction of the sweep erases. */
 const SWEEP_USERS = 100
-/** Revisions past HISTORY_REVISIONS a note may hold before they go together. */
-const TRIM_BATCH = 10
 
 type RevisionRow = { id: string; title: string; content: string; tags: string; is_pinned: number; edited_on: string }
 
@@ -33,7 +31,6 @@ export type RoomCheck = (userId: string, note: NoteRecord, quota: NoteQuota | un
 
 export class SqliteKept {
   private readonly revise: Statement
-  private readonly trimNote: Statement<[{ noteId: string; keep: number }]>
   private readonly usage: Statement<[number, string], { over: number }>
   private readonly oldest: Statement<[{ userId: string }], { revision: number; id: string; edited_on: string | null }>
   private readonly eraseRevision: Statement<[string, string]>
@@ -47,19 +44,13 @@ export class SqliteKept {
   private readonly owns: Statement<[{ userId: string; noteId: string }]>
   private readonly sweepTrash: Statement<[string], { id: string; user_id: string }>
   private readonly usersAfter: Statement<[string], string>
-  private readonly sweepRevisions: Statement<[string, string]>
+  private readonly sweepRevisions: Statement<[string, string, number]>
 
   constructor(db: Database) {
     this.revise = db.prepare(
       `INSERT INTO note_revisions (id, note_id, user_id, title, content, tags, is_pinned, edited_on, replaced_on, bytes)
        SELECT @revisionId, id, user_id, title, content, tags, is_pinned, updated_on, @now, ${BYTES} FROM (SELECT @title AS title,
          @content AS content, @tags AS tags, @isPinned AS is_pinned, @updatedOn AS updated_on, @_id AS id, @userId AS user_id)`,
-    )
-    // A note's revisions past `keep` go ten at a time, so most edits delete nothing (reads list `keep` at most).
-    this.trimNote = db.prepare(
-      `DELETE FROM note_revisions WHERE note_id = @noteId AND (edited_on, id) IN (
-         SELECT edited_on, id FROM note_revisions WHERE note_id = @noteId ORDER BY edited_on DESC, id DESC LIMIT -1 OFFSET @keep)
-       AND (SELECT count(*) FROM note_revisions WHERE note_id = @noteId) >= @keep + ${TRIM_BATCH}`,
     )
     this.usage = db.prepare('SELECT bytes + kept - ? AS over FROM account_usage WHERE user_id = ?')
     this.oldest = db.prepare(
@@ -92,14 +83,18 @@ export class SqliteKept {
       SELECT id FROM trashed_notes WHERE deleted_on < ? LIMIT ${SWEEP_BATCH}) RETURNING id, user_id`)
     // Revisions are swept account by account, along note_revisions_by_user.
     this.usersAfter = db.prepare<[string], string>(`SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ${SWEEP_USERS}`).pluck()
-    this.sweepRevisions = db.prepare('DELETE FROM note_revisions WHERE user_id = ? AND replaced_on < ?')
+    this.sweepRevisions = db.prepare(`DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
+      SELECT note_id, edited_on, id FROM (
+        SELECT note_id, edited_on, id, replaced_on,
+               row_number() OVER (PARTITION BY note_id ORDER BY edited_on DESC, id DESC) AS newer
+        FROM note_revisions WHERE user_id = ?)
+      WHERE replaced_on < ? OR newer > ?)`)
   }
 
-  /** Keeps `before`, the note's state before an edit at `now`, as its newest revision; then the note's and the quota's bounds. */
+  /** Keeps `before`, the note's state before an edit at `now`, as its newest revision; then the quota's bound (the sweep keeps the note's). */
   keepRevision(before: NoteRecord, revisionId: string, now: string, keep: number, quota: NoteQuota | undefined): void {
     if (keep <= 0) return
     this.revise.run({ ...noteParams(before), revisionId, now })
-    this.trimNote.run({ noteId: before._id, keep })
     this.trimKept(before.userId, quota)
   }
 
@@ -156,7 +151,7 @@ export class SqliteKept {
         if (this.owns.get({ userId, noteId }) === undefined) return undefined
         return this.history.all({ noteId, userId, limit }).map(revisionFromRow)
       },
-      sweep: async ({ trashedBefore, replacedBefore }: SweepCutoffs) => {
+      sweep: async ({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) => {
         let notes = 0
         let revisions = 0
         for (;;) {
@@ -170,7 +165,7 @@ export class SqliteKept {
         }
         for (let users = this.usersAfter.all(''); users.length > 0; users = this.usersAfter.all(users[users.length - 1] as string)) {
           const batch = users
-          revisions += await write(() => batch.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore).changes, 0))
+          revisions += await write(() => batch.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore, keepRevisions).changes, 0))
         }
         return { notes, revisions }
       },

@@ -100,8 +100,8 @@ export const migration: Migration = {
       END
     $$;
 
-    -- Keeps a note's state before an edit as its newest revision, then trims to the quota. A note's oldest
-    -- revisions past p_keep go ten at a time, so most edits delete nothing (reads list p_keep at most).
+    -- Keeps a note's state before an edit as its newest revision, then trims to the quota. A note's revisions past
+    -- HISTORY_REVISIONS are listed by no answer and erased by the sweep, so that an edit deletes nothing.
     CREATE FUNCTION keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[],
         p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint) RETURNS integer
     LANGUAGE plpgsql AS $$
@@ -112,10 +112,6 @@ export const migration: Migration = {
         INSERT INTO note_revisions (note_id, edited_on, id, user_id, title, content, tags, is_pinned, replaced_on, bytes)
           VALUES (p_note, p_edited_on, p_id, p_user, p_title, p_content, p_tags, p_pinned, p_replaced_on,
             note_bytes(p_title, p_content, p_tags));
-        IF (SELECT count(*) FROM note_revisions WHERE note_id = p_note) >= p_keep + 10 THEN
-          DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
-            SELECT note_id, edited_on, id FROM note_revisions WHERE note_id = p_note ORDER BY edited_on DESC, id DESC OFFSET p_keep);
-        END IF;
         PERFORM trim_kept(p_user, p_max_bytes);
         RETURN 1;
       END
