@@ -6,6 +6,9 @@
 -- index note_revisions_by_user
 CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on);
 
+-- index note_revisions_of_note
+CREATE UNIQUE INDEX note_revisions_of_note ON note_revisions (note_id, edited_on, id);
+
 -- index notes_by_user_in_list_order
 CREATE INDEX notes_by_user_in_list_order
 ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
@@ -37,9 +40,8 @@ CREATE TABLE note_revisions (
   tags        TEXT NOT NULL, -- JSON array of strings
   is_pinned   INTEGER NOT NULL,
   replaced_on TEXT NOT NULL,
-  bytes       INTEGER NOT NULL,
-  PRIMARY KEY (note_id, edited_on, id)
-) STRICT, WITHOUT ROWID;
+  bytes       INTEGER NOT NULL
+) STRICT;
 
 -- table notes
 CREATE TABLE "notes" (
