@@ -91,6 +91,10 @@ export function nextVersion(previous: string, now: string): string {
   return Number.isNaN(after) || Date.parse(now) >= after ? now : new Date(after).toISOString()
 }
 
+/** Whether `note` is at one of the `expected` versions (If-Match); undefined expects any version. */
+export const holdsVersion = (note: NoteRecord, expected: readonly string[] | undefined): boolean =>
+  expected === undefined || expected.includes(note.updatedOn)
+
 /** Whether `after` changes what a revision keeps of `before`: its title, content or tags. */
 export const revises = (before: NoteRecord, after: NoteRecord): boolean =>
   REVISED_FIELDS.some((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))

@@ -10,6 +10,7 @@ import {
   type RevisionRecord,
   type TrashedNoteRecord,
   emptyInput,
+  holdsVersion,
 } from '../note-shape.js'
 import {
   type CheckedVersions,
@@ -151,7 +152,7 @@ export class NoteService {
     if (!isWellFormedId(noteId)) throw noteNotFound()
     if (Object.keys(patch).length === 0) {
       const note = await this.store.findNote(userId, noteId)
-      return settled(note && (expected === undefined || expected.includes(note.updatedOn)) ? { note } : note && { conflict: note })
+      return settled(note && (holdsVersion(note, expected) ? { note } : { conflict: note }))
     }
     const terms: NoteWriteTerms = { quota: this.quota, expected, keepRevisions: this.keepRevisions, revisionId: newId() }
     return settled(await this.held(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))

@@ -1,12 +1,13 @@
 // The trash and the revision history of the PostgreSQL driver (mirrors sqlite/kept.ts; docs/history.md). An edit
 // keeps its revision in its own statement (notes.ts); the rest, rarer, runs as transactions of a few statements.
 import type pg from 'pg'
-import { nextVersion } from '../../note-shape.js'
+import { holdsVersion, nextVersion } from '../../note-shape.js'
 import { limits } from '../note-quota.js'
 import type { NoteDeletion, NoteQuota, NoteRecord, NoteWrite, RevisionRecord, SweepCutoffs, TrashedNoteRecord } from '../types.js'
+import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
-import { type Query, inTransaction, queryOn, unlessAccountGone } from './query.js'
-import { NOTE_COLUMNS, type NoteRow, decodeText, noteFromRow, noteInsertParams, noteValues } from './rows.js'
+import { type Query, inTransaction, queryOn } from './query.js'
+import { NOTE_COLUMNS, type NoteRow, decodeText, noteFromRow } from './rows.js'
 
 /** Rows erased per statement by the sweep; SKIP LOCKED lets sweeps on several instances share the work. */
 const SWEEP_BATCH = 500
@@ -28,7 +29,7 @@ export class PostgresKept {
       const { rows } = await query<NoteRow>('notes.lockToDelete', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE`, values)
       if (!rows[0]) return undefined
       const current = noteFromRow(rows[0])
-      if (expected !== undefined && !expected.includes(current.updatedOn)) return { conflict: current }
+      if (!holdsVersion(current, expected)) return { conflict: current }
       if (trashedOn === undefined) {
         await query('history.eraseOfNote', 'DELETE FROM note_revisions WHERE user_id = $1 AND note_id = $2', values)
       } else {
@@ -62,9 +63,7 @@ export class PostgresKept {
       const trashed = noteFromRow(rows[0])
       const note = { ...trashed, updatedOn: nextVersion(trashed.updatedOn, now) }
       // A quota's refusal throws, and the transaction takes the note back to the trash.
-      const inserted = limits(quota)
-        ? await new PostgresQuota(query).insertNote(note, quota)
-        : await unlessAccountGone(query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note)).then(() => true))
+      const inserted = limits(quota) ? await new PostgresQuota(query).insertNote(note, quota) : await new PostgresNotes(query).insertNote(note)
       return inserted ? note : undefined
     })
   }

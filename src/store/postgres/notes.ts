@@ -1,5 +1,6 @@
 // Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
+import { holdsVersion } from '../../note-shape.js'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
 import type { NotePatch, NoteRecord, NoteWrite, NoteWriteTerms, TextMatcher } from '../types.js'
@@ -52,7 +53,7 @@ export function editOutcome(rows: EditRow[], expected?: readonly string[]): Note
   if (!row) return undefined
   const note = noteFromRow(row)
   if (row.changed) return { note }
-  if (row.v !== null && row.v !== 'pass' && (expected === undefined || expected.includes(note.updatedOn))) return row.v
+  if (row.v !== null && row.v !== 'pass' && holdsVersion(note, expected)) return row.v
   return { conflict: note }
 }
 

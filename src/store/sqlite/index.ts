@@ -117,7 +117,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   const assertAdmitted = actorCheck(db)
   const notes = new SqliteNotes(db)
   const kept = new SqliteKept(db)
-  const { roomFor, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
+  const { insertNow, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
   const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
@@ -129,7 +129,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     ...sqliteUsers(db, writes, assertAdmitted),
     ...sqliteSessions(db, writes, assertAdmitted),
     ...noteWrites,
-    ...kept.methods(db, writes, roomFor),
+    ...kept.methods(writes, insertNow),
     ...sqliteTransfer(db),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     listNotesJson: (userId) => notes.listNotesJson(userId),

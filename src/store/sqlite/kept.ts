@@ -4,7 +4,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import { nextVersion } from '../../note-shape.js'
 import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, TrashedNoteRecord } from '../types.js'
 import type { Writes } from './index.js'
-import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams } from './rows.js'
+import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteParams } from './rows.js'
 
 /** A row's kept size in SQL, over its title, content and tags columns: UTF-8 bytes, as account_usage counts them (migration 12). */
 export const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
@@ -26,8 +26,8 @@ const revisionFromRow = (row: RevisionRow): RevisionRecord => ({
   editedOn: row.edited_on,
 })
 
-/** What the trash and history statements need of the note writes: the room check of a restore (quota.ts). */
-export type RoomCheck = (userId: string, note: NoteRecord, quota: NoteQuota | undefined) => boolean
+/** What a restore needs of the note writes (quota.ts): the note inserted in the writer's transaction, held to the quota. */
+export type InsertNow = (note: NoteRecord, quota: NoteQuota | undefined) => boolean
 
 export class SqliteKept {
   private readonly revise: Statement
@@ -126,8 +126,7 @@ export class SqliteKept {
     this.eraseHistory.run(userId, noteId)
   }
 
-  methods(db: Database, { write, adding }: Writes, roomFor: RoomCheck): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory' | 'sweep'> {
-    const insert = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
+  methods({ write, adding }: Writes, insertNow: InsertNow): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory' | 'sweep'> {
     return {
       listTrash: async (userId) =>
         this.trashOf.all(userId).map((row): TrashedNoteRecord => ({ ...noteFromRow(row), deletedOn: row.deleted_on })),
@@ -138,9 +137,7 @@ export class SqliteKept {
           const trashed = noteFromRow(row)
           const note = { ...trashed, updatedOn: nextVersion(trashed.updatedOn, now) }
           // The quota's refusal throws, and the writer rolls the untrash back with it.
-          if (!roomFor(userId, note, quota)) return undefined
-          insert.run(noteParams(note))
-          return note
+          return insertNow(note, quota) ? note : undefined
         }),
       eraseTrash: (userId, noteId) =>
         write(() => {

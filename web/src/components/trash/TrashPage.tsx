@@ -18,10 +18,11 @@ const quoted = (title: string) => {
   return `“${characters.length > QUOTED_MAX ? `${characters.slice(0, QUOTED_MAX).join('')}…` : characters.join('')}”`
 }
 
+const say = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+
 /** "3 minutes ago", "yesterday", else the date: when a note was deleted, as a person says it. */
 function ago(date: string, now: number): string {
   const seconds = Math.round((now - new Date(date).getTime()) / 1000)
-  const say = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
   if (seconds < 45) return 'just now'
   if (seconds < 3600) return say.format(-Math.round(seconds / 60), 'minute')
   if (seconds < 86400) return say.format(-Math.round(seconds / 3600), 'hour')
