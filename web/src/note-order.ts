@@ -1,6 +1,6 @@
 // The API's listing order (docs/contract.md, "List order"): pinned first, then newest createdOn,
 // ties by _id descending. The app keeps every list it shows in this order.
-import type { Note } from './api'
+import type { Note } from './api.js'
 
 export function compareNotes(a: Note, b: Note): number {
   if (a.isPinned !== b.isPinned) return a.isPinned ? -1 : 1

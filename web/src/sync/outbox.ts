@@ -7,8 +7,8 @@
 // then take the server's id and version. Changes to one note coalesce while they wait: two edits
 // send the last text once, a delete of a note added here cancels its add. A change being sent is
 // never rewritten.
-import type { Note, NoteFields } from '../api'
-import { compareNotes } from '../note-order'
+import type { Note, NoteFields } from '../api.js'
+import { compareNotes } from '../note-order.js'
 
 export type Change =
   | { kind: 'add'; noteId: string; fields: NoteFields }
