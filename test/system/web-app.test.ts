@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { type PageRecord, openPage } from '../support/browser.js'
 import { eventually } from '../support/eventually.js'
 import type { PageWindow } from '../support/page-globals.js'
-import { PASSWORD, alertText, apiCall, assertClean, signUp, tokenOf, suiteChromium } from '../support/web-flows.js'
+import { PASSWORD, alertText, apiCall, assertClean, holdLiveUpdates, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
 import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 import { VIEWPORTS, type ViewportName, type WebServer, startWebServer } from '../support/web.js'
@@ -135,10 +135,19 @@ describe('the web app in a browser', () => {
             await page.reload()
             await page.getByRole('link', { name: fullName }).waitFor()
             await page.getByText('No notes yet').waitFor()
-            page.off('request', ask)
             assert.equal(page.url(), `${server.base}/`)
-            // The listing is asked for once, as the script starts (web/src/early-listing.ts): before
-            // the module script has finished, so before DOMContentLoaded, not after React rendered.
+            // With a replica on this device, the notes show from it and the feed brings what changed.
+            await eventually('the feed read and held', async () => asked.includes('/stream-changes'))
+            assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), [])
+            // Without one, the listing is asked for once, as the script starts (web/src/early-listing.ts):
+            // before the module script has finished, so before DOMContentLoaded, not after React rendered.
+            asked.length = 0
+            type Local = { localStorage: { getItem(key: string): string | null; removeItem(key: string): void } }
+            await eventually('the replica written', async () => (await page.evaluate(() => (globalThis as unknown as Local).localStorage.getItem('notes-service.replica'))) !== null)
+            await page.evaluate(() => (globalThis as unknown as Local).localStorage.removeItem('notes-service.replica'))
+            await page.reload()
+            await page.getByText('No notes yet').waitFor()
+            page.off('request', ask)
             assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), ['/get-all-notes'])
             const [asksAt, contentLoaded] = await page.evaluate(() => {
               const w = globalThis as unknown as PageWindow
@@ -285,6 +294,8 @@ describe('the web app in a browser', () => {
             await writeNote(page, { title: 'Gone to pin', content: 'a' })
             await writeNote(page, { title: 'Gone to delete', content: 'b' })
             await writeNote(page, { title: 'Gone to edit', content: 'c' })
+            // The page must not learn of the deletes before it tries.
+            const release = await holdLiveUpdates(page)
             for (const note of (await serverNotes(server.base, token)).filter((n) => n.title.startsWith('Gone to'))) {
               const res = await fetch(`${server.base}/delete-note/${note._id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
               assert.equal(res.status, 200)
@@ -313,6 +324,7 @@ describe('the web app in a browser', () => {
             await page.getByText('You have unsaved changes').waitFor()
             await page.keyboard.press('Escape')
             await page.getByRole('dialog').waitFor({ state: 'detached' })
+            await release()
           })
 
           it('switches between cards and list', async () => {
@@ -451,6 +463,9 @@ describe('the web app in a browser', () => {
           })
 
           it('after a 401, goes back to sign-in with a message and brings back what was being typed', async () => {
+            // The save meets the 401, not the change feed's reconnection after the restart (which
+            // would end the session first, or keep the save in the outbox while the server is down).
+            const release = await holdLiveUpdates(page)
             await page.keyboard.press('n')
             const dialog = page.getByRole('dialog', { name: 'New note' })
             await dialog.getByLabel('Title').fill('Half-written')
@@ -473,7 +488,8 @@ describe('the web app in a browser', () => {
             } finally {
               await server.restart()
             }
-            // Tokens of the rotated secret are refused again now: a reload goes to sign-in.
+            // Tokens of the rotated secret are refused again now: a reload goes to sign-in (the
+            // change feed stays held until then, or its reconnection would end the session first).
             await page.reload()
             await page.waitForURL(`${server.base}/sign-in`)
             await page.getByText('Your session has ended. Please sign in again.').waitFor()
@@ -481,6 +497,7 @@ describe('the web app in a browser', () => {
             await page.getByLabel('Password').fill(PASSWORD)
             await page.getByRole('button', { name: 'Sign in' }).click()
             await card(page, 'Half-written').waitFor()
+            await release()
           })
 
           it('loaded nothing from another host, broke no CSP rule and threw nothing', () => {

@@ -12,7 +12,7 @@ import type { PageWindow } from '../support/page-globals.js'
 import { uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 import { VIEWPORTS, type WebServer, startWebServer } from '../support/web.js'
-import { apiCall, assertClean, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
+import { apiCall, assertClean, holdLiveUpdates, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
 
 interface ApiNote {
   _id: string
@@ -216,6 +216,9 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         const deleted = await add('Delete me', 'b')
         await page.goto(`${server.base}/`)
         await card(page, 'Delete me').waitFor()
+        // The page must not learn of the renames before it tries.
+        const release = await holdLiveUpdates(page)
+        await card(page, 'Delete me').waitFor()
         await edit(pinned._id, { title: 'Pin me, renamed' })
         await edit(deleted._id, { title: 'Delete me, renamed' })
 
@@ -230,6 +233,7 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await card(page, 'Delete me, renamed').waitFor()
         assert.ok((await notes()).some((n) => n._id === deleted._id), 'not deleted on the server')
         assert.deepEqual(await trash(), [])
+        await release()
       })
 
       it('loaded nothing from another host, broke no CSP rule and threw nothing', () => {

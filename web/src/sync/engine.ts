@@ -126,7 +126,10 @@ export class SyncEngine {
   }
 
   private emit(): void {
-    if (this.listed) this.events.notes(view(this.replica, this.outbox, this.userId))
+    // An add or an edit someone waits for shows once the server took it, as the editor closes;
+    // a pin or a delete shows at once (and goes back if refused).
+    const shown = this.outbox.filter((w) => !(this.waiters.has(w.seq) && (w.change.kind === 'add' || w.change.kind === 'edit')))
+    if (this.listed) this.events.notes(view(this.replica, shown, this.userId))
     this.status()
   }
 
@@ -170,17 +173,19 @@ export class SyncEngine {
     const seq = this.seq++
     this.outbox = enqueue(this.outbox, change, seq, new Date().toISOString(), this.sending)
     this.persistOutbox()
-    this.emit()
     const carrier =
       this.outbox.find((w) => w.seq === seq) ??
       this.outbox.find((w) => w.seq !== this.sending && w.change.noteId === change.noteId && (w.change.kind === change.kind || w.change.kind === 'add'))
-    const shown = () => view(this.replica, this.outbox, this.userId).find((n) => n._id === change.noteId)
-    if (!carrier || !this.online) return shown()
+    if (!carrier || !this.online) {
+      this.emit()
+      return view(this.replica, this.outbox, this.userId).find((n) => n._id === change.noteId)
+    }
     const answered = new Promise<Note | undefined>((resolve, reject) => {
       const list = this.waiters.get(carrier.seq) ?? []
       list.push({ resolve, reject })
       this.waiters.set(carrier.seq, list)
     })
+    this.emit()
     void this.flush()
     return answered
   }
