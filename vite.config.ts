@@ -42,17 +42,22 @@ const API_PATHS = [
 ]
 
 function precompressAndReport(): Plugin {
+  // The build's own output directory: a test builds a second version elsewhere.
+  let builtDir = outDir
   return {
     name: 'notes-precompress',
     apply: 'build',
+    configResolved(config) {
+      builtDir = config.build.outDir
+    },
     // After the service worker is written (its own closeBundle), so sw.js is compressed too.
     closeBundle: {
       order: 'post',
       sequential: true,
       handler() {
-        const count = precompress(outDir)
-        const { text, totalGzip } = describeInitialDownload(outDir)
-        console.log(`\nweb app: ${count} files precompressed (brotli, gzip) in dist/web\n${text}`)
+        const count = precompress(builtDir)
+        const { text, totalGzip } = describeInitialDownload(builtDir)
+        console.log(`\nweb app: ${count} files precompressed (brotli, gzip) in ${builtDir}\n${text}`)
         if (totalGzip > INITIAL_GZIP_BUDGET_BYTES) console.warn('web app: the initial download is over its budget')
       },
     },

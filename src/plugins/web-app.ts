@@ -16,14 +16,18 @@ export const DOCS_PAGE = '/docs'
 const SAME_ORIGIN = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'"]
 const NO_BASE_FORM_OR_FRAME = ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]
 
-/** Trusted Types: HTML enters the page only through DOMPurify's policy (web/src/markdown.ts). */
+/**
+ * Trusted Types: HTML enters the page only through DOMPurify's policy (web/src/markdown.ts), and a
+ * worker's script URL only through the policy that allows the app's own service worker
+ * (web/src/pwa/ServiceWorker.tsx).
+ */
 export const APP_CSP = [
   ...SAME_ORIGIN,
   "manifest-src 'self'",
   "worker-src 'self'",
   ...NO_BASE_FORM_OR_FRAME,
   "require-trusted-types-for 'script'",
-  'trusted-types dompurify',
+  'trusted-types dompurify service-worker',
 ].join('; ')
 
 /** Without Trusted Types: Swagger UI writes HTML strings, sanitised by its own DOMPurify. */

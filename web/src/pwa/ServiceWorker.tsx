@@ -14,6 +14,22 @@ import { useToasts } from '../components/Toasts'
 import { useSession } from '../session'
 
 const SERVICE_WORKER = '/sw.js'
+
+interface TrustedTypesWindow {
+  trustedTypes?: { createPolicy(name: string, rules: { createScriptURL(url: string): string }): { createScriptURL(url: string): unknown } }
+}
+
+/**
+ * A worker's script URL is a Trusted Types sink: this policy (named in the page's CSP) lets the
+ * app's own worker through and nothing else.
+ */
+const policy = (window as TrustedTypesWindow).trustedTypes?.createPolicy('service-worker', {
+  createScriptURL(url) {
+    if (url !== SERVICE_WORKER) throw new TypeError(`Not the app's service worker: ${url}`)
+    return url
+  },
+})
+const scriptURL = (policy?.createScriptURL(SERVICE_WORKER) ?? SERVICE_WORKER) as string
 /** A browser checks for a new worker at each navigation; a tab left open checks this often too. */
 const CHECK_EVERY_MS = 60 * 60 * 1000
 /** Longer than any person leaves a tab open; a timer's largest delay. */
@@ -57,7 +73,7 @@ export default function ServiceWorker() {
       if (document.visibilityState === 'visible') registration?.update().catch(() => undefined)
     }
     const register = async () => {
-      registration = await container.register(SERVICE_WORKER, { scope: '/', updateViaCache: 'none' })
+      registration = await container.register(scriptURL, { scope: '/', updateViaCache: 'none' })
       if (registration.waiting) offer(registration.waiting)
       registration.addEventListener('updatefound', () => {
         const installing = registration?.installing
