@@ -32,6 +32,9 @@ const API_PATHS = [
   '/get-note-history',
   '/restore-revision',
   '/openapi.json',
+  // The change feed and its stream (docs/sync.md), which keep the app's replica current.
+  '/get-changes',
+  '/stream-changes',
   // The account endpoints beside the contract's (docs/accounts.md), used by the account page.
   '/logout',
   '/get-sessions',

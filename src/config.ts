@@ -59,6 +59,8 @@ const SETTINGS = {
     trashDays: int('TRASH_DAYS', 30, 0, 36_500),
     historyRevisions: int('HISTORY_REVISIONS', 50, 0, 10_000),
     historyDays: int('HISTORY_DAYS', 90, 0, 36_500),
+    /** How long the change feed remembers a note that left the listing: a device away longer lists all notes again (docs/sync.md). */
+    changesDays: int('CHANGES_DAYS', 90, 1, 36_500),
   },
   registration: setting<'open' | 'closed'>('open', (env, fallback) => oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback)),
   minPasswordLength: int('MIN_PASSWORD_LENGTH', 0, 0, 1024),
@@ -68,6 +70,14 @@ const SETTINGS = {
     port: setting<number | undefined>(undefined, metricsPort),
     enabled: flag('METRICS_ENABLED', true),
     host: setting('0.0.0.0', (env, fallback) => env.METRICS_HOST?.trim() || env.HOST?.trim() || fallback),
+  },
+  /** Live update streams, per process (docs/sync.md, "Limits"). */
+  streams: {
+    perAccount: int('STREAMS_PER_ACCOUNT', 10, 1, 10_000),
+    perInstance: int('STREAMS_PER_INSTANCE', 10_000, 1, 1_000_000),
+    bufferBytes: setting(MB, (env, fallback) => byteSize(env, 'STREAM_BUFFER_BYTES', fallback, [16 * 1024, 64 * MB, '16kb and 64mb'])),
+    heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
+    retryMs: int('STREAM_RETRY_MS', 2000, 0, 600_000),
   },
   /** Undefined selects the embedded SQLite store. */
   databaseUrl: setting<string | undefined>(undefined, (env) => url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),

@@ -1,38 +1,18 @@
-// The signed-in person's notes as the app holds them: the whole list (GET /get-all-notes), the
-// current search's results (GET /search-notes, debounced, the older request cancelled), and every
-// change made here applied to both at once, in the API's order: pinned first, then newest
-// createdOn, ties by _id descending (docs/contract.md, "List order"). Each change names the
-// version it was made on (If-Match); a 412 puts the note as it is now in the lists and rejects
-// with the ConflictError for the caller to show.
-import { useCallback, useEffect, useRef, useState } from 'react'
-import { ApiError, ConflictError, type Note, type NoteFields, SessionEndedError, answerOf, api, messageOf } from './api'
+// The signed-in person's notes as the app holds them: the replica on this device with the changes
+// made here applied (sync/engine.ts, a chunk of its own, loaded as the page starts), kept current
+// by the change stream; the current search's results (GET /search-notes, debounced, the older
+// request cancelled; on the replica while offline); and every change made here shown at once, in
+// the API's order (note-order.ts). Changes go through the outbox: online each is sent at once and
+// a 412 or 404 comes back to the caller as before (the note as it is now is shown); offline they
+// wait, and the engine sends them when the network returns.
+import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { ApiError, type Note, type NoteFields, SessionEndedError, UNREACHABLE, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'
+import { compareNotes } from './note-order'
 import { searchPattern } from './search'
+import type { SyncEngine, SyncStatus } from './sync/engine'
 
-export function compareNotes(a: Note, b: Note): number {
-  if (a.isPinned !== b.isPinned) return a.isPinned ? -1 : 1
-  if (a.createdOn !== b.createdOn) return a.createdOn < b.createdOn ? 1 : -1
-  return a._id < b._id ? 1 : a._id > b._id ? -1 : 0
-}
-
-function without(list: Note[], id: string): Note[] {
-  return list.filter((n) => n._id !== id)
-}
-
-function upsert(list: Note[], note: Note): Note[] {
-  const next = without(list, note._id)
-  next.push(note)
-  return next.sort(compareNotes)
-}
-
-function replaceIfPresent(list: Note[], note: Note): Note[] {
-  return list.some((n) => n._id === note._id) ? upsert(list, note) : list
-}
-
-/** A 404 from edit, pin or delete: the note is gone (deleted on another device, say). */
-function isGone(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 404
-}
+export { compareNotes }
 
 export interface SearchState {
   pattern: string
@@ -44,13 +24,23 @@ export interface SearchState {
 
 export const SEARCH_DEBOUNCE_MS = 250
 
+/** An edit sent from the outbox met a newer version of the note open in the editor. */
+export interface HeldConflict {
+  seq: number
+  noteId: string
+  theirs: Note
+}
+
 export interface NotesState {
   all: Note[] | undefined
   loadError: string | undefined
   search: SearchState | undefined
+  /** Online, and how many changes wait; undefined until the replica is open. */
+  sync: SyncStatus | undefined
+  conflict: HeldConflict | undefined
+  /** The person chose in the editor's conflict: the held change goes. */
+  release: (seq: number) => void
   reload: () => void
-  /** Notes deleted here whose delete the API has not answered yet: shown as gone. */
-  hiding: ReadonlySet<string>
   create: (fields: NoteFields) => Promise<Note>
   /** `version` is the updatedOn the edit was made on. */
   edit: (id: string, fields: NoteFields, version: string) => Promise<Note>
@@ -63,45 +53,99 @@ export interface NotesState {
   changed: (note: Note) => void
 }
 
+export interface NotesOptions {
+  token: string
+  userId: string
+  typed: string
+  regex: boolean
+  /** Runs on any 401. */
+  onSessionEnded: () => void
+  /** Something to tell the person about a change sent from the outbox. */
+  onNotice: (message: string) => void
+  /** The id of the note open in the editor, if any. */
+  editing: RefObject<string | undefined>
+}
+
+function upsert(list: Note[], note: Note): Note[] {
+  return [...list.filter((n) => n._id !== note._id), note].sort(compareNotes)
+}
+
+let localIds = 0
+const localId = () => `local-${Date.now().toString(36)}-${(localIds++).toString(36)}`
+
 /**
- * `onSessionEnded` runs on any 401; other failures reject the returned promises (the caller
- * shows them) or land in loadError / search.error.
+ * Other failures reject the returned promises (the caller shows them) or land in loadError /
+ * search.error.
  */
-export function useNotes(token: string, typed: string, regex: boolean, onSessionEnded: () => void): NotesState {
+export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice, editing }: NotesOptions): NotesState {
   const [all, setAll] = useState<Note[]>()
   const [loadError, setLoadError] = useState<string>()
   const [search, setSearch] = useState<SearchState>()
+  const [sync, setSync] = useState<SyncStatus>()
+  const [conflict, setConflict] = useState<HeldConflict>()
   const [loadCount, setLoadCount] = useState(0)
   const [searchCount, setSearchCount] = useState(0)
-  const [hiding, setHiding] = useState<ReadonlySet<string>>(() => new Set())
-  // Version v → the version this page's own pin made of it: a pin, edit or delete started on v
-  // before that pin was answered is not refused for it.
-  const successors = useRef(new Map<string, string>())
-  const pins = useRef(new Map<string, Promise<unknown>>())
-  const sessionEnded = useRef(onSessionEnded)
-  sessionEnded.current = onSessionEnded
+  const engine = useRef<Promise<SyncEngine | undefined>>(Promise.resolve(undefined))
+  /** Whether the engine shows the notes (the replica), rather than the first listing. */
+  const listed = useRef(false)
+  const allRef = useRef(all)
+  allRef.current = all
+  const callbacks = useRef({ onSessionEnded, onNotice })
+  callbacks.current = { onSessionEnded, onNotice }
 
   const failed = useCallback((err: unknown): string => {
-    if (err instanceof SessionEndedError) sessionEnded.current()
+    if (err instanceof SessionEndedError) callbacks.current.onSessionEnded()
     return messageOf(err)
   }, [])
 
   useEffect(() => {
     const abort = new AbortController()
+    listed.current = false
     setLoadError(undefined)
+    // Without a replica on this device, the listing asked for as the page started shows first.
     const early = takeEarlyListing(token)
-    const listed = early ? answerOf<{ notes: Note[] }>(early, abort.signal) : api.allNotes(token, abort.signal)
-    listed.then(
-      ({ notes }) => {
-        if (!abort.signal.aborted) setAll(notes)
-      },
-      (err: unknown) => {
-        if (!abort.signal.aborted) setLoadError(failed(err))
+    if (early) {
+      answerOf<{ notes: Note[] }>(early, abort.signal).then(
+        ({ notes }) => {
+          if (!abort.signal.aborted && !listed.current) setAll(notes)
+        },
+        (err: unknown) => {
+          if (!abort.signal.aborted && !listed.current) setLoadError(failed(err))
+        },
+      )
+    }
+    const started = import('./sync/engine').then(
+      ({ SyncEngine }) =>
+        abort.signal.aborted
+          ? undefined
+          : new SyncEngine(token, userId, {
+              notes(notes) {
+                listed.current = true
+                setAll(notes)
+                setLoadError(undefined)
+              },
+              status: setSync,
+              loadFailed(message) {
+                if (!listed.current && !allRef.current) setLoadError(message)
+              },
+              sessionEnded: () => callbacks.current.onSessionEnded(),
+              notice: (message) => callbacks.current.onNotice(message),
+              editing: () => editing.current,
+              conflict: (seq, _mine, theirs) => setConflict({ seq, noteId: theirs._id, theirs }),
+            }, { api, answerOf }),
+      () => {
+        if (!abort.signal.aborted && !allRef.current) setLoadError(UNREACHABLE)
+        return undefined
       },
     )
-    return () => abort.abort()
-  }, [token, loadCount, failed])
+    engine.current = started
+    return () => {
+      abort.abort()
+      void started.then((e) => e?.stop())
+    }
+  }, [token, userId, loadCount, failed, editing])
 
+  const online = sync?.online ?? true
   const pattern = searchPattern(typed, regex)
   useEffect(() => {
     if (pattern === undefined) {
@@ -111,11 +155,19 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
     // The previous results stay on screen until this pattern's answer replaces them.
     setSearch((s) => ({ pattern, notes: s?.notes, error: undefined, pending: true }))
     const abort = new AbortController()
+    const offline = async () => {
+      const { localSearch } = await import('./sync/engine')
+      const found = localSearch(allRef.current ?? [], pattern)
+      if (!abort.signal.aborted) setSearch({ pattern, notes: 'notes' in found ? found.notes : undefined, error: 'error' in found ? found.error : undefined, pending: false })
+    }
     const timer = setTimeout(() => {
+      if (!online) return void offline()
       api.search(token, pattern, abort.signal).then(
         ({ notes }) => setSearch({ pattern, notes, error: undefined, pending: false }),
         (err: unknown) => {
-          if (!abort.signal.aborted) setSearch({ pattern, notes: undefined, error: failed(err), pending: false })
+          if (abort.signal.aborted) return
+          if (err instanceof ApiError && err.status === 0) return void offline()
+          setSearch({ pattern, notes: undefined, error: failed(err), pending: false })
         },
       )
     }, SEARCH_DEBOUNCE_MS)
@@ -123,116 +175,80 @@ export function useNotes(token: string, typed: string, regex: boolean, onSession
       clearTimeout(timer)
       abort.abort()
     }
-  }, [token, pattern, searchCount, failed])
+  }, [token, pattern, searchCount, failed, online])
 
-  const apply = useCallback((change: (list: Note[]) => Note[]) => {
-    setAll((list) => (list ? change(list) : list))
-    setSearch((s) => (s?.notes ? { ...s, notes: change(s.notes) } : s))
-  }, [])
-
-  const call = useCallback(
-    async <T>(request: Promise<T>): Promise<T> => {
-      try {
-        return await request
-      } catch (err) {
-        const message = failed(err)
-        throw err instanceof ApiError ? err : new ApiError(message, 0)
-      }
-    },
-    [failed],
-  )
-
-  const latest = (version: string): string => {
-    let v = version
-    for (let next = successors.current.get(v); next; next = successors.current.get(v)) v = next
-    return v
-  }
-
-  /** The request's failure, with the note as it is now in the lists on a 412 and gone on a 404. */
-  const settle = useCallback(
-    (id: string, err: unknown): never => {
-      if (err instanceof ConflictError) apply((list) => replaceIfPresent(list, err.note))
-      else if (isGone(err)) apply((list) => without(list, id))
-      throw err
-    },
-    [apply],
-  )
+  // The search's notes as they are now: changed, pinned or deleted since the answer came.
+  const shownSearch = useMemo(() => {
+    if (!search?.notes || !all) return search
+    const current = new Map(all.map((n) => [n._id, n]))
+    const notes = search.notes.flatMap((n) => current.get(n._id) ?? []).sort(compareNotes)
+    return { ...search, notes }
+  }, [search, all])
 
   const refreshSearch = () => {
     // Whether a note matches the search is the API's to say.
     if (pattern !== undefined) setSearchCount((n) => n + 1)
   }
 
-  const hide = (id: string, hidden: boolean) =>
-    setHiding((set) => {
-      const next = new Set(set)
-      if (hidden) next.add(id)
-      else next.delete(id)
-      return next
-    })
+  /** Sends a change through the engine; before the replica shows, `shown` puts its result in the list. */
+  const submit = async (change: Parameters<SyncEngine['submit']>[0], shown: (list: Note[], note: Note | undefined) => Note[]): Promise<Note | undefined> => {
+    const sync = await engine.current
+    if (!sync) throw new ApiError(UNREACHABLE, 0)
+    try {
+      const note = await sync.submit(change)
+      if (!listed.current) setAll((list) => (list ? shown(list, note) : list))
+      return note
+    } catch (err) {
+      const message = failed(err)
+      throw err instanceof ApiError ? err : new ApiError(message, 0)
+    }
+  }
 
   return {
     all,
     loadError,
-    search,
-    hiding,
-    reload: () => setLoadCount((n) => n + 1),
+    search: shownSearch,
+    sync,
+    conflict,
+    release(seq) {
+      setConflict(undefined)
+      void engine.current.then((e) => e?.release(seq))
+    },
+    reload: () => {
+      setLoadCount((n) => n + 1)
+    },
     async create(fields) {
-      const { note } = await call(api.addNote(token, fields))
-      setAll((list) => (list ? upsert(list, note) : list))
+      const note = await submit({ kind: 'add', noteId: localId(), fields }, (list, n) => (n ? upsert(list, n) : list))
       refreshSearch()
-      return note
+      return note!
     },
     async edit(id, fields, version) {
-      const { note } = await call(api.editNote(token, id, fields, latest(version))).catch((err: unknown) => settle(id, err))
-      apply((list) => replaceIfPresent(list, note))
+      const note = await submit({ kind: 'edit', noteId: id, base: version, fields }, (list, n) => (n ? upsert(list, n) : list))
       refreshSearch()
-      return note
+      return note!
     },
     async setPinned(note, isPinned) {
-      // Shown at once; put back if the API refuses. Pins of one note go one after the other, each
-      // on the version the one before made.
-      apply((list) => replaceIfPresent(list, { ...note, isPinned }))
-      const before = pins.current.get(note._id) ?? Promise.resolve()
-      const pinned = before.then(async () => {
-        const version = latest(note.updatedOn)
-        try {
-          const { note: saved } = await call(api.setPinned(token, note._id, isPinned, version))
-          successors.current.set(version, saved.updatedOn)
-          apply((list) => replaceIfPresent(list, saved))
-        } catch (err) {
-          if (!(err instanceof ConflictError) && !isGone(err)) apply((list) => replaceIfPresent(list, note))
-          settle(note._id, err)
-        }
-      })
-      pins.current.set(
-        note._id,
-        pinned.catch(() => undefined),
-      )
-      await pinned
+      await submit({ kind: 'pin', noteId: note._id, base: note.updatedOn, isPinned }, (list, n) => (n ? upsert(list, n) : list))
     },
     async remove(note) {
-      hide(note._id, true)
-      try {
-        await (pins.current.get(note._id) ?? Promise.resolve())
-        await call(api.deleteNote(token, note._id, latest(note.updatedOn)))
-        apply((list) => without(list, note._id))
-      } catch (err) {
-        // Already gone is what a delete asks for: not a failure to show.
-        if (isGone(err)) apply((list) => without(list, note._id))
-        else settle(note._id, err)
-      } finally {
-        hide(note._id, false)
-      }
+      await submit({ kind: 'delete', noteId: note._id, base: note.updatedOn }, (list) => list.filter((n) => n._id !== note._id))
     },
     async restore(id) {
-      const { note } = await call(api.restoreNote(token, id))
-      setAll((list) => (list ? upsert(list, note) : list))
+      const { note } = await api.restoreNote(token, id).catch((err: unknown) => {
+        failed(err)
+        throw err
+      })
+      const sync = await engine.current
+      if (sync && listed.current) sync.put(note)
+      else setAll((list) => (list ? upsert(list, note) : list))
       refreshSearch()
       return note
     },
     changed(note) {
-      apply((list) => replaceIfPresent(list, note))
+      void engine.current.then((sync) => {
+        if (sync && listed.current) sync.put(note)
+        else setAll((list) => (list ? upsert(list, note) : list))
+      })
       refreshSearch()
     },
   }

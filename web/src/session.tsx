@@ -7,7 +7,7 @@
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react'
 import { SessionEndedError, type User, api, messageOf } from './api'
 import { navigate } from './router'
-import { type Draft, TOKEN_KEY, keepDraft, loadToken, saveToken } from './storage'
+import { type Draft, TOKEN_KEY, keepDraft, loadToken, loadUnsent, saveToken } from './storage'
 
 export type SessionState =
   | { status: 'checking' }
@@ -20,7 +20,9 @@ export interface Session {
   signedIn: (token: string, user: User) => void
   /**
    * Signs out: the token is forgotten at once and its session ended with POST /logout, sent once
-   * `before` settles (requests still to go out with this token, such as waiting deletes).
+   * `before` settles (requests still to go out with this token, such as waiting deletes). The
+   * replica and the outbox are deleted from this browser; with changes still waiting, the person
+   * is asked first, and staying signed in keeps them.
    */
   signOut: (before?: Promise<unknown>) => void
   /** Goes to the sign-in page after the API ended this session itself (everywhere, account deleted). */
@@ -53,6 +55,10 @@ export function useSignedIn(): { token: string; user: User } {
 }
 
 export const SESSION_ENDED = 'Your session has ended. Please sign in again.'
+export const KEPT_OFFLINE = 'Changes made offline stay on this device and are sent when you sign in again with this account.'
+
+const unsentWarning = (n: number) =>
+  `${n === 1 ? '1 change' : `${n} changes`} made offline ${n === 1 ? 'has' : 'have'} not been sent yet. Signing out deletes ${n === 1 ? 'it' : 'them'} from this device. Sign out anyway?`
 
 /** The user a token's payload names, or undefined when it names none (a token of another shape). */
 function userInToken(token: string): User | undefined {
@@ -145,8 +151,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       signOut(before) {
         const current = stateRef.current
+        const unsent = loadUnsent()
+        if (unsent > 0 && !window.confirm(unsentWarning(unsent))) return
         toSignIn({ status: 'signed-out' })
         if (current.status !== 'signed-in') return
+        // The notes leave this device with the person (docs/web-app.md, "Live and offline").
+        void import('./sync/replica-db').then(({ deleteReplica }) => deleteReplica(current.user._id)).catch(() => undefined)
         // A failed logout (offline, already ended) leaves nothing to do here: the token is gone
         // from this browser either way, and the docs say what a token kept elsewhere can do.
         void Promise.resolve(before)
@@ -166,7 +176,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         if (current.status !== 'signed-in') return
         const draft = draftSource.current?.()
         if (draft) keepDraft({ ...draft, userId: current.user._id })
-        const notice = draft ? `${SESSION_ENDED} What you were writing is kept for when you are back.` : SESSION_ENDED
+        // The replica and its outbox stay on this device for the same account's next sign-in.
+        const kept = [draft && 'What you were writing is kept for when you are back.', loadUnsent() > 0 && KEPT_OFFLINE].filter(Boolean).join(' ')
+        const notice = kept ? `${SESSION_ENDED} ${kept}` : SESSION_ENDED
         toSignIn({ status: 'signed-out', notice, email: current.user.email })
       },
       retry() {

@@ -63,3 +63,6 @@ export function takeDraft(userId: string): Draft | undefined {
     return undefined
   }
 }
+
+/** How many changes made offline wait to be sent (the replica's engine keeps it up to date). */
+export const loadUnsent = (): number => Number(read(local, 'notes-service.unsent')) || 0

@@ -31,11 +31,13 @@ interface Props {
   onHistory?: (() => void) | undefined
   /** Kept up to date with whether the editor holds unsaved changes. */
   dirtyRef?: RefObject<boolean>
+  /** The note as saved elsewhere, when a change of it sent from this device's outbox met it. */
+  conflict?: Note | undefined
 }
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform)
 
-export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, onHistory, dirtyRef }: Props) {
+export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, onHistory, dirtyRef, conflict }: Props) {
   const dialog = useRef<HTMLDialogElement>(null)
   const titleField = useRef<HTMLTextAreaElement>(null)
   const [title, setTitle] = useState(target.title)
@@ -61,6 +63,11 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
     session.setDraftSource(() => ({ ...latest.current, ...(target.noteId ? { noteId: target.noteId } : {}), ...(version ? { version } : {}) }))
     return () => session.setDraftSource(undefined)
   }, [session, target.noteId, version])
+
+  // The text typed here stays; the choice shows both.
+  useEffect(() => {
+    if (conflict) setTheirs(conflict)
+  }, [conflict])
 
   useEffect(() => {
     const element = dialog.current

@@ -21,6 +21,14 @@ const HistoryDialog = lazy(() =>
   ),
 )
 
+// Offline and waiting changes: part of the sync code's chunk, which the notes page loads as it starts.
+const SyncIndicator = lazy(() =>
+  import('../sync/engine').then(
+    (module) => ({ default: module.SyncIndicator }),
+    () => ({ default: () => null }),
+  ),
+)
+
 function HistoryUnavailable({ onClose }: { onClose: () => void }) {
   return (
     <div className="toasts">
@@ -69,7 +77,11 @@ export function NotesPage() {
   const [editing, setEditing] = useState<EditorTarget>()
   const [historyOf, setHistoryOf] = useState<string>()
   const editorDirty = useRef(false)
-  const notes = useNotes(token, typed, regex, session.ended)
+  const editingId = useRef<string | undefined>(undefined)
+  editingId.current = editing?.noteId
+  const notice = useCallback((message: string) => toasts.show({ kind: 'error', message }), [toasts])
+  const notes = useNotes({ token, userId: user._id, typed, regex, onSessionEnded: session.ended, onNotice: notice, editing: editingId })
+
   const searchBox = useRef<HTMLInputElement>(null)
 
   useEffect(() => {
@@ -96,8 +108,7 @@ export function NotesPage() {
 
   const searching = notes.search !== undefined
   const base = searching ? notes.search?.notes : notes.all
-  const hiding = notes.hiding
-  const visible = useMemo(() => base?.filter((n) => !hiding.has(n._id) && (!tag || n.tags.includes(tag))), [base, hiding, tag])
+  const visible = useMemo(() => (tag ? base?.filter((n) => n.tags.includes(tag)) : base), [base, tag])
   const pattern = notes.search?.pattern
   const highlight = useMemo(() => highlighter(pattern), [pattern])
 
@@ -169,17 +180,33 @@ export function NotesPage() {
     return () => document.removeEventListener('keydown', onKey)
   }, [openNew])
 
+  /** A conflict from the outbox that the open editor shows: whatever the person does next settles it. */
+  const heldConflict = notes.conflict && notes.conflict.noteId === editing?.noteId ? notes.conflict : undefined
+  function settleHeld() {
+    if (heldConflict) notes.release(heldConflict.seq)
+  }
+
+  /** What a save says: offline, the change waits on this device. */
+  const savedMessage = (done: string) => (notes.sync && !notes.sync.online ? `${done} on this device; it is sent when you are back online` : done)
+
+  function closeEditor() {
+    settleHeld()
+    setEditing(undefined)
+  }
+
   async function save(fields: NoteFields, version: string | undefined) {
+    settleHeld()
     const target = editing
     // A note opened without a version (a draft kept from before) is edited on the one shown now.
     const shown = notes.all?.find((n) => n._id === target?.noteId)?.updatedOn
     if (target?.noteId) await notes.edit(target.noteId, fields, version ?? shown ?? '')
     else await notes.create(fields)
     setEditing(undefined)
-    toasts.show({ message: target?.noteId ? 'Note saved' : 'Note added' })
+    toasts.show({ message: savedMessage(target?.noteId ? 'Note saved' : 'Note added') })
   }
 
   async function saveAsNew(fields: NoteFields) {
+    settleHeld()
     await notes.create(fields)
     setEditing(undefined)
     toasts.show({ message: 'Your version was added as a new note' })
@@ -297,6 +324,11 @@ export function NotesPage() {
             </button>
           </div>
         </div>
+        {notes.sync && (
+          <Suspense fallback={null}>
+            <SyncIndicator sync={notes.sync} />
+          </Suspense>
+        )}
         {status}
         {body}
       </main>
@@ -307,7 +339,8 @@ export function NotesPage() {
           knownTags={knownTags}
           onSave={save}
           onSaveAsNew={saveAsNew}
-          onClose={() => setEditing(undefined)}
+          onClose={closeEditor}
+          conflict={heldConflict?.theirs}
           onHistory={editing.noteId ? () => setHistoryOf(editing.noteId) : undefined}
           dirtyRef={editorDirty}
         />

@@ -1,0 +1,20 @@
+// Part of the sync chunk (engine.ts), which the page loads as it starts.
+// A quiet line under the toolbar: offline, and how many changes made here wait to be sent. It
+// says nothing while online with nothing waiting.
+import type { SyncStatus } from './engine'
+
+const changes = (n: number) => (n === 1 ? '1 change' : `${n} changes`)
+
+export function SyncIndicator({ sync }: { sync: SyncStatus | undefined }) {
+  if (!sync || (sync.online && sync.waiting === 0)) return null
+  let text: string
+  if (sync.refused) text = `${changes(sync.waiting)} not sent: ${sync.refused}`
+  else if (!sync.online) text = sync.waiting ? `Offline · ${changes(sync.waiting)} waiting to be sent` : 'Offline · changes you make are kept on this device'
+  else text = `Sending ${changes(sync.waiting)}…`
+  return (
+    <p className={`sync-status${sync.online ? '' : ' offline'}`} role="status">
+      <span className="sync-dot" aria-hidden="true" />
+      {text}
+    </p>
+  )
+}

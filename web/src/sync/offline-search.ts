@@ -1,0 +1,27 @@
+// Search on the replica while offline, with the API's semantics as far as JavaScript allows: the
+// pattern is a case-insensitive regular expression matched against the title and the content
+// (docs/search.md). Where RE2 and JavaScript differ is in docs/web-app.md, "Live and offline".
+// A pattern this browser's backtracking engine could take far too long on is refused, as the
+// highlighting refuses it (search.ts), in place of the API's time budget.
+import type { Note } from '../api'
+import { backtracksBadly } from '../search'
+
+export const TOO_SLOW_OFFLINE = 'This pattern could take too long to search on this device. Simplify it, or search again when you are back online.'
+export const INVALID_OFFLINE = 'This pattern is not one this device can search offline. Search again when you are back online.'
+
+/** The notes (in their order) whose title or content matches `pattern`, or the message saying why not. */
+export function localSearch(notes: readonly Note[], pattern: string): { notes: Note[] } | { error: string } {
+  if (backtracksBadly(pattern)) return { error: TOO_SLOW_OFFLINE }
+  let expression: RegExp | undefined
+  for (const flags of ['iu', 'i']) {
+    try {
+      expression = new RegExp(pattern, flags)
+      break
+    } catch {
+      // try the next flags
+    }
+  }
+  if (!expression) return { error: INVALID_OFFLINE }
+  const re = expression
+  return { notes: notes.filter((n) => re.test(n.title) || re.test(n.content)) }
+}

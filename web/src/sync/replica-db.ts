@@ -1,0 +1,106 @@
+// The replica on this device: one IndexedDB database per account, named by the account's id, so
+// the app never opens another account's. It holds the notes as the server last listed them, the
+// change feed's cursor they are current to, and the outbox (outbox.ts). Signing out deletes the
+// database (docs/web-app.md, "Live and offline").
+import { type DBSchema, type IDBPDatabase, deleteDB, openDB } from 'idb'
+import type { Note } from '../api'
+import type { Waiting } from './outbox'
+
+const PREFIX = 'notes-service.replica.'
+/** Set while this browser holds a replica: the page then shows it instead of asking for the listing first. */
+export const REPLICA_MARK = 'notes-service.replica'
+/** How many changes wait in the outbox, for the sign-out's warning on any page (storage.ts reads it). */
+export const UNSENT_MARK = 'notes-service.unsent'
+
+interface ReplicaSchema extends DBSchema {
+  notes: { key: string; value: Note }
+  outbox: { key: number; value: Waiting }
+  meta: { key: string; value: string }
+}
+
+export interface Loaded {
+  notes: Note[]
+  outbox: Waiting[]
+  cursor: string | undefined
+}
+
+export class ReplicaDb {
+  private constructor(private readonly db: IDBPDatabase<ReplicaSchema>) {}
+
+  static async open(userId: string): Promise<ReplicaDb> {
+    const db = await openDB<ReplicaSchema>(PREFIX + userId, 1, {
+      upgrade(db) {
+        db.createObjectStore('notes', { keyPath: '_id' })
+        db.createObjectStore('outbox', { keyPath: 'seq' })
+        db.createObjectStore('meta')
+      },
+      // Another tab signing out deletes this database: let it.
+      blocking() {
+        db.close()
+      },
+    })
+    return new ReplicaDb(db)
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  async load(): Promise<Loaded> {
+    const tx = this.db.transaction(['notes', 'outbox', 'meta'])
+    const [notes, outbox, cursor] = await Promise.all([tx.objectStore('notes').getAll(), tx.objectStore('outbox').getAll(), tx.objectStore('meta').get('cursor')])
+    return { notes, outbox, cursor }
+  }
+
+  /** Changes from the feed, and the cursor just after them, in one transaction. */
+  async apply(changes: Array<{ noteId: string; note: Note | null }>, cursor: string | undefined): Promise<void> {
+    const tx = this.db.transaction(['notes', 'meta'], 'readwrite')
+    const notes = tx.objectStore('notes')
+    for (const { noteId, note } of changes) void (note ? notes.put(note) : notes.delete(noteId))
+    if (cursor !== undefined) void tx.objectStore('meta').put(cursor, 'cursor')
+    await tx.done
+    markReplica()
+  }
+
+  /** The whole listing again (a first visit, or an expired cursor). */
+  async replace(notes: Note[], cursor: string): Promise<void> {
+    const tx = this.db.transaction(['notes', 'meta'], 'readwrite')
+    void tx.objectStore('notes').clear()
+    for (const note of notes) void tx.objectStore('notes').put(note)
+    void tx.objectStore('meta').put(cursor, 'cursor')
+    await tx.done
+    markReplica()
+  }
+
+  async saveOutbox(outbox: readonly Waiting[]): Promise<void> {
+    mark(UNSENT_MARK, outbox.length ? String(outbox.length) : null)
+    const tx = this.db.transaction('outbox', 'readwrite')
+    void tx.store.clear()
+    for (const w of outbox) void tx.store.put(w)
+    await tx.done
+  }
+}
+
+function mark(key: string, value: string | null): void {
+  try {
+    if (value === null) localStorage.removeItem(key)
+    else localStorage.setItem(key, value)
+  } catch {
+    // storage disabled: the page asks for the listing first, as without a replica
+  }
+}
+
+const markReplica = () => mark(REPLICA_MARK, '1')
+
+/** Deletes the account's replica and outbox from this browser (signing out). */
+export async function deleteReplica(userId: string): Promise<void> {
+  mark(REPLICA_MARK, null)
+  mark(UNSENT_MARK, null)
+  await deleteDB(PREFIX + userId)
+}
+
+/** Deletes the replicas of every other account: what a person left when their session ended goes when someone else signs in here. */
+export async function deleteOtherReplicas(userId: string): Promise<void> {
+  const databases = await indexedDB.databases()
+  await Promise.all(databases.filter((d) => d.name?.startsWith(PREFIX) && d.name !== PREFIX + userId).map((d) => deleteDB(d.name!)))
+}
