@@ -126,7 +126,7 @@ describe('the web app as a Progressive Web App', () => {
       await page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor()
 
       const kept = await page.evaluate(async () => {
-        const w = globalThis as unknown as PageWindow & { caches: CacheStorage }
+        const w = globalThis as unknown as PageWindow
         const urls: string[] = []
         for (const name of await w.caches.keys()) for (const request of await (await w.caches.open(name)).keys()) urls.push(new URL(request.url).pathname)
         return urls
@@ -194,7 +194,7 @@ describe('the web app as a Progressive Web App', () => {
         // Until it reloads, a page stays on its build: its lazy chunks, gone from the server, come
         // from its worker's cache.
         const appChunk = await second.page.evaluate(() =>
-          [...(globalThis as unknown as PageWindow).document.scripts].map((script) => script.getAttribute('src') ?? '').find((src) => src.startsWith('/assets/app-')),
+          Array.from((globalThis as unknown as PageWindow).document.scripts).map((script) => script.getAttribute('src') ?? '').find((src) => src.startsWith('/assets/app-')),
         )
         assert.equal((await fetch(`${server.base}${appChunk ?? ''}`)).status, 404, "build A's app chunk is gone from the server")
         await second.page.getByRole('link', { name: 'Trash', exact: true }).click()
