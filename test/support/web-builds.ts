@@ -35,7 +35,7 @@ export async function buildVariant(label: string): Promise<{ root: string; remov
       },
     ],
   })
-  return { root, remove: dir.remove }
+  return { root, remove: () => dir.remove() }
 }
 
 export interface SwappableServer {

@@ -15,7 +15,7 @@ import { CHROMIUM, CHROMIUM_ARGS, isLoopback, openPage } from '../support/browse
 import type { PageWindow } from '../support/page-globals.js'
 import { tempDir } from '../support/temp.js'
 import { type SwappableServer, buildVariant, startSwappableServer } from '../support/web-builds.js'
-import { PASSWORD, apiCall, signUp, suiteChromium } from '../support/web-flows.js'
+import { PASSWORD, apiCall, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
 import { VIEWPORTS, WEB_ROOT, ensureBuilt } from '../support/web.js'
 
 const SCREENSHOTS = process.env.WEB_SCREENSHOTS
@@ -117,10 +117,17 @@ describe('the web app as a Progressive Web App', () => {
 
       await context.setOffline(false)
       await signUp(page, server.base, 'Ada Lovelace', 'offline@example.com')
-      await page.getByRole('button', { name: 'New note' }).first().waitFor()
+      const token = await tokenOf(page)
+      assert.ok(token)
+      await apiCall(server.base, token, 'POST', '/add-note', { title: 'Kept for the train', content: 'Platform 4.', tags: [] })
+      await page.reload()
+      await page.getByRole('heading', { name: 'Kept for the train' }).waitFor()
+      await page.waitForFunction(() => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.replica') === '1')
       await context.setOffline(true)
       await page.reload()
       await page.getByRole('heading', { name: 'Your notes' }).waitFor({ state: 'attached' })
+      // The shell from the worker, the note from the replica.
+      await page.getByRole('heading', { name: 'Kept for the train' }).waitFor()
       // A page of the app other than the one visited, and its lazy chunk, from the worker too.
       await page.goto(`${server.base}/trash`)
       await page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor()
