@@ -5,10 +5,9 @@
 // How a new build takes over (docs/web-app.md, "Updates"): the browser installs the new worker in
 // the background, and it waits while a page of the old build is open, since that page's lazy
 // chunks come from the old worker's cache. The app then shows "A new version is ready" with
-// Reload. Reload keeps what the editor holds (the same draft a 401 keeps, reopened after the
-// reload), asks the waiting worker to take over, and every open tab reloads when its controller
-// changes, each keeping its own editor's text. Dismissed, the new build starts the next time no
-// tab of the app is open.
+// Reload. Reload asks the waiting worker to take over; every open tab of the app, when its
+// controller changes, keeps what its editor holds (the same draft a 401 keeps, reopened after the
+// reload) and reloads. Dismissed, the new build starts the next time no tab of the app is open.
 import { useEffect, useRef } from 'react'
 import { useToasts } from '../components/Toasts'
 import { useSession } from '../session'
