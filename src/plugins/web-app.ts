@@ -3,7 +3,7 @@
 // (docs/web-app.md, "How it is served"). Only this plugin's answers carry the browser's security headers.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import negotiate from '@fastify/accept-negotiator'
 import fastifyStatic from '@fastify/static'
@@ -16,13 +16,18 @@ export const DOCS_PAGE = '/docs'
 const SAME_ORIGIN = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'"]
 const NO_BASE_FORM_OR_FRAME = ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]
 
-/** Trusted Types: HTML enters the page only through DOMPurify's policy (web/src/markdown.ts). */
+/**
+ * Trusted Types: HTML enters the page only through DOMPurify's policy (web/src/markdown.ts), and a
+ * worker's script URL only through the policy that allows the app's own service worker
+ * (web/src/pwa/ServiceWorker.tsx).
+ */
 export const APP_CSP = [
   ...SAME_ORIGIN,
   "manifest-src 'self'",
+  "worker-src 'self'",
   ...NO_BASE_FORM_OR_FRAME,
   "require-trusted-types-for 'script'",
-  'trusted-types dompurify',
+  'trusted-types dompurify service-worker',
 ].join('; ')
 
 /** Without Trusted Types: Swagger UI writes HTML strings, sanitised by its own DOMPurify. */
@@ -30,6 +35,15 @@ export const DOCS_CSP = [...SAME_ORIGIN, ...NO_BASE_FORM_OR_FRAME].join('; ')
 
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 const REVALIDATE = 'no-cache'
+/**
+ * The service worker's script is kept by no HTTP cache (a proxy's included): the browser compares
+ * it byte for byte to find a new build, and a stale copy would keep an old build's worker.
+ */
+const NEVER_STORED = 'no-store'
+
+/** The service worker's script (scripts/service-worker-options.ts), at the root so its scope is the whole app. */
+export const SERVICE_WORKER_PATH = '/sw.js'
+export const MANIFEST_PATH = '/manifest.webmanifest'
 
 /** Where `npm run build` puts the web app, found from the sources (tsx) or from dist/src alike. */
 function defaultWebRoot(): string {
@@ -69,6 +83,9 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, page: ReturnType
   return reply.send(page.identity)
 }
 
+/** The worker's script, as sent: itself or its .br/.gz copy. */
+const isServiceWorker = (root: string, path: string) => /^sw\.js(\.br|\.gz)?$/.test(relative(root, path))
+
 /** Without a build (tests run from the sources) the pages answer 503. */
 export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot()): Promise<void> {
   const built = existsSync(join(root, 'index.html')) && existsSync(join(root, 'docs', 'index.html'))
@@ -103,7 +120,8 @@ export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot
       preCompressed: true,
       cacheControl: false,
       setHeaders(res, path) {
-        res.setHeader('cache-control', path.includes(`${join(root, 'assets')}/`) ? IMMUTABLE : REVALIDATE)
+        const cacheControl = path.includes(`${join(root, 'assets')}/`) ? IMMUTABLE : isServiceWorker(root, path) ? NEVER_STORED : REVALIDATE
+        res.setHeader('cache-control', cacheControl)
         res.setHeader('vary', 'accept-encoding')
       },
     })

@@ -29,6 +29,9 @@ export interface PageDocument {
   querySelector(selector: string): PageElement | null
   querySelectorAll(selector: string): ArrayLike<PageElement>
   addEventListener(type: string, listener: (event: Record<string, unknown>) => void): void
+  readonly documentElement: { dataset: Record<string, string | undefined> }
+  readonly scripts: ArrayLike<PageElement>
+  dispatchEvent(event: Event): boolean
 }
 
 export interface PageWindow {
@@ -36,6 +39,9 @@ export interface PageWindow {
   localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
   getComputedStyle(element: PageElement): PageStyle
   performance: { now(): number; getEntriesByType(type: string): Array<{ name: string; startTime: number }> }
+  navigator: { serviceWorker: { controller: object | null } }
+  fetch(url: string): Promise<{ status: number }>
+  caches: { keys(): Promise<string[]>; open(name: string): Promise<{ keys(): Promise<Array<{ url: string }>> }> }
   /** Set by the XSS payloads, should any ever run. */
   __xss?: number
 }

@@ -2,8 +2,9 @@
 // service as `npm start` runs it: the pages and /docs with their security headers, assets with
 // long immutable caching and precompressed bodies, HTML revalidated; every contract path answers
 // every method exactly as an app without the web build does (never the app's HTML), unknown paths
-// keep the API's 404 JSON, and the app is there on PostgreSQL and with --workers too. Also the
-// initial download's budget, and what the service answers when the app was never built.
+// keep the API's 404 JSON, the service worker is never kept by an HTTP cache, and the app is there
+// on PostgreSQL and with --workers too. Also the initial download's budget, and what the service
+// answers when the app was never built.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
@@ -13,7 +14,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { INITIAL_GZIP_BUDGET_BYTES, describeInitialDownload, initialAssets } from '../../scripts/web-assets.js'
 import { buildApp } from '../../src/app.js'
-import { APP_CSP, APP_PAGES, DOCS_CSP } from '../../src/plugins/web-app.js'
+import { APP_CSP, APP_PAGES, DOCS_CSP, MANIFEST_PATH, SERVICE_WORKER_PATH } from '../../src/plugins/web-app.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
 import { TEST_SECRET, testConfig } from '../support/harness.js'
@@ -123,6 +124,40 @@ describe('the web app as the service serves it', () => {
       assert.equal(answer.headers.get('content-type'), path.endsWith('.js') ? 'application/javascript; charset=utf-8' : 'text/css; charset=utf-8', path)
       assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', path)
     }
+  })
+
+  it('serves the service worker uncached by any HTTP cache, and the manifest and icons revalidated, with their types', async () => {
+    const worker = readFileSync(join(WEB_ROOT, 'sw.js'))
+    for (const encoding of ['', 'gzip', 'br']) {
+      const answer = await get(`${server.base}${SERVICE_WORKER_PATH}`, encoding ? { 'accept-encoding': encoding } : {})
+      assert.equal(answer.status, 200, encoding)
+      assert.equal(answer.headers.get('content-type'), 'application/javascript; charset=utf-8', encoding)
+      assert.equal(answer.headers.get('cache-control'), 'no-store', encoding)
+      assert.equal(answer.headers.get('content-encoding'), encoding || null)
+      const body = encoding === 'br' ? brotliDecompressSync(answer.body) : encoding === 'gzip' ? gunzipSync(answer.body) : answer.body
+      assert.deepEqual(body, worker, encoding)
+      // The worker runs under the app's CSP: no importScripts of a plain string under Trusted Types.
+      assertBrowserHeaders(answer, APP_CSP, SERVICE_WORKER_PATH)
+    }
+    assert.doesNotMatch(worker.toString(), /importScripts\(/, 'the Workbox runtime is inlined')
+    assert.match(APP_CSP, /worker-src 'self'/)
+    assert.match(APP_CSP, /manifest-src 'self'/)
+    assert.match(APP_CSP, /trusted-types dompurify service-worker(;|$)/)
+
+    const manifest = await get(`${server.base}${MANIFEST_PATH}`)
+    assert.equal(manifest.status, 200)
+    assert.equal(manifest.headers.get('content-type'), 'application/manifest+json')
+    assert.equal(manifest.headers.get('cache-control'), 'no-cache')
+    const icons = (JSON.parse(manifest.body.toString()) as { icons: Array<{ src: string; type: string }> }).icons
+    for (const icon of icons) {
+      const answer = await get(server.base + icon.src)
+      assert.equal(answer.status, 200, icon.src)
+      assert.equal(answer.headers.get('content-type')?.split(';')[0], icon.type, icon.src)
+      assert.equal(answer.headers.get('cache-control'), 'no-cache', icon.src)
+    }
+    assert.match(html().toString(), /<link rel="manifest" href="\/manifest\.webmanifest" \/>/)
+    // The API reference links no manifest: its CSP has no manifest-src.
+    assert.doesNotMatch(readFileSync(join(WEB_ROOT, 'docs', 'index.html'), 'utf8'), /rel="manifest"/)
   })
 
   it("keeps the API's 404 JSON for every other path, browsers' navigations included", async () => {

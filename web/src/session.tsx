@@ -33,6 +33,8 @@ export interface Session {
   ended: () => void
   /** Checks the kept token again (after the server could not be reached). */
   retry: () => void
+  /** Keeps what the editor holds for this tab's next start (a reload to a new version). */
+  keepDraft: () => void
   /** The editor registers what it holds, so a 401 anywhere can keep it. */
   setDraftSource: (source: (() => Omit<Draft, 'userId'> | undefined) | undefined) => void
 }
@@ -181,6 +183,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       retry() {
         void check()
+      },
+      keepDraft() {
+        const current = stateRef.current
+        const draft = draftSource.current?.()
+        if (draft && current.status === 'signed-in') keepDraft({ ...draft, userId: current.user._id })
       },
       setDraftSource(source) {
         draftSource.current = source

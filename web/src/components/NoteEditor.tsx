@@ -147,7 +147,7 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
         </header>
         {target.restored && (
           <p className="notice" role="status">
-            This is what you were writing when your session ended.
+            This is what you were writing. It is not saved yet.
           </p>
         )}
         {theirs && choices && <Conflict mine={{ title, content, tags }} theirs={theirs} busy={busy} {...choices} />}
