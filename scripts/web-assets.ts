@@ -7,8 +7,12 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 
-/** The largest initial download of JS + CSS, gzip-compressed, that the app may need (issue 22). */
-export const INITIAL_GZIP_BUDGET_BYTES = 120 * 1024
+/**
+ * The largest initial download of JS + CSS, gzip-compressed, that the app may need: 120 KB, and
+ * 1 KB more for what the notes page needs to start its sync code (docs/performance.md, "The web
+ * app live and offline").
+ */
+export const INITIAL_GZIP_BUDGET_BYTES = 121 * 1024
 
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|map|webmanifest)$/
 

@@ -2,7 +2,8 @@
 // runs it), on SQLite and on PostgreSQL, with two browser contexts signed in as the same person
 // (two devices): an edit on one shows on the other; one goes offline, changes notes and adds one
 // while the other edits one of the same notes, and once back online both show the same notes,
-// with both versions of the note changed on both; an outbox conflict on the note open in the
+// with both versions of the note changed on both, the waiting changes kept across a reload with
+// no network; an outbox conflict on the note open in the
 // editor shows the choice; search works offline; signing out deletes the replica from the browser.
 // With WEB_SCREENSHOTS=DIR the offline state and the conflict are saved, light and dark, desktop and phone.
 import assert from 'node:assert/strict'
@@ -143,6 +144,14 @@ describe('the web app live and offline, on two devices', () => {
         await b.page.getByRole('searchbox', { name: 'Search notes' }).fill('')
         await card(b.page, 'Groceries').waitFor()
 
+        // A reload with no network: the app from the service worker, the notes and the waiting
+        // changes from IndexedDB.
+        await b.page.waitForFunction(() => (globalThis as unknown as PageWindow).navigator.serviceWorker.controller !== null)
+        await b.page.reload()
+        await card(b.page, 'Written offline').waitFor()
+        await card(b.page, 'Plan').getByText('plan written offline').waitFor()
+        assert.equal((await indicator.innerText()).trim(), 'Offline · 3 changes waiting to be sent')
+
         if (SCREENSHOTS) {
           for (const colorScheme of ['light', 'dark'] as const) {
             for (const [name, size] of [
@@ -185,6 +194,7 @@ describe('the web app live and offline, on two devices', () => {
         await choice.waitFor()
         assert.equal(await choice.getByRole('region', { name: 'Your version' }).locator('pre').innerText(), 'mine, offline, and more')
         assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), 'theirs, online')
+        assert.equal((await b.page.locator('.sync-status').innerText()).trim(), '1 change waiting for your choice')
         if (SCREENSHOTS) {
           for (const colorScheme of ['light', 'dark'] as const) {
             for (const [name, size] of [

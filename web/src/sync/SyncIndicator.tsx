@@ -10,7 +10,8 @@ export function SyncIndicator({ sync }: { sync: SyncStatus | undefined }) {
   let text: string
   if (sync.refused) text = `${changes(sync.waiting)} not sent: ${sync.refused}`
   else if (!sync.online) text = sync.waiting ? `Offline · ${changes(sync.waiting)} waiting to be sent` : 'Offline · changes you make are kept on this device'
-  else text = `Sending ${changes(sync.waiting)}…`
+  else if (sync.waiting > sync.held) text = `Sending ${changes(sync.waiting - sync.held)}…`
+  else text = `${changes(sync.held)} waiting for your choice`
   return (
     <p className={`sync-status${sync.online ? '' : ' offline'}`} role="status">
       <span className="sync-dot" aria-hidden="true" />

@@ -24,6 +24,8 @@ export interface SyncStatus {
   waiting: number
   /** Why a waiting change was refused by the server, when one was. */
   refused: string | undefined
+  /** Waiting changes whose conflict the editor shows, until the person chooses. */
+  held: number
 }
 
 export interface SyncEvents {
@@ -134,7 +136,7 @@ export class SyncEngine {
   }
 
   private status(): void {
-    this.events.status({ online: this.online, waiting: this.outbox.length, refused: this.outbox.find((w) => w.refused)?.refused })
+    this.events.status({ online: this.online, waiting: this.outbox.length, refused: this.outbox.find((w) => w.refused)?.refused, held: this.outbox.filter((w) => w.held).length })
   }
 
   private persistOutbox(): void {
