@@ -140,7 +140,8 @@ export class SyncEngine {
   }
 
   private persistOutbox(): void {
-    void this.db?.saveOutbox(this.outbox).catch(() => undefined)
+    const unsent = this.outbox.filter((w) => !this.waiters.has(w.seq)).length
+    void this.db?.saveOutbox(this.outbox, unsent).catch(() => undefined)
   }
 
   private setReplica(changes: FeedChange[], cursor: string | undefined): void {
@@ -174,11 +175,11 @@ export class SyncEngine {
     }
     const seq = this.seq++
     this.outbox = enqueue(this.outbox, change, seq, new Date().toISOString(), this.sending)
-    this.persistOutbox()
     const carrier =
       this.outbox.find((w) => w.seq === seq) ??
       this.outbox.find((w) => w.seq !== this.sending && w.change.noteId === change.noteId && (w.change.kind === change.kind || w.change.kind === 'add'))
     if (!carrier || !this.online) {
+      this.persistOutbox()
       this.emit()
       return view(this.replica, this.outbox, this.userId).find((n) => n._id === change.noteId)
     }
@@ -187,6 +188,7 @@ export class SyncEngine {
       list.push({ resolve, reject })
       this.waiters.set(carrier.seq, list)
     })
+    this.persistOutbox()
     this.emit()
     void this.flush()
     return answered
@@ -227,6 +229,7 @@ export class SyncEngine {
     } finally {
       this.flushing = false
       this.releaseWaiters()
+      this.persistOutbox()
       this.emit()
     }
   }

@@ -72,8 +72,9 @@ export class ReplicaDb {
     markReplica()
   }
 
-  async saveOutbox(outbox: readonly Waiting[]): Promise<void> {
-    mark(UNSENT_MARK, outbox.length ? String(outbox.length) : null)
+  /** `unsent`: how many of them wait for the network (not those on their way with someone waiting for the answer). */
+  async saveOutbox(outbox: readonly Waiting[], unsent: number): Promise<void> {
+    mark(UNSENT_MARK, unsent ? String(unsent) : null)
     const tx = this.db.transaction('outbox', 'readwrite')
     void tx.store.clear()
     for (const w of outbox) void tx.store.put(w)
