@@ -13,6 +13,8 @@ export interface SseEvent {
 export interface SseStream {
   status: number
   headers: IncomingHttpHeaders
+  /** The client's port of the connection: which server process holds it can be found from it (/proc/net/tcp). */
+  localPort: number
   /** The body of an answer that is not a stream (a 4xx or 5xx), parsed as JSON when it is. */
   body: unknown
   events: SseEvent[]
@@ -35,6 +37,8 @@ export const baseOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.
 export interface StreamOptions {
   token?: string
   since?: string
+  /** More query parameters, sent as they are. */
+  query?: Record<string, string>
   lastEventId?: string
   headers?: Record<string, string>
   /** Never read the body: the socket is paused as soon as the headers arrive (a slow reader). */
@@ -44,6 +48,7 @@ export interface StreamOptions {
 export function openStream(base: string, options: StreamOptions = {}): Promise<SseStream> {
   const url = new URL('/stream-changes', base)
   if (options.since !== undefined) url.searchParams.set('since', options.since)
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value)
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId
@@ -71,6 +76,7 @@ function streamOf(res: IncomingMessage, destroy: () => void): SseStream {
   const stream: SseStream = {
     status: res.statusCode ?? 0,
     headers: res.headers,
+    localPort: res.socket.localPort ?? 0,
     body: undefined,
     events,
     comments,
