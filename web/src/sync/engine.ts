@@ -1,8 +1,9 @@
 // Keeps this device's replica current and sends what was changed here. On start it shows the
 // replica at once, catches up with GET /get-changes (a 410 lists everything again), sends the
 // outbox, then holds GET /stream-changes and applies each change as it comes; a stream that ends
-// or fails is opened again with Last-Event-ID after a growing wait (1 s doubling to 30 s, with
-// jitter, or the server's Retry-After), at once when the browser says it is online again.
+// or fails is opened again with Last-Event-ID after a growing wait (the stream's `retry:`, 1 s
+// until it sends one, doubling to 30 s, with jitter; or the server's Retry-After), at once when
+// the browser says it is online again.
 // Every change made here goes through the outbox (outbox.ts): online it is sent at once and its
 // caller gets the server's answer (a 412 or 404 to show); offline, or when the network fails on
 // the way, the caller gets the note as this device now shows it and the change waits.
@@ -60,6 +61,8 @@ export class SyncEngine {
   private flushing = false
   private stopped = false
   private failures = 0
+  /** The first wait before reconnecting: the stream's own `retry:` field, 1 s until it sends one. */
+  private retryMs = 1000
   private readonly abort = new AbortController()
   private readonly waiters = new Map<number, Waiter[]>()
   /** Local ids of notes added here → the server's ids, for an editor opened before the add was sent. */
@@ -327,6 +330,8 @@ export class SyncEngine {
       let wait: number | undefined
       try {
         await this.catchUp()
+        // The server answers: the next wait starts from the shortest again.
+        this.failures = 0
         void this.flush()
         this.streamAbort = new AbortController()
         const signal = AbortSignal.any([this.abort.signal, this.streamAbort.signal])
@@ -340,6 +345,7 @@ export class SyncEngine {
             this.emit()
           },
           signal,
+          (ms) => (this.retryMs = ms),
         )
       } catch (err) {
         if (this.stopped) return
@@ -353,7 +359,7 @@ export class SyncEngine {
         if (!this.listed) this.events.loadFailed(err instanceof Error ? err.message : String(err))
       }
       this.failures++
-      const backoff = Math.min(MAX_WAIT_MS, 1000 * 2 ** Math.min(this.failures - 1, 5))
+      const backoff = Math.min(MAX_WAIT_MS, this.retryMs * 2 ** Math.min(this.failures - 1, 5))
       await this.sleep(wait ?? backoff * (0.5 + Math.random() / 2))
     }
   }

@@ -81,7 +81,14 @@ export class StreamRefused extends Error {
  * the cursor after it. Resolves when the server ends the stream; rejects with the API's errors
  * (401 SessionEndedError, 410 CursorExpired, 429/503 StreamRefused) or a network failure.
  */
-export async function holdStream(client: Client, token: string, cursor: string, onChange: (change: FeedChange, cursor: string) => void, signal: AbortSignal): Promise<void> {
+export async function holdStream(
+  client: Client,
+  token: string,
+  cursor: string,
+  onChange: (change: FeedChange, cursor: string) => void,
+  signal: AbortSignal,
+  onRetry: (ms: number) => void = () => undefined,
+): Promise<void> {
   const response = await fetch('/stream-changes', { headers: headers(token, { accept: 'text/event-stream', 'last-event-id': cursor }), signal, cache: 'no-store' })
   if (!response.ok || !response.body) {
     const retryAfter = Number(response.headers.get('retry-after'))
@@ -96,6 +103,7 @@ export async function holdStream(client: Client, token: string, cursor: string, 
     throw new StreamRefused(`The server answered ${response.status}`, response.status, undefined)
   }
   const parser = createParser({
+    onRetry,
     onEvent(event) {
       if (event.event !== 'change' || !event.id) return
       onChange(JSON.parse(event.data) as FeedChange, event.id)
