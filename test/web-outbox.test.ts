@@ -191,6 +191,16 @@ describe('the outbox', () => {
     assert.deepEqual(enqueue(local, { kind: 'delete', noteId: 'local-1', base: 'x' }, 3, 'x'), [])
   })
 
+  it('keeps a change the server refuses, skips it, and sends it again once the note is edited', () => {
+    const add: Change = { kind: 'add', noteId: 'local-1', fields: { title: 'n', content: 'too long', tags: [] } }
+    let outbox = enqueue([], add, 1, 'x')
+    outbox = settle(outbox, outbox[0]!, { kind: 'refused', message: 'Note too large' }, 'local-2').outbox
+    assert.equal(outbox[0]!.refused, 'Note too large')
+    assert.equal(nextToSend(outbox), undefined)
+    outbox = enqueue(outbox, { kind: 'edit', noteId: 'local-1', base: 'x', fields: { title: 'n', content: 'shorter', tags: [] } }, 2, 'x')
+    assert.deepEqual(nextToSend(outbox)?.change, { ...add, fields: { title: 'n', content: 'shorter', tags: [] } })
+  })
+
   it('holds an edit whose conflict the open editor shows, and sends the rest', () => {
     const server = new ModelServer()
     const a = server.add({ title: 'a', content: 'a', tags: [] })

@@ -1,6 +1,7 @@
 // The web app live and offline, in Debian's Chromium against the real service (as `npm start`
 // runs it), on SQLite and on PostgreSQL, with two browser contexts signed in as the same person
-// (two devices): an edit on one shows on the other; one goes offline, changes notes and adds one
+// (two devices): an edit on one shows on the other, and an editor open on the note keeps its text;
+// one goes offline, changes notes and adds one
 // while the other edits one of the same notes, and once back online both show the same notes,
 // with both versions of the note changed on both, the waiting changes kept across a reload with
 // no network; an outbox conflict on the note open in the
@@ -95,17 +96,37 @@ describe('the web app live and offline, on two devices', () => {
         await server?.close()
       })
 
-      it('shows a note added through the API and an edit made on one device on the other within a second, without a reload', async () => {
+      it('shows a note added through the API and an edit made on one device on the other within a second, without a reload or redrawing the other cards', async () => {
+        await add('Bookmarks', 'unchanged')
         await add('Groceries', 'milk')
         await card(a.page, 'Groceries').waitFor()
         await card(b.page, 'Groceries').waitFor()
-        // A marker on the page: a reload would lose it.
+        // Markers on the page and on another card's element: a reload, or the grid drawn anew, would lose them.
         await b.page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1))
+        await card(b.page, 'Bookmarks').evaluate((element) => ((element as unknown as { kept: boolean }).kept = true))
         await editIn(a.page, 'Groceries', 'milk, eggs')
         await a.page.getByRole('status').filter({ hasText: 'Note saved' }).waitFor()
         // A generous liveness bound: the edit is committed when A's save is answered.
         await card(b.page, 'Groceries').getByText('milk, eggs').waitFor({ timeout: 1000 })
         assert.equal(await b.page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1, 'no reload')
+        assert.equal(await card(b.page, 'Bookmarks').evaluate((element) => (element as unknown as { kept?: boolean }).kept), true, 'the other card is the same element')
+      })
+
+      it('keeps the text typed in the editor when its note changes on the other device, and the save offers the choice', async () => {
+        await card(b.page, 'Bookmarks').getByRole('button', { name: 'Bookmarks', exact: true }).click()
+        const editor = b.page.getByRole('dialog', { name: 'Edit note' })
+        await editor.getByLabel('Content', { exact: true }).fill('typed on B')
+        await editIn(a.page, 'Bookmarks', 'saved on A')
+        // The card behind the editor follows; the editor keeps what was typed.
+        await card(b.page, 'Bookmarks').getByText('saved on A').waitFor()
+        assert.equal(await editor.getByLabel('Content', { exact: true }).inputValue(), 'typed on B')
+        await b.page.keyboard.press('Control+Enter')
+        const choice = editor.getByRole('group', { name: 'Choose a version' })
+        await choice.waitFor()
+        assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), 'saved on A')
+        await choice.getByRole('button', { name: 'Keep mine' }).click()
+        await editor.waitFor({ state: 'detached' })
+        await card(a.page, 'Bookmarks').getByText('typed on B').waitFor()
       })
 
       it('keeps working offline and, back online, both devices show the same notes with both versions of the one changed on both', async () => {
@@ -169,7 +190,7 @@ describe('the web app live and offline, on two devices', () => {
 
         await b.context.setOffline(false)
         await indicator.waitFor({ state: 'detached' })
-        const expected = ['Groceries', 'Letter', 'Plan', 'Plan (conflict)', 'Written offline']
+        const expected = ['Bookmarks', 'Groceries', 'Letter', 'Plan', 'Plan (conflict)', 'Written offline']
         for (const device of [a, b]) await eventually('the device shows the server’s notes', async () => JSON.stringify(await cardTitles(device.page)) === JSON.stringify(expected), 5000)
         const notes = await listing()
         assert.deepEqual(notes.map((n) => n.title).sort(), expected)

@@ -46,7 +46,7 @@ export function enqueue(outbox: readonly Waiting[], change: Change, seq: number,
       // The last text of a note added here is what its add sends.
       if (added?.change.kind === 'add') {
         const merged: Change = { ...added.change, fields: change.fields }
-        return outbox.map((w) => (w === added ? { ...w, change: merged } : w))
+        return outbox.map((w) => (w === added ? withoutRefusal({ ...w, change: merged }) : w))
       }
       const edited = outbox.find((w) => open(w) && w.change.kind === 'edit')
       if (edited?.change.kind === 'edit') {
