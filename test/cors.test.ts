@@ -11,6 +11,7 @@ import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { type Account, type Harness, MODES, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
+import { baseOf, openStream } from './support/sse.js'
 
 /** Express `cors()`'s default methods (https://github.com/expressjs/cors#configuration-options). */
 const EXPRESS_METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE'
@@ -25,6 +26,9 @@ const OTHER_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['get', '/openapi.json'],
   ['get', '/docs'],
 ]
+
+/** Routes whose answer is a stream: the answer's headers are read over a socket as they arrive. */
+const STREAMING_OPERATIONS: ReadonlyArray<readonly [string, string]> = [['get', '/stream-changes']]
 
 /**
  * A request of this operation that succeeds for `account`: the concrete path, its body, and the
@@ -98,7 +102,9 @@ for (const mode of MODES) {
 
     it('the contract list and the other routes cover every documented operation', () => {
       const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> }
-      const listed = new Set([...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS].map(([m, p]) => `${m} ${p}`))
+      const listed = new Set(
+        [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS, ...STREAMING_OPERATIONS].map(([m, p]) => `${m} ${p}`),
+      )
       for (const [path, operations] of Object.entries(doc.paths)) {
         for (const method of Object.keys(operations)) assert.ok(listed.has(`${method} ${path}`), `${method} ${path} has a row here`)
       }
@@ -120,6 +126,29 @@ for (const mode of MODES) {
         assert.equal(header(actual, 'access-control-allow-origin'), '*', `${verb} ${url}`)
         assert.equal(header(actual, 'access-control-allow-methods'), undefined, `${verb} ${url}: methods only on preflight`)
         assertNothingExpressOmits(actual, `${verb} ${url}`)
+      })
+    }
+
+    for (const [method, path] of STREAMING_OPERATIONS) {
+      const verb = method.toUpperCase()
+      it(`${verb} ${path}: preflight 204 allowing ${verb}, then the stream carries origin *`, async () => {
+        const where = `OPTIONS ${path} for ${verb}`
+        const preflight = await h.client.request('OPTIONS', path, {
+          headers: { origin: ORIGIN, 'access-control-request-method': verb, 'access-control-request-headers': REQUESTED_HEADERS },
+        })
+        assertPreflight(preflight, where, REQUESTED_HEADERS)
+        // inject cannot hold a stream open: the answer itself is read over the socket.
+        if (mode !== 'http') return
+        const stream = await openStream(baseOf(h.app), { token: a.token, headers: { origin: ORIGIN } })
+        try {
+          assert.equal(stream.status, 200)
+          const reply: Reply = { status: stream.status, headers: stream.headers, text: '', json: undefined }
+          assert.equal(header(reply, 'access-control-allow-origin'), '*', `${verb} ${path}`)
+          assert.equal(header(reply, 'access-control-allow-methods'), undefined, `${verb} ${path}: methods only on preflight`)
+          assertNothingExpressOmits(reply, `${verb} ${path}`)
+        } finally {
+          stream.close()
+        }
       })
     }
 

@@ -89,13 +89,6 @@ export class LiveStreams {
     })
   }
 
-  /** Streams open now. */
-  get open(): number {
-    let count = 0
-    for (const streams of this.byAccount.values()) count += streams.size
-    return count
-  }
-
   /**
    * Takes a slot and reads the feed from `cursor` (from now without one): a stream to start, or a ContractError
    * (429, 503, or the feed's 410) thrown before anything is sent.
