@@ -10,7 +10,7 @@
 // Loaded as a chunk of its own (web/src/notes-state.ts imports it), outside the first download.
 import type { Note, NoteFields } from '../api'
 import { type Client, CursorExpired, type FeedChange, StreamRefused, changesSince, holdStream, listAll, statusOf } from './feed'
-import { type Answer, type Change, LOCAL_PREFIX, type Waiting, enqueue, isLocalId, nextToSend, settle, view } from './outbox'
+import { type Answer, type Change, LOCAL_PREFIX, type Waiting, enqueue, nextToSend, settle, view } from './outbox'
 import { ReplicaDb, deleteOtherReplicas } from './replica-db'
 
 export type { Client } from './feed'
@@ -370,6 +370,3 @@ export class SyncEngine {
     this.wake()
   }
 }
-
-/** Whether `id` names a note not yet on the server. */
-export { isLocalId }
