@@ -4,7 +4,7 @@
 // one goes offline, changes notes and adds one
 // while the other edits one of the same notes, and once back online both show the same notes,
 // with both versions of the note changed on both, the waiting changes kept across a reload with
-// no network; an outbox conflict on the note open in the
+// no network and across a session ended elsewhere; an outbox conflict on the note open in the
 // editor shows the choice; search works offline; signing out deletes the replica from the browser.
 // With WEB_SCREENSHOTS=DIR the offline state and the conflict are saved, light and dark, desktop and phone.
 import assert from 'node:assert/strict'
@@ -239,6 +239,21 @@ describe('the web app live and offline, on two devices', () => {
         await eventually('no change waits', async () => (await b.page.locator('.sync-status').count()) === 0)
       })
 
+      it('keeps changes made offline when the session ends elsewhere, and sends them once the same person signs in again', async () => {
+        await b.context.setOffline(true)
+        await editIn(b.page, 'Letter', 'kept across sessions')
+        await call('POST', '/logout-everywhere')
+        await b.context.setOffline(false)
+        await b.page.waitForURL(`${server.base}/sign-in`)
+        await b.page.getByText('Changes made offline stay on this device and are sent when you sign in again with this account.').waitFor()
+        await b.page.getByLabel('Password').fill(PASSWORD)
+        await b.page.getByRole('button', { name: 'Sign in' }).click()
+        const login = await apiCall(server.base, '', 'POST', '/login', { email, password: PASSWORD })
+        token = (login.json as { accessToken: string }).accessToken
+        await eventually('the change sent', async () => (await listing()).find((n) => n.title === 'Letter')?.content === 'kept across sessions')
+        await b.page.locator('.sync-status').waitFor({ state: 'detached' })
+      })
+
       it('asks before signing out with changes waiting, and signing out deletes the replica and the outbox from the browser', async () => {
         const { _id: userId } = (await call('GET', '/get-user')).user as { _id: string }
         assert.deepEqual(await replicaNames(b.page), [`notes-service.replica.${userId}`], 'one database, named by the account')
@@ -257,7 +272,7 @@ describe('the web app live and offline, on two devices', () => {
         const kept = await b.page.evaluate(() => Object.keys((globalThis as unknown as PageWindow).localStorage).filter((k) => k.startsWith('notes-service.replica') || k.startsWith('notes-service.unsent')))
         assert.deepEqual(kept, [])
         await b.context.setOffline(false)
-        assert.equal((await listing()).find((n) => n.title === 'Letter')?.content, 'letter written offline', 'the discarded change was never sent')
+        assert.equal((await listing()).find((n) => n.title === 'Letter')?.content, 'kept across sessions', 'the discarded change was never sent')
       })
 
       it('loaded nothing from another host, broke no CSP rule and threw nothing', () => {
