@@ -71,6 +71,10 @@ describe('a live stream and its feed reads', () => {
 
   it('coalesces a burst of notices into the read in flight and one more', async () => {
     const s = await open('burst')
+    await settle()
+    assert.equal(feed.reads.length, 1, 'the read as it starts')
+    feed.reads.splice(0)[0]!.release({ changes: [], cursor: 'c0', more: false })
+    await settle()
     const publishedAt = Date.now()
     bus.publish({ kind: 'notes', userId: 'burst', publishedAt })
     await settle()
@@ -97,6 +101,9 @@ describe('a live stream and its feed reads', () => {
   it('reads again at once while a page says more follow', async () => {
     feed.reads.length = 0
     const s = await open('pages')
+    await settle()
+    feed.reads.splice(0)[0]!.release({ changes: [], cursor: 'c0', more: false })
+    await settle()
     bus.publish({ kind: 'notes', userId: 'pages', publishedAt: Date.now() })
     await settle()
     feed.reads[0]!.release({ changes: [{ noteId: 'n1', json: null, cursor: 'c1' }], cursor: 'c1', more: true })
@@ -110,30 +117,38 @@ describe('a live stream and its feed reads', () => {
 
   it('reads the feed again when the bus comes (back) live: notices may have been missed meanwhile', async () => {
     feed.reads.length = 0
-    const streamsOpen = [await open('r1'), await open('r2')]
     const transport = fakeTransport()
     const remote = busOverTransport('fake', transport)
     const other = new LiveStreams({ ...streams.deps, bus: remote })
     try {
-      // The streams above listen on the in-process bus; a stream of `other` hears the fake transport.
+      // A stream of `other` hears the fake transport.
       const events = await started(remote, transport)
       const prepared = await other.prepare(caller('r3'), undefined)
       const response = await responseFor(prepared)
-      events.live()
       await settle()
+      // A stream reads once as it starts, for notices published while it was being prepared.
       assert.equal(feed.reads.length, 1)
       feed.reads[0]!.release({ changes: [], cursor: 'c0', more: false })
+      await settle()
+      events.live()
+      await settle()
+      assert.equal(feed.reads.length, 2)
+      feed.reads[1]!.release({ changes: [], cursor: 'c0', more: false })
       response.close()
     } finally {
       other.shutdown()
       await remote.close()
-      streamsOpen.forEach((s) => s.close())
     }
   })
 
   it('checks the session past the cache on a sessions notice, and ends the stream when it has ended', async () => {
     checks.length = 0
+    feed.reads.length = 0
     const s = await open('session')
+    await settle()
+    // Checked once past the cache as it starts, for a session ended while it was being prepared.
+    assert.deepEqual(checks.splice(0), [true])
+    feed.reads.splice(0).forEach((read) => read.release({ changes: [], cursor: 'c0', more: false }))
     bus.publish({ kind: 'sessions', userId: 'session', publishedAt: Date.now() })
     await settle()
     assert.deepEqual(checks, [true])

@@ -224,7 +224,10 @@ class LiveStream {
     const first = this.first
     this.first = undefined
     if (first) this.send(first)
-    if (first?.more) this.poke(undefined)
+    // Notices published between the first read and now reached no stream: one more read and one session check
+    // cover what they told.
+    this.poke(undefined)
+    this.checkSession(true)
   }
 
   /** Reads the feed, or once more after the read in flight: a burst of notices costs at most two reads. */
