@@ -9,9 +9,14 @@ import { useSession, useSignedIn } from '../session'
 import { type View, loadView, saveView, takeDraft } from '../storage'
 import { Header } from './Header'
 import { GridIcon, ListIcon, PlusIcon } from './Icons'
-import { type EditorTarget, NoteEditor } from './NoteEditor'
+import type { EditorTarget } from './NoteEditor'
 import { NoteGrid } from './NoteGrid'
 import { useToasts } from './Toasts'
+
+// The editor is a chunk of its own, kept out of the first download; the page fetches it once it has shown the notes
+// (preloadEditor), so it is there by the time a person opens a note, and the service worker keeps it for offline use.
+const loadEditor = () => import('./NoteEditor')
+const NoteEditor = lazy(() => loadEditor().then((module) => ({ default: module.NoteEditor })))
 
 // The history and its diff are a chunk of their own, fetched the first time a history opens.
 const HistoryDialog = lazy(() =>
@@ -81,6 +86,8 @@ export function NotesPage() {
   editingId.current = editing?.noteId
   const notice = useCallback((message: string) => toasts.show({ kind: 'error', message }), [toasts])
   const notes = useNotes({ token, userId: user._id, typed, regex, onSessionEnded: session.ended, onNotice: notice, editing: editingId })
+
+  useEffect(() => void loadEditor().catch(() => {}), [])
 
   const searchBox = useRef<HTMLInputElement>(null)
 
@@ -333,17 +340,19 @@ export function NotesPage() {
         {body}
       </main>
       {editing && (
-        <NoteEditor
-          key={`${editing.noteId ?? 'new'} ${editing.version ?? ''}`}
-          target={editing}
-          knownTags={knownTags}
-          onSave={save}
-          onSaveAsNew={saveAsNew}
-          onClose={closeEditor}
-          conflict={heldConflict?.theirs}
-          onHistory={editing.noteId ? () => setHistoryOf(editing.noteId) : undefined}
-          dirtyRef={editorDirty}
-        />
+        <Suspense fallback={null}>
+          <NoteEditor
+            key={`${editing.noteId ?? 'new'} ${editing.version ?? ''}`}
+            target={editing}
+            knownTags={knownTags}
+            onSave={save}
+            onSaveAsNew={saveAsNew}
+            onClose={closeEditor}
+            conflict={heldConflict?.theirs}
+            onHistory={editing.noteId ? () => setHistoryOf(editing.noteId) : undefined}
+            dirtyRef={editorDirty}
+          />
+        </Suspense>
       )}
       {historyNote && (
         <Suspense fallback={null}>
