@@ -1,0 +1,219 @@
+// 5 000 idle live-update streams on one instance: what they cost in memory, and what they cost
+// get-all-notes (20 notes, 32 connections, the bench's load of bench/load.ts). One account may
+// hold only 10 streams, so the streams are spread over 500 accounts registered through the API.
+// In one run, on one service process, phases without and with the streams open alternate
+// (without, with, with, without, …: drift falls on both alike); the streams are opened before
+// each "with" phase and closed after it. RSS is read from /proc: before any stream, with every
+// stream open and idle (the first opening), and after they close.
+// Run: npm run build:bench && node dist-bench/bench/idle-streams.js
+//      [--streams 5000] [--accounts 500] [--rounds 2] [--duration 8] [--out bench/results/idle-streams]
+//      DATABASE_URL=postgres://… runs it on PostgreSQL (a database of its own, dropped after);
+//      --service-env KEY=VALUE adds a service setting (repeatable).
+// Needs about `streams` + 200 open files in this process and in the service (`ulimit -n`).
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { type LoadRequest, REALISTIC, runLoad } from './load.js'
+import { BenchDatabases } from './postgres-seed.js'
+import { addNotes, registerAccount, rssOf, startService } from './processes.js'
+import { type OpenStream, openStream } from './sse-client.js'
+
+/** The service's per-instance stream limit, set above the run's streams. */
+const INSTANCE_STREAM_LIMIT = 'MAX_STREAMS_PER_INSTANCE'
+const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/idle-streams', import.meta.url))
+const MB = 2 ** 20
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** This process's open-file limit (the service inherits it). */
+function openFileLimit(): number {
+  const m = /Max open files\s+(\d+|unlimited)/.exec(readFileSync('/proc/self/limits', 'utf8'))
+  return !m || m[1] === 'unlimited' ? Infinity : Number(m[1])
+}
+
+/** Runs `work` over `items`, `concurrency` at a time. */
+async function inParallel<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length)
+  let next = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await work(items[i] as T, i)
+    }
+  }))
+  return results
+}
+
+/** The median of a few RSS readings a quarter second apart, once the process has been left alone. */
+async function settledRss(pid: number): Promise<number> {
+  await sleep(2000)
+  const readings: number[] = []
+  for (let i = 0; i < 5; i++) {
+    readings.push(rssOf(pid) ?? 0)
+    await sleep(250)
+  }
+  return readings.sort((a, b) => a - b)[2] as number
+}
+
+interface Phase {
+  streams: number
+  rps: number
+  p50: number
+  p99: number
+  non2xx: number
+  load: number
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      streams: { type: 'string', default: '5000' },
+      accounts: { type: 'string', default: '500' },
+      rounds: { type: 'string', default: '2' },
+      duration: { type: 'string', default: '8' },
+      out: { type: 'string', default: DEFAULT_OUT },
+      'service-env': { type: 'string', multiple: true },
+    },
+  })
+  const streamCount = Number(values.streams)
+  const accountCount = Number(values.accounts)
+  const perAccount = Math.ceil(streamCount / accountCount)
+  const rounds = Number(values.rounds)
+  const duration = Number(values.duration)
+  if (perAccount > 10) throw new Error(`${streamCount} streams over ${accountCount} accounts is ${perAccount} per account; an account may hold 10`)
+  const limit = openFileLimit()
+  if (limit < streamCount + 200) throw new Error(`the open-file limit is ${limit}; ${streamCount} streams need ${streamCount + 200} (raise it: ulimit -n ${streamCount + 1000})`)
+
+  const serviceEnv: Record<string, string> = { [INSTANCE_STREAM_LIMIT]: String(streamCount + 100) }
+  for (const pair of values['service-env'] ?? []) {
+    const at = pair.indexOf('=')
+    if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
+    serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
+  }
+  const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
+  const dataDir = mkdtempSync(join(tmpdir(), 'notes-idle-streams-'))
+  const databaseUrl = databases ? await databases.create(dataDir) : undefined
+  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env: serviceEnv, ...(databaseUrl ? { databaseUrl } : {}) })
+  let open: OpenStream[] = []
+  /** Streams the service ended while the bench held them open. */
+  let endedByService = 0
+  let closing = false
+  try {
+    process.stderr.write(`registering ${accountCount} accounts\n`)
+    const accounts = await inParallel(Array.from({ length: accountCount }, (_, i) => i), 4, (i) =>
+      registerAccount(service.url, `Idle ${i}`, `idle.${i}.${process.pid}@bench.example`))
+    const reader = accounts[0] as string
+    await addNotes(service.url, reader, 20)
+    const listNotes: LoadRequest = { method: 'GET', path: '/get-all-notes', headers: { authorization: reader } }
+    await runLoad(service.url, [listNotes], REALISTIC, 2) // warm-up
+
+    const holders = Array.from({ length: streamCount }, (_, i) => accounts[i % accountCount] as string)
+    const openAll = async () => {
+      const began = performance.now()
+      open = await inParallel(holders, 50, async (authorization) => {
+        const stream = await openStream(service.url, authorization)
+        void stream.ended.then(() => {
+          if (!closing) endedByService++
+        })
+        return stream
+      })
+      return (performance.now() - began) / 1000
+    }
+    const closeAll = async () => {
+      closing = true
+      for (const s of open) s.close()
+      await Promise.all(open.map((s) => s.ended))
+      open = []
+      closing = false
+      await sleep(2000) // the service's side of each close
+    }
+
+    const rssBefore = await settledRss(service.pid)
+    let rssOpen = 0
+    let rssClosed = 0
+    let openSeconds = 0
+    const phases: Phase[] = []
+    // without, with, with, without, …
+    const order = Array.from({ length: rounds * 2 }, (_, i) => (i % 4 === 1 || i % 4 === 2 ? 'with' : 'without'))
+    for (const kind of order) {
+      if (kind === 'with' && open.length === 0) {
+        process.stderr.write(`opening ${streamCount} streams\n`)
+        const seconds = await openAll()
+        if (rssOpen === 0) {
+          openSeconds = seconds
+          rssOpen = await settledRss(service.pid)
+        }
+      }
+      if (kind === 'without' && open.length > 0) {
+        await closeAll()
+        if (rssClosed === 0) rssClosed = await settledRss(service.pid)
+      }
+      const load = loadavg()[0] as number
+      process.stderr.write(`get-all-notes with ${open.length} streams open (load ${load.toFixed(2)})\n`)
+      const result = await runLoad(service.url, [listNotes], REALISTIC, duration)
+      phases.push({ streams: open.length, rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load })
+    }
+    await closeAll()
+    if (rssClosed === 0) rssClosed = await settledRss(service.pid)
+
+    const mean = (list: Phase[]) => list.reduce((sum, p) => sum + p.rps, 0) / Math.max(1, list.length)
+    const withRps = mean(phases.filter((p) => p.streams > 0))
+    const withoutRps = mean(phases.filter((p) => p.streams === 0))
+    const summary = {
+      streams: streamCount,
+      accounts: accountCount,
+      store: databaseUrl ? 'PostgreSQL' : 'SQLite',
+      serviceEnv,
+      openSeconds,
+      endedByService,
+      rssBeforeMb: rssBefore / MB,
+      rssOpenMb: rssOpen / MB,
+      rssClosedMb: rssClosed / MB,
+      rssPeakMb: service.rss.max / MB,
+      perStreamKb: (rssOpen - rssBefore) / streamCount / 1024,
+      withRps,
+      withoutRps,
+      ratio: withRps / withoutRps,
+      phases,
+    }
+    const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${process.argv.slice(2).filter((a) => !a.startsWith('--out')).map((a) => ` ${a}`).join('')}`
+    const report = [
+      '# Live updates: idle streams on one instance',
+      '',
+      `\`${command}\` — ${summary.store}, ${streamCount} streams over ${accountCount} accounts, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node.js ${process.version}; service settings: ${Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}.`,
+      '',
+      '| RSS before any stream | with the streams open, idle | per stream | after they closed | peak (load with the streams) |',
+      '|---|---|---|---|---|',
+      `| ${summary.rssBeforeMb.toFixed(1)} MB | ${summary.rssOpenMb.toFixed(1)} MB | ${summary.perStreamKb.toFixed(1)} KB | ${summary.rssClosedMb.toFixed(1)} MB | ${summary.rssPeakMb.toFixed(1)} MB |`,
+      '',
+      `Opening the ${streamCount} streams (50 at a time) took ${openSeconds.toFixed(1)} s; the service ended ${endedByService} of the streams while they were held.`,
+      '',
+      '| phase | streams open | get-all-notes req/s | p50 ms | p99 ms | non-2xx | load avg (1 min) |',
+      '|---|---|---|---|---|---|---|',
+      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.load.toFixed(2)} |`),
+      '',
+      `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio ${summary.ratio.toFixed(3)}).`,
+      'Targets: RSS < 400 MB with the streams open; get-all-notes within 10 % of its throughput without them.',
+      '',
+    ].join('\n')
+    process.stdout.write(report)
+    if (values.out) {
+      mkdirSync(join(values.out, '..'), { recursive: true })
+      writeFileSync(`${values.out}.md`, report)
+      writeFileSync(`${values.out}.json`, `${JSON.stringify({ command, date: new Date().toISOString(), ...summary }, null, 2)}\n`)
+      process.stderr.write(`written: ${values.out}.md and .json\n`)
+    }
+  } finally {
+    for (const s of open) s.close()
+    await service.stop()
+    await databases?.dropAll()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`idle-streams failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exitCode = 1
+})
