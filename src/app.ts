@@ -14,6 +14,7 @@ import { accountRoutes } from './routes/accounts.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
+import { changeRoutes } from './routes/changes.js'
 import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountSettings } from './services/account-settings.js'
 import { AccountService } from './services/accounts.js'
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const notes = new NoteService(store, searches, config.noteQuota, config.retention)
   noteRoutes(app, notes, authenticate)
   trashAndHistoryRoutes(app, notes, authenticate)
+  changeRoutes(app, store, authenticate)
   const stopSweeps = startSweeps(store, config.retention, app.log)
   app.addHook('onClose', async () => stopSweeps())
   accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)

@@ -59,6 +59,8 @@ const SETTINGS = {
     trashDays: int('TRASH_DAYS', 30, 0, 36_500),
     historyRevisions: int('HISTORY_REVISIONS', 50, 0, 10_000),
     historyDays: int('HISTORY_DAYS', 90, 0, 36_500),
+    /** How long the change feed remembers a note that left the listing: a device away longer lists all notes again (docs/sync.md). */
+    changesDays: int('CHANGES_DAYS', 90, 1, 36_500),
   },
   registration: setting<'open' | 'closed'>('open', (env, fallback) => oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback)),
   minPasswordLength: int('MIN_PASSWORD_LENGTH', 0, 0, 1024),

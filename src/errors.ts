@@ -28,8 +28,11 @@ export const QUOTA_MESSAGE_PATTERN = '^(Note limit reached: an account keeps at 
 
 export const NOTE_CHANGED = 'Note was changed elsewhere'
 export const REVISION_NOT_FOUND = 'Revision not found'
+export const CURSOR_EXPIRED = 'Cursor expired: list all notes again'
 
 export const badRequest = (message: string) => new ContractError(400, message)
 /** An If-Match that no longer holds (412, RFC 9110 §13.1.1): the answer carries the note as it is now. */
 export const noteChanged = (note: unknown) => new ContractError(412, NOTE_CHANGED, true, {}, { note })
 export const noteNotFound = () => new ContractError(404, NOTE_NOT_FOUND)
+/** A change-feed cursor this account's feed cannot serve (docs/sync.md): the client lists every note again. */
+export const cursorExpired = () => new ContractError(410, CURSOR_EXPIRED)

@@ -77,7 +77,7 @@ for (const storeKind of storeKinds()) {
       for (let i = 1; i <= 6; i++) await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: `c${i}` })
       assert.deepEqual((await historyOf(h, a, note._id)).map((r) => r.content), ['c5', 'c4', 'c3'])
       assert.equal((await h.store.noteHistory(a.userId, note._id, 100))?.length, 6)
-      assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3 })
+      assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3, changes: 0 })
       assert.deepEqual((await h.store.noteHistory(a.userId, note._id, 100))?.map((r) => r.content), ['c5', 'c4', 'c3'])
     })
 
@@ -89,13 +89,14 @@ for (const storeKind of storeKinds()) {
       const gone = await addNote(h.client, a.token, { title: 'trashed', content: 'c' })
       await call(h, 'DELETE', `/delete-note/${gone._id}`, a)
       const today = cutoffsAt(defaultConfig.retention, Date.now())
-      assert.deepEqual(await h.store.sweep(today), { notes: 0, revisions: 0 })
+      assert.deepEqual(await h.store.sweep(today), { notes: 0, revisions: 0, changes: 0 })
       assert.equal((await historyOf(h, a, note._id)).length, 1)
-      // Ninety-one days on, both are past their retention (30 days of trash, 90 of history).
+      // Ninety-one days on, all are past their retention (30 days of trash, 90 of history and of the change feed).
       const later = cutoffsAt(defaultConfig.retention, Date.now() + 91 * 86_400_000)
       const [first, second] = await Promise.all([h.store.sweep(later), h.store.sweep(later)])
       assert.ok(first.notes + second.notes >= 1)
       assert.ok(first.revisions + second.revisions >= 1)
+      assert.ok(first.changes + second.changes >= 1, 'the trashed note leaves the change feed')
       assert.ok(!(await trashOf(h, a)).some((n) => n._id === gone._id))
       assert.deepEqual(await historyOf(h, a, note._id), [])
       assert.equal((await call(h, 'GET', `/get-note-history/${gone._id}`, a)).status, 404)

@@ -18,6 +18,23 @@
   version bigint NOT NULL
 )
 
+-- table note_changes
+(
+  user_id text COLLATE "C" NOT NULL,
+  note_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  changed_on text COLLATE "C" NOT NULL,
+  live boolean NOT NULL
+)
+
+-- table note_feeds
+(
+  user_id text COLLATE "C" NOT NULL,
+  epoch text NOT NULL,
+  head bigint NOT NULL,
+  floor bigint NOT NULL
+)
+
 -- table note_revisions
 (
   note_id text COLLATE "C" NOT NULL,
@@ -109,6 +126,18 @@ FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 -- constraint account_versions.account_versions_pkey
 PRIMARY KEY (user_id)
 
+-- constraint note_changes.note_changes_pkey
+PRIMARY KEY (user_id, note_id)
+
+-- constraint note_changes.note_changes_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
+-- constraint note_feeds.note_feeds_pkey
+PRIMARY KEY (user_id)
+
+-- constraint note_feeds.note_feeds_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
 -- constraint note_revisions.note_revisions_pkey
 PRIMARY KEY (note_id, edited_on, id)
 
@@ -156,6 +185,18 @@ CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user
 
 -- index account_versions_pkey
 CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
+
+-- index note_changes_gone
+CREATE INDEX note_changes_gone ON public.note_changes USING btree (changed_on) WHERE (NOT live)
+
+-- index note_changes_in_order
+CREATE UNIQUE INDEX note_changes_in_order ON public.note_changes USING btree (user_id, seq)
+
+-- index note_changes_pkey
+CREATE UNIQUE INDEX note_changes_pkey ON public.note_changes USING btree (user_id, note_id)
+
+-- index note_feeds_pkey
+CREATE UNIQUE INDEX note_feeds_pkey ON public.note_feeds USING btree (user_id)
 
 -- index note_revisions_by_user
 CREATE INDEX note_revisions_by_user ON public.note_revisions USING btree (user_id, replaced_on)
@@ -211,6 +252,12 @@ CREATE TRIGGER note_revisions_kept AFTER INSERT OR DELETE ON public.note_revisio
 -- trigger notes.notes_changed
 CREATE TRIGGER notes_changed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_changed()
 
+-- trigger notes.notes_in_feed
+CREATE TRIGGER notes_in_feed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_feed_changed()
+
+-- trigger notes.notes_in_feed_truncated
+CREATE TRIGGER notes_in_feed_truncated AFTER TRUNCATE ON public.notes FOR EACH STATEMENT EXECUTE FUNCTION note_feed_changed()
+
 -- trigger notes.notes_truncated
 CREATE TRIGGER notes_truncated AFTER TRUNCATE ON public.notes FOR EACH STATEMENT EXECUTE FUNCTION note_changed()
 
@@ -222,6 +269,9 @@ CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON public.sessions FOR
 
 -- trigger trashed_notes.trashed_notes_kept
 CREATE TRIGGER trashed_notes_kept AFTER INSERT OR DELETE ON public.trashed_notes FOR EACH ROW EXECUTE FUNCTION kept_changed()
+
+-- trigger users.note_feed_of_new_user
+CREATE TRIGGER note_feed_of_new_user AFTER INSERT ON public.users FOR EACH ROW EXECUTE FUNCTION new_note_feed()
 
 -- trigger users.users_versioned
 CREATE TRIGGER users_versioned AFTER INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION account_changed()
@@ -305,6 +355,17 @@ AS $function$
       END
     $function$
 
+-- function new_note_feed()
+CREATE OR REPLACE FUNCTION public.new_note_feed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        INSERT INTO note_feeds VALUES (NEW.id, substr(md5(random()::text || NEW.id), 1, 16), 0, 0);
+        RETURN NULL;
+      END
+    $function$
+
 -- function next_note_version(previous text, now text)
 CREATE OR REPLACE FUNCTION public.next_note_version(previous text, now text)
  RETURNS text
@@ -376,6 +437,28 @@ AS $function$
       END
       $function$
 
+-- function note_feed_changed()
+CREATE OR REPLACE FUNCTION public.note_feed_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          -- Gone notes leave no rows to tell of them: every cursor expires.
+          DELETE FROM note_changes;
+          UPDATE note_feeds SET head = head + 1, floor = head + 1;
+          RETURN NULL;
+        END IF;
+        IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
+          PERFORM record_note_change(OLD.user_id, OLD.id, false);
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+          PERFORM record_note_change(NEW.user_id, NEW.id, true);
+        END IF;
+        RETURN NULL;
+      END
+    $function$
+
 -- function note_json(id text, title text, content text, tags text[], is_pinned boolean, user_id text, created_on text, updated_on text)
 CREATE OR REPLACE FUNCTION public.note_json(id text, title text, content text, tags text[], is_pinned boolean, user_id text, created_on text, updated_on text)
  RETURNS text
@@ -434,6 +517,24 @@ AS $function$
         RETURN 'retry';
       END
       $function$
+
+-- function record_note_change(owner text, note text, is_live boolean)
+CREATE OR REPLACE FUNCTION public.record_note_change(owner text, note text, is_live boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        number bigint;
+      BEGIN
+        UPDATE note_feeds SET head = head + 1 WHERE user_id = owner RETURNING head INTO number;
+        IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
+          RETURN;
+        END IF;
+        INSERT INTO note_changes AS c
+          VALUES (owner, note, number, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
+          ON CONFLICT (user_id, note_id) DO UPDATE SET seq = EXCLUDED.seq, changed_on = EXCLUDED.changed_on, live = EXCLUDED.live;
+      END
+    $function$
 
 -- function trim_kept(p_user text, p_max_bytes bigint)
 CREATE OR REPLACE FUNCTION public.trim_kept(p_user text, p_max_bytes bigint)

@@ -3,6 +3,12 @@
 --   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
 -- and checked by the same test without the variable.
 
+-- index note_changes_gone
+CREATE INDEX note_changes_gone ON note_changes (changed_on) WHERE live = 0;
+
+-- index note_changes_in_order
+CREATE UNIQUE INDEX note_changes_in_order ON note_changes (user_id, seq);
+
 -- index note_revisions_by_user
 CREATE INDEX note_revisions_by_user ON note_revisions (user_id, replaced_on);
 
@@ -28,6 +34,24 @@ CREATE TABLE account_usage (
   notes   INTEGER NOT NULL,
   bytes   INTEGER NOT NULL
 , kept INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
+
+-- table note_changes
+CREATE TABLE note_changes (
+  user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  note_id    TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  changed_on TEXT NOT NULL,
+  live       INTEGER NOT NULL,
+  PRIMARY KEY (user_id, note_id)
+) STRICT, WITHOUT ROWID;
+
+-- table note_feeds
+CREATE TABLE note_feeds (
+  user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  epoch   TEXT NOT NULL,
+  head    INTEGER NOT NULL,
+  floor   INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
 
 -- table note_revisions
 CREATE TABLE note_revisions (
@@ -180,6 +204,48 @@ END;
 -- trigger account_usage_trashed_notes_removed
 CREATE TRIGGER account_usage_trashed_notes_removed AFTER DELETE ON trashed_notes BEGIN
   UPDATE account_usage SET kept = kept - OLD.bytes WHERE user_id = OLD.user_id;
+END;
+
+-- trigger note_feed_note_added
+CREATE TRIGGER note_feed_note_added AFTER INSERT ON notes BEGIN
+UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
+  SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
+  WHERE user_id = NEW.user_id AND EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
+END;
+
+-- trigger note_feed_note_changed
+CREATE TRIGGER note_feed_note_changed AFTER UPDATE ON notes BEGIN
+UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
+  SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
+  WHERE user_id = NEW.user_id AND EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
+END;
+
+-- trigger note_feed_note_moved
+CREATE TRIGGER note_feed_note_moved AFTER UPDATE OF user_id ON notes WHEN NEW.user_id IS NOT OLD.user_id
+BEGIN
+UPDATE note_feeds SET head = head + 1 WHERE user_id = OLD.user_id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
+  SELECT OLD.user_id, OLD.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0 FROM note_feeds
+  WHERE user_id = OLD.user_id AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
+END;
+
+-- trigger note_feed_note_removed
+CREATE TRIGGER note_feed_note_removed AFTER DELETE ON notes BEGIN
+UPDATE note_feeds SET head = head + 1 WHERE user_id = OLD.user_id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
+  SELECT OLD.user_id, OLD.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0 FROM note_feeds
+  WHERE user_id = OLD.user_id AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
+END;
+
+-- trigger note_feed_of_new_user
+CREATE TRIGGER note_feed_of_new_user AFTER INSERT ON users BEGIN
+  INSERT INTO note_feeds VALUES (NEW.id, lower(hex(randomblob(8))), 0, 0);
 END;
 
 -- trigger user_versions_note_added

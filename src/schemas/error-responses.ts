@@ -2,7 +2,7 @@
 // they keep the handler's bytes: properties in its order ({error, message}), and no `const` on `message`, which
 // fast-json-stringify would write instead of the value. `enum` and `pattern` only document the words (the harness checks).
 import { type TSchema, Type } from '@sinclair/typebox'
-import { DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_CHANGED, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED, REVISION_NOT_FOUND } from '../errors.js'
+import { CURSOR_EXPIRED, DATABASE_UNREACHABLE, LOW_DISK_SPACE, NOTE_CHANGED, NOTE_NOT_FOUND, QUOTA_MESSAGE_PATTERN, REGISTRATION_CLOSED, REVISION_NOT_FOUND } from '../errors.js'
 import { Note } from '../note-shape.js'
 import { LOGIN_THROTTLED, REGISTRATIONS_THROTTLED, REGISTRATION_THROTTLED } from '../services/brute-force.js'
 import { SEARCH_BUSY } from '../services/search-pool.js'
@@ -87,6 +87,11 @@ const SearchUnavailable = errorBody(
   [DATABASE_UNREACHABLE, SEARCH_BUSY],
 )
 
+const CursorExpired = errorBody(
+  'The cursor cannot be served: too old (the feed no longer remembers every change after it), from another account or database, or no cursor. List again without since.',
+  [CURSOR_EXPIRED],
+)
+
 export const bodyErrors = { 400: BadRequest, 413: PayloadTooLarge, 415: UnsupportedMediaType }
 const serverErrors = { 500: InternalError, 503: ServiceUnavailable }
 export const authErrors = { 401: Unauthorized, ...serverErrors }
@@ -108,5 +113,6 @@ export const errorResponses = {
   noteHistory: { ...authErrors, 404: HistoryNotFound },
   restoreRevision: { ...noteById, 403: NoteQuotaReached, 404: HistoryNotFound, 412: NoteChanged, 507: InsufficientStorage },
   getAllNotes: authErrors,
+  getChanges: { 400: BadRequest, ...authErrors, 410: CursorExpired },
   searchNotes: { 400: SearchBadRequest, ...authErrors, 503: SearchUnavailable },
 } satisfies Record<string, Record<number, TSchema | typeof Unauthorized>>

@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox'
 import { LIMITS, text } from '../note-shape.js'
 import { NAME_TEXT } from '../unicode.js'
+import { CHANGES_LIMIT } from '../services/changes.js'
 
 /** Answers for a missing (or falsy) required field, in the contract's words. */
 export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
@@ -16,6 +17,11 @@ export const REQUIRED_MESSAGES: Readonly<Record<string, string>> = {
   title: 'Title is required',
   content: 'content is required',
   query: 'Search query is required',
+}
+
+/** Answers for a number field (query string digits) out of its range, or not digits. */
+export const RANGE_MESSAGES: Readonly<Record<string, string>> = {
+  limit: `limit must be an integer from 1 to ${CHANGES_LIMIT.max}`,
 }
 
 /** The add-note "is required" answers carry no `error` key (docs/contract.md, "POST /add-note"). */

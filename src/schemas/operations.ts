@@ -48,6 +48,12 @@ export const operations = {
     "Sets the note's title, content and tags to the revision's as a new edit (pinning stays), answered as edit-note. Honours If-Match.",
   ),
   pinNote: note('updateNotePinned', 'Pin or unpin a note', 'Stores isPinned whenever the key is present, false included.'),
+  getChanges: note(
+    'getChanges',
+    "The account's note changes after a cursor",
+    'Without since: every note, paged by limit, and the cursor to continue from. Each note appears once, as it is now, or ' +
+      'as null when it left the listing (trashed or erased). 410 when the cursor cannot be served: list again.',
+  ),
   getAllNotes: note('getAllNotes', "The user's notes", 'Pinned first, then newest createdOn first, then _id descending.'),
   searchNotes: note(
     'searchNotes',

@@ -38,3 +38,13 @@ export const HistoryOk = Type.Object(
   { error: ok, revisions: Type.Array(Revision), message: Type.String() },
   { description: "The note's earlier states, newest first: each as it was before a change of title, content or tags." },
 )
+export const ChangesOk = Type.Object(
+  {
+    error: ok,
+    changes: Type.Array(Type.Object({ noteId: Type.String(), note: Type.Union([Note, Type.Null()]) })),
+    cursor: Type.String(),
+    more: Type.Boolean(),
+    message: Type.String(),
+  },
+  { description: "The account's changes after the cursor, oldest first, each note's latest once: null when it left the listing. more: read again at once." },
+)

@@ -2,7 +2,7 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'
-import { BARE_REQUIRED_FIELDS, REQUIRED_MESSAGES } from './fields.js'
+import { BARE_REQUIRED_FIELDS, RANGE_MESSAGES, REQUIRED_MESSAGES } from './fields.js'
 
 const ARTICLE: Record<string, string> = { string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', number: 'a number' }
 
@@ -23,6 +23,8 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
     const what = context === 'body' ? 'Request body' : context === 'querystring' ? 'Query string' : context
     return new ContractError(400, `${what} must be a JSON object`)
   }
+  const range = RANGE_MESSAGES[field]
+  if (range && (first.keyword === 'type' || first.keyword === 'pattern')) return new ContractError(400, range)
   switch (first.keyword) {
     case 'type':
       if (path.length > 1) return new ContractError(400, `${field} must be an array of strings`)

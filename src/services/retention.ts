@@ -17,6 +17,7 @@ export function cutoffsAt(retention: RetentionConfig, now: number): SweepCutoffs
     trashedBefore: before(retention.trashDays),
     replacedBefore: revisionsKept(retention) > 0 ? before(retention.historyDays) : new Date(now + DAY_MS).toISOString(),
     keepRevisions: revisionsKept(retention),
+    changedBefore: before(retention.changesDays),
   }
 }
 
@@ -25,7 +26,7 @@ export function startSweeps(store: Store, retention: RetentionConfig, log: Fasti
   const sweep = () =>
     store.sweep(cutoffsAt(retention, Date.now())).then(
       (erased) => {
-        if (erased.notes + erased.revisions > 0) log.info({ erased }, 'retention sweep')
+        if (erased.notes + erased.revisions + erased.changes > 0) log.info({ erased }, 'retention sweep')
       },
       (err: unknown) => log.warn({ err }, 'retention sweep failed'),
     )

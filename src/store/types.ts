@@ -111,6 +111,36 @@ export interface SweepCutoffs {
   replacedBefore: string
   /** Of each note's revisions, the newest this many stay (HISTORY_REVISIONS): no answer lists more, and the sweep erases the rest. */
   keepRevisions: number
+  /** The change feed's record of notes gone (trashed or erased) before this; the account's older cursors expire. */
+  changedBefore: string
+}
+
+/** What one sweep erased. */
+export interface Swept {
+  notes: number
+  revisions: number
+  changes: number
+}
+
+/** A note's latest change as the account's change feed keeps it (docs/sync.md). */
+export interface FeedChange {
+  /** The change's number in the account's feed: increasing in the order the changes committed. */
+  seq: number
+  noteId: string
+  /** The note's stored JSON, as the listing sends it; null: the note has left the listing (trashed or erased). */
+  json: string | null
+}
+
+/** A page of an account's change feed, read in one snapshot with the feed's state. */
+export interface ChangePage {
+  /** Drawn when the account's feed was made: a number means something only with its epoch. */
+  epoch: string
+  /** The number of the account's latest change (0: none yet). */
+  head: number
+  /** Changes numbered at or below this may have been erased: a cursor below it cannot be served. */
+  floor: number
+  /** In number order, at most the limit asked. */
+  changes: FeedChange[]
 }
 
 /** An account's notes and their size, kept by the database itself (triggers on notes). */
@@ -194,7 +224,12 @@ export interface Store {
   /** The revisions of a note, live or trashed, newest first, at most `limit`; undefined when the account has no such note. */
   noteHistory(userId: string, noteId: string, limit: number): Promise<RevisionRecord[] | undefined>
   /** Erases what the cutoffs name, in batches, safe to run on many instances at once: how many trashed notes and revisions. */
-  sweep(cutoffs: SweepCutoffs): Promise<{ notes: number; revisions: number }>
+  sweep(cutoffs: SweepCutoffs): Promise<Swept>
+  /**
+   * The account's changes numbered after `since`, up to `limit`, in number order; without `since`, only its live notes
+   * (what a first listing needs). Undefined when no account has this id.
+   */
+  changesSince(userId: string, since: number | undefined, limit: number): Promise<ChangePage | undefined>
   /**
    * GET /get-all-notes' JSON text: the notes in list order (list-order.ts), keys in the note's order. Kept bytes are
    * handed out again: never modify them. `checked`: this request's SessionOfAccount.checked.

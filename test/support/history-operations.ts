@@ -1,6 +1,6 @@
 import { type Client, addNote } from './harness.js'
 
-/** The trash and history operations beside the contract's (docs/contract.md, "Trash, history and versions"), as OpenAPI method and path. */
+/** The operations beside the contract's (docs/contract.md, "Trash, history and versions" and "Change feed"), as OpenAPI method and path. */
 export const HISTORY_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['get', '/get-trash'],
   ['put', '/restore-note/{noteId}'],
@@ -8,6 +8,7 @@ export const HISTORY_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['delete', '/empty-trash'],
   ['get', '/get-note-history/{noteId}'],
   ['put', '/restore-revision/{noteId}/{revisionId}'],
+  ['get', '/get-changes'],
 ]
 
 /** The path of a trash or history operation, with a note of `token`'s account (trashed where the operation needs it) and a revision of it. */

@@ -36,6 +36,8 @@ export const STORE_METHODS = {
   eraseTrash: 'read',
   noteHistory: 'read',
   sweep: 'read',
+  // Never cached: a page is read in the snapshot that numbers it.
+  changesSince: 'read',
   listNotesJson: 'read',
   searchNotesJson: 'read',
   importUsers: { account: ([users]) => users.map((u) => u._id) },

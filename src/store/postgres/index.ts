@@ -5,6 +5,7 @@ import { limits, resizes } from '../note-quota.js'
 import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { AccountListener } from './account-notices.js'
 import { type Migration, migrations } from './migrations.js'
+import { PostgresFeed } from './feed.js'
 import { PostgresKept } from './kept.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
@@ -139,6 +140,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const notes = new PostgresNotes(query)
   const quota = new PostgresQuota(query)
   const kept = new PostgresKept(query, pool)
+  const feed = new PostgresFeed(query)
   let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
@@ -156,7 +158,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     restoreNote: (userId, noteId, now, q) => kept.restoreNote(userId, noteId, now, q),
     eraseTrash: (userId, noteId) => kept.eraseTrash(userId, noteId),
     noteHistory: (userId, noteId, limit) => kept.noteHistory(userId, noteId, limit),
-    sweep: (cutoffs) => kept.sweep(cutoffs),
+    sweep: async (cutoffs) => ({ ...(await kept.sweep(cutoffs)), changes: await feed.sweep(cutoffs.changedBefore) }),
+    changesSince: (userId, since, limit) => feed.changesSince(userId, since, limit),
     listNotesJson: (userId) => notes.listNotesJson(userId),
     searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
     // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows

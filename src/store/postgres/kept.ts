@@ -3,7 +3,7 @@
 import type pg from 'pg'
 import { holdsVersion, nextVersion } from '../../note-shape.js'
 import { limits } from '../note-quota.js'
-import type { NoteDeletion, NoteQuota, NoteRecord, NoteWrite, RevisionRecord, SweepCutoffs, TrashedNoteRecord } from '../types.js'
+import type { NoteDeletion, NoteQuota, NoteRecord, NoteWrite, RevisionRecord, SweepCutoffs, Swept, TrashedNoteRecord } from '../types.js'
 import { PostgresNotes } from './notes.js'
 import { PostgresQuota } from './quota.js'
 import { type Query, inTransaction, queryOn } from './query.js'
@@ -102,7 +102,7 @@ export class PostgresKept {
       }))
   }
 
-  async sweep({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs): Promise<{ notes: number; revisions: number }> {
+  async sweep({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs): Promise<Omit<Swept, 'changes'>> {
     const batches = async (name: string, text: string, cutoff: string) => {
       let total = 0
       for (;;) {

@@ -8,6 +8,7 @@ import type { StoreDriver, UserVersions } from '../types.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter } from './group-commit.js'
 import { type Migration, migrations } from './migrations.js'
+import { SqliteFeed } from './feed.js'
 import { SqliteKept } from './kept.js'
 import { SqliteNotes } from './notes.js'
 import { sqliteQuota } from './quota.js'
@@ -118,6 +119,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   const notes = new SqliteNotes(db)
   const kept = new SqliteKept(db)
   const { insertNow, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
+  const { sweepKept, ...keptMethods } = kept.methods(writes, insertNow)
+  const feed = new SqliteFeed(db)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
   const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
@@ -129,7 +132,9 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     ...sqliteUsers(db, writes, assertAdmitted),
     ...sqliteSessions(db, writes, assertAdmitted),
     ...noteWrites,
-    ...kept.methods(writes, insertNow),
+    ...keptMethods,
+    sweep: async (cutoffs) => ({ ...(await sweepKept(cutoffs)), changes: await feed.sweep(writes, cutoffs.changedBefore) }),
+    changesSince: async (userId, since, limit) => feed.changesSince(userId, since, limit),
     ...sqliteTransfer(db),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     listNotesJson: (userId) => notes.listNotesJson(userId),

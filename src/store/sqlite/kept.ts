@@ -2,7 +2,7 @@
 // statement runs in the group-commit writer's transaction with the write it belongs to.
 import type { Database, Statement } from 'better-sqlite3'
 import { nextVersion } from '../../note-shape.js'
-import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, TrashedNoteRecord } from '../types.js'
+import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, Swept, TrashedNoteRecord } from '../types.js'
 import type { Writes } from './index.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteParams } from './rows.js'
 
@@ -126,7 +126,10 @@ export class SqliteKept {
     this.eraseHistory.run(userId, noteId)
   }
 
-  methods({ write, adding }: Writes, insertNow: InsertNow): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory' | 'sweep'> {
+  methods(
+    { write, adding }: Writes,
+    insertNow: InsertNow,
+  ): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory'> & { sweepKept: (cutoffs: SweepCutoffs) => Promise<Omit<Swept, 'changes'>> } {
     return {
       listTrash: async (userId) =>
         this.trashOf.all(userId).map((row): TrashedNoteRecord => ({ ...noteFromRow(row), deletedOn: row.deleted_on })),
@@ -148,7 +151,7 @@ export class SqliteKept {
         if (this.owns.get({ userId, noteId }) === undefined) return undefined
         return this.history.all({ noteId, userId, limit }).map(revisionFromRow)
       },
-      sweep: async ({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) => {
+      sweepKept: async ({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) => {
         let notes = 0
         let revisions = 0
         for (;;) {

@@ -11,7 +11,8 @@ import { migration as m0009 } from './migrations/0009-user-versions.js'
 import { migration as m0011 } from './migrations/0011-version-clock-moves-on-account-removal.js'
 import { migration as m0012 } from './migrations/0012-account-usage-without-octet-length.js'
 import { migration as m0014 } from './migrations/0014-trash-and-history.js'
+import { migration as m0015 } from './migrations/0015-change-feed.js'
 
 export type Migration = DialectMigration<Database, void>
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012, m0014]
+export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012, m0014, m0015]
