@@ -71,6 +71,14 @@ const SETTINGS = {
     enabled: flag('METRICS_ENABLED', true),
     host: setting('0.0.0.0', (env, fallback) => env.METRICS_HOST?.trim() || env.HOST?.trim() || fallback),
   },
+  /** Live update streams, per process (docs/sync.md, "Limits"). */
+  streams: {
+    perAccount: int('STREAMS_PER_ACCOUNT', 10, 1, 10_000),
+    perInstance: int('STREAMS_PER_INSTANCE', 10_000, 1, 1_000_000),
+    bufferBytes: setting(MB, (env, fallback) => byteSize(env, 'STREAM_BUFFER_BYTES', fallback, [16 * 1024, 64 * MB, '16kb and 64mb'])),
+    heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
+    retryMs: int('STREAM_RETRY_MS', 2000, 0, 600_000),
+  },
   /** Undefined selects the embedded SQLite store. */
   databaseUrl: setting<string | undefined>(undefined, (env) => url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),
   databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),

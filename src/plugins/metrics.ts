@@ -3,8 +3,9 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { BruteForceGuard } from '../services/brute-force.js'
+import type { StreamMetrics } from '../services/streams.js'
 import { operatorOperation } from '../schemas/operations.js'
 import type { Store } from '../store/types.js'
 import { CellHistogram, type HistogramCell } from './metric-cells.js'
@@ -56,10 +57,44 @@ export function createMetrics() {
     loginFailures: new Counter({ name: 'login_failures_total', help: 'Failed logins (wrong password or unknown email).', registers }),
     throttled: new Counter({
       name: 'throttled_requests_total',
-      help: 'Requests refused with 429 by brute-force protection, by route.',
+      help: 'Requests refused with 429 by brute-force protection or the live update stream limits, by route.',
       labelNames: ['route'],
       registers,
     }),
+    streamsOpen: new Gauge({ name: 'live_streams_open', help: 'Live update streams (GET /stream-changes) open on this process.', registers }),
+    streamEvents: new Counter({ name: 'live_stream_events_total', help: 'Change events written to live update streams.', registers }),
+    streamsEnded: new Counter({
+      name: 'live_streams_ended_total',
+      help: 'Live update streams ended, by reason: client, session, slow-reader, shutdown, cursor-expired.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    streamsRefused: new Counter({
+      name: 'live_streams_refused_total',
+      help: 'Live update streams refused by a limit: account (429) or instance (503).',
+      labelNames: ['limit'],
+      registers,
+    }),
+    fanOutLag: new Histogram({
+      name: 'live_stream_fanout_lag_seconds',
+      help: "Time from a write's publication on the change bus to the first event it made a stream write (clocks of two hosts when it crossed instances).",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 30],
+      registers,
+    }),
+  }
+}
+
+/** What the live update streams record (services/streams.ts). */
+export function streamMetrics(metrics: Metrics): StreamMetrics {
+  return {
+    opened: () => metrics.streamsOpen.inc(),
+    ended: (reason) => {
+      metrics.streamsOpen.dec()
+      metrics.streamsEnded.inc({ reason })
+    },
+    refused: (limit) => metrics.streamsRefused.inc({ limit }),
+    sent: (events) => metrics.streamEvents.inc(events),
+    lag: (ms) => metrics.fanOutLag.observe(ms / 1000),
   }
 }
 

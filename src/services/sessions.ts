@@ -64,6 +64,19 @@ export class SessionService {
     })
   }
 
+  /**
+   * Whether the caller that authenticated earlier is still admitted, as the authenticate hook would decide now (a live
+   * update stream asks). `fresh`: past the cache layer, for a stream told that its account's sessions changed.
+   */
+  async stillAdmits(caller: Authenticated, fresh: boolean): Promise<boolean> {
+    const userId = caller.account._id
+    if (caller.sessionId === undefined) {
+      const account = await this.store.findUserById(userId, fresh)
+      return account !== undefined && admitsTokenWithoutSession(account, caller.issuedAt)
+    }
+    return (await this.store.findSession(caller.sessionId, fresh))?.user._id === userId
+  }
+
   live(userId: string): Promise<SessionRecord[]> {
     return this.store.listSessions(userId, liveSince())
   }

@@ -182,7 +182,8 @@ export interface Store {
   /** Inserts the user and its first session in one transaction; false (nothing stored) when the email key is taken. */
   createUser(user: UserRecord, session?: SessionRecord): Promise<boolean>
   findUserByEmailKey(emailKey: string): Promise<UserRecord | undefined>
-  findUserById(id: string): Promise<UserRecord | undefined>
+  /** `fresh`: read from the database, never from what the cache layer keeps (as findSession). */
+  findUserById(id: string, fresh?: boolean): Promise<UserRecord | undefined>
   /**
    * Applies the change and the revocation in one transaction: the account as stored, or undefined
    * when absent. With an actor no longer admitted, rejects with SessionEndedError, changing nothing.
@@ -194,8 +195,12 @@ export interface Store {
   // Sessions (docs/accounts.md). Every session query but findSession takes the owner's id.
   /** Inserts the session and deletes those `prune` pushes out, in one transaction; false when the account is gone. */
   createSession(session: SessionRecord, prune: SessionPruning): Promise<boolean>
-  /** The session and its account in one lookup: what the authenticate hook asks on every request. */
-  findSession(sessionId: string): Promise<SessionOfAccount | undefined>
+  /**
+   * The session and its account in one lookup: what the authenticate hook asks on every request. `fresh`: read from
+   * the database, never from what the cache layer keeps, which on PostgreSQL lags another instance's change until its
+   * notice arrives (a live update stream told that its account's sessions changed).
+   */
+  findSession(sessionId: string, fresh?: boolean): Promise<SessionOfAccount | undefined>
   /** Sets lastUsedOn when the stored value is earlier than `staleBefore` (else nothing). */
   touchSession(sessionId: string, lastUsedOn: string, staleBefore: string): Promise<void>
   /** The account's sessions created at or after `createdSince`: newest lastUsedOn first, then createdOn, then _id descending. */

@@ -71,14 +71,17 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
     })
   }
 
-  async function findUserById(id: string): Promise<UserRecord | undefined> {
+  async function findUserById(id: string, fresh?: boolean): Promise<UserRecord | undefined> {
+    if (fresh) return driver.findUserById(id)
     const now = await accountChecks.of(id)
     if (now !== undefined) return validated(accounts, id, now.account, () => driver.findUserById(id))
     accounts.delete(id)
     return driver.findUserById(id)
   }
 
-  async function findSession(sessionId: string): Promise<SessionOfAccount | undefined> {
+  async function findSession(sessionId: string, fresh?: boolean): Promise<SessionOfAccount | undefined> {
+    // Kept entries are left alone: the next lookup checks their version as always.
+    if (fresh) return driver.findSession(sessionId)
     const known = sessions.get(sessionId)
     if (!known) {
       // Its account is not known yet, so no version could be read before it: not kept.
