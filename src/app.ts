@@ -6,7 +6,7 @@ import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
 import { ContractError, DATABASE_UNREACHABLE, LOW_DISK_SPACE } from './errors.js'
 import { authenticateWith, sendUnauthorized } from './plugins/auth.js'
-import { countingGuard, createMetrics, recordRequests, registerMetrics, timedStore } from './plugins/metrics.js'
+import { countingGuard, createMetrics, recordRequests, registerMetrics, streamMetrics, timedStore } from './plugins/metrics.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerWebApp } from './plugins/web-app.js'
 import { accountManagementRoutes } from './routes/account-management.js'
@@ -15,15 +15,21 @@ import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
 import { changeRoutes } from './routes/changes.js'
+import { streamRoutes } from './routes/stream-changes.js'
 import { contractErrorFromValidation } from './schemas/validation-errors.js'
 import { AccountSettings } from './services/account-settings.js'
 import { AccountService } from './services/accounts.js'
 import { type LimiterFactory, createBruteForceGuard } from './services/brute-force.js'
+import type { ChangeBus } from './services/change-bus.js'
+import { inProcessBus } from './services/change-bus/in-process.js'
+import { publishingStore } from './services/change-bus/publishing.js'
+import { currentCursor, readChanges } from './services/changes.js'
 import { NoteService } from './services/notes.js'
 import { startSweeps } from './services/retention.js'
 import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { SessionService } from './services/sessions.js'
+import { LiveStreams } from './services/streams.js'
 import { type TokenUser, createTokenService } from './services/tokens.js'
 import { LowDiskSpaceError, SessionEndedError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
 import { NAME_TEXT, WELL_FORMED, isNameText, isWellFormedText } from './unicode.js'
@@ -43,6 +49,8 @@ export interface AppOptions {
   limiterFactory?: LimiterFactory
   logger?: FastifyServerOptions['logger']
   webRoot?: string
+  /** The change bus between processes (server.ts chooses it); undefined: this process alone, closed with the app. */
+  changeBus?: ChangeBus
 }
 
 /** Client errors raised by Fastify itself, in the contract's words. */
@@ -55,7 +63,9 @@ const CLIENT_ERROR_MESSAGES: Record<string, string> = {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const metrics = config.metrics.enabled ? createMetrics() : undefined
-  const store = metrics ? timedStore(options.store, metrics) : options.store
+  const bus = options.changeBus ?? inProcessBus()
+  // Every write the app makes publishes from here once it commits (change-bus/publications.ts).
+  const store = publishingStore(metrics ? timedStore(options.store, metrics) : options.store, bus)
   const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
   const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const app = Fastify({
@@ -186,6 +196,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   noteRoutes(app, notes, authenticate)
   trashAndHistoryRoutes(app, notes, authenticate)
   changeRoutes(app, store, authenticate)
+  const streams = new LiveStreams({
+    bus,
+    readFeed: (userId, cursor, limit) => readChanges(store, userId, cursor, limit),
+    currentCursor: (userId) => currentCursor(store, userId),
+    stillAdmitted: (caller, fresh) => sessions.stillAdmits(caller, fresh),
+    settings: config.streams,
+    metrics: metrics && streamMetrics(metrics),
+    log: app.log,
+  })
+  // Before the server stops accepting: streams end at once, so that closing waits for none of them.
+  app.addHook('preClose', (done) => {
+    streams.shutdown()
+    done()
+  })
+  if (!options.changeBus) app.addHook('onClose', () => bus.close())
+  streamRoutes(app, streams, authenticate)
   const stopSweeps = startSweeps(store, config.retention, app.log)
   app.addHook('onClose', async () => stopSweeps())
   accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)

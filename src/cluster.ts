@@ -1,12 +1,14 @@
 // `serve --workers N`: N server processes sharing the port (node:cluster). The primary makes the secret file and
 // runs the migrations before forking; without REDIS_URL it holds the brute-force counters for all workers over IPC,
-// so spreading attempts over workers does not multiply the limits.
+// so spreading attempts over workers does not multiply the limits, and on SQLite it relays the change bus between them.
 import cluster, { type Worker } from 'node:cluster'
 import { RateLimiterCluster, RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
 import { resolveSecret } from './secret.js'
 import { closeOnSignals, startServer } from './server.js'
 import type { LimiterFactory } from './services/brute-force.js'
+import { busDriverFor } from './services/change-bus/choose.js'
+import { relayChangesBetweenWorkers } from './services/change-bus/cluster.js'
 import { openStore } from './store/open.js'
 
 const clusterLimiters: LimiterFactory = (opts) => new RateLimiterCluster({ ...opts, timeoutMs: 2000 })
@@ -18,6 +20,7 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
   if (generated) say(`ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it in ${file} (mode 0600)`)
   await (await openStore(config)).close()
   if (!config.redisUrl) new RateLimiterClusterMaster()
+  if (busDriverFor(config, true) === 'cluster') relayChangesBetweenWorkers()
 
   let stopping = false
   let exitCode = 0

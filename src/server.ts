@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
+import { openChangeBus } from './services/change-bus/choose.js'
 import { openStore } from './store/open.js'
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
@@ -51,15 +52,25 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
     },
   })
   let app: FastifyInstance
+  const bus = await openChangeBus(config)
   try {
-    app = await buildApp({ config, store, secret, logger: loggerOptions(config.logLevel), limiterFactory: limiters?.factory ?? limiterFactory })
+    app = await buildApp({
+      config,
+      store,
+      secret,
+      logger: loggerOptions(config.logLevel),
+      limiterFactory: limiters?.factory ?? limiterFactory,
+      changeBus: bus,
+    })
   } catch (err) {
+    await bus.close()
     await store.close()
     throw err
   }
   log = app.log
   if (unlogged !== undefined) logNotices(unlogged)
   await limiters?.start(app.log)
+  await bus.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
   let metrics: Awaited<ReturnType<typeof listenForMetrics>> | undefined
@@ -70,6 +81,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   } catch (err) {
     // Release the pool and Redis too, so the process can exit with the error.
     await app.close()
+    await bus.close()
     await store.close()
     await limiters?.close()
     throw err
@@ -85,6 +97,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       } finally {
         clearInterval(sweeper)
       }
+      await bus.close()
       await store.close()
       await limiters?.close()
     })())

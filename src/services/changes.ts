@@ -51,3 +51,10 @@ export async function readChanges(store: Store, userId: string, cursor: string |
     more,
   }
 }
+
+/** The cursor of the account's feed as it is now (a live update stream opened without one starts there). */
+export async function currentCursor(store: Store, userId: string): Promise<string> {
+  const page = await store.changesSince(userId, 0, 0)
+  if (!page) throw cursorExpired()
+  return cursorOf(page.epoch, page.head)
+}

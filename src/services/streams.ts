@@ -4,20 +4,16 @@
 // changed, and ends when the session does, when its reader falls too far behind, or when the instance shuts down.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { ContractError } from '../errors.js'
-import type { NoteRecord } from '../note-shape.js'
 import type { ChangeBus } from './change-bus.js'
+import type { ChangesAnswer } from './changes.js'
 import type { Authenticated } from './sessions.js'
 import { TOKEN_LIFETIME_MS } from './tokens.js'
 
-/** One page of the change feed as readChanges (changes.ts) answers it. */
-export interface FeedPage {
-  changes: readonly { noteId: string; note: NoteRecord | null; cursor: string }[]
-  cursor: string
-  more: boolean
-}
+/** The feed after `cursor` (readChanges in changes.ts); rejects with a 410 ContractError for an unusable cursor. */
+export type ReadFeed = (userId: string, cursor: string, limit: number) => Promise<ChangesAnswer>
 
-/** The feed after `cursor` (from the start without one); rejects with a 410 ContractError for an unusable cursor. */
-export type ReadFeed = (userId: string, cursor: string | undefined, limit: number) => Promise<FeedPage>
+/** The feed's cursor now (currentCursor in changes.ts): where a stream opened without one starts. */
+export type CurrentCursor = (userId: string) => Promise<string>
 
 /** Whether the caller's session (or sessionless token) is still admitted; `fresh` bypasses the cache layer. */
 export type StillAdmitted = (caller: Authenticated, fresh: boolean) => Promise<boolean>
@@ -52,6 +48,7 @@ type Log = Record<'warn', (obj: object, msg: string) => void>
 export interface StreamDeps {
   bus: ChangeBus
   readFeed: ReadFeed
+  currentCursor: CurrentCursor
   stillAdmitted: StillAdmitted
   settings: StreamSettings
   metrics?: StreamMetrics | undefined
@@ -127,7 +124,8 @@ export class LiveStreams {
       else this.held.delete(userId)
     }
     try {
-      const first = cursor === undefined ? { changes: [], cursor: await this.currentCursor(userId), more: false } : await this.deps.readFeed(userId, cursor, STREAM_PAGE)
+      const first: ChangesAnswer =
+        cursor === undefined ? { changes: [], cursor: await this.deps.currentCursor(userId), more: false } : await this.deps.readFeed(userId, cursor, STREAM_PAGE)
       return {
         start: (response, headers) => {
           if (this.shuttingDown) {
@@ -153,13 +151,6 @@ export class LiveStreams {
     this.shuttingDown = true
     for (const streams of [...this.byAccount.values()]) for (const stream of [...streams]) stream.end('shutdown')
     this.unsubscribe()
-  }
-
-  /** The feed's position now, read through to its end: what a stream without a cursor starts from. */
-  private async currentCursor(userId: string): Promise<string> {
-    let page = await this.deps.readFeed(userId, undefined, STREAM_PAGE)
-    while (page.more) page = await this.deps.readFeed(userId, page.cursor, STREAM_PAGE)
-    return page.cursor
   }
 
   private add(userId: string, stream: LiveStream): void {
@@ -205,7 +196,7 @@ class LiveStream {
   constructor(
     private readonly hub: LiveStreams,
     private readonly caller: Authenticated,
-    private first: FeedPage | undefined,
+    private first: ChangesAnswer | undefined,
     private readonly response: ServerResponse,
     private readonly release: () => void,
   ) {
@@ -319,12 +310,13 @@ class LiveStream {
   }
 
   /** Writes the page's changes as events; how many. */
-  private send(page: FeedPage): number {
+  private send(page: ChangesAnswer): number {
     this.cursor = page.cursor
     if (page.changes.length === 0) return 0
     let text = ''
     for (const change of page.changes) {
-      text += `id: ${change.cursor}\nevent: change\ndata: ${JSON.stringify({ noteId: change.noteId, note: change.note })}\n\n`
+      // The note's stored JSON as /get-changes sends it, never parsed and written again.
+      text += `id: ${change.cursor}\nevent: change\ndata: {"noteId":${JSON.stringify(change.noteId)},"note":${change.json ?? 'null'}}\n\n`
     }
     this.write(text)
     this.hub.deps.metrics?.sent(page.changes.length)

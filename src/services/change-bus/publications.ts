@@ -36,7 +36,9 @@ export const PUBLICATIONS = {
   // Trashed notes have already left the listing; erasing them changes nothing a stream sends.
   eraseTrash: 'none',
   noteHistory: 'none',
+  // The sweep forgets notes gone long ago: a stream whose cursor it passes is told 410 at its next read.
   sweep: 'none',
+  changesSince: 'none',
   listNotesJson: 'none',
   searchNotesJson: 'none',
   importUsers: 'none',
