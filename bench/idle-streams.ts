@@ -22,7 +22,7 @@ import { addNotes, registerAccount, rssOf, startService } from './processes.js'
 import { type OpenStream, openStream } from './sse-client.js'
 
 /** The service's per-instance stream limit, set above the run's streams. */
-const INSTANCE_STREAM_LIMIT = 'MAX_STREAMS_PER_INSTANCE'
+const INSTANCE_STREAM_LIMIT = 'STREAMS_PER_INSTANCE'
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/idle-streams', import.meta.url))
 const MB = 2 ** 20
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
