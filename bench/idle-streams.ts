@@ -3,26 +3,32 @@
 // hold only 10 streams, so the streams are spread over 500 accounts registered through the API.
 // In one run, on one service process, phases without and with the streams open alternate
 // (without, with, with, without, …: drift falls on both alike); the streams are opened before
-// each "with" phase and closed after it. RSS is read from /proc: before any stream, with every
-// stream open and idle (the first opening), and after they close.
+// each "with" phase and closed after it. Before those phases, the first opening goes in five
+// steps with the service left idle at each: RSS from /proc, V8's used heap and the open streams
+// from /metrics, so the per-stream cost is a slope rather than one difference; and the service's
+// idle CPU over one heartbeat period (each stream's heartbeat also re-reads its feed) without and
+// with the streams.
 // Run: npm run build:bench && node dist-bench/bench/idle-streams.js
 //      [--streams 5000] [--accounts 500] [--rounds 2] [--duration 8] [--out bench/results/idle-streams]
 //      DATABASE_URL=postgres://… runs it on PostgreSQL (a database of its own, dropped after);
 //      --service-env KEY=VALUE adds a service setting (repeatable).
 // Needs about `streams` + 200 open files in this process and in the service (`ulimit -n`).
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { type LoadRequest, REALISTIC, runLoad } from './load.js'
 import { BenchDatabases } from './postgres-seed.js'
-import { addNotes, registerAccount, rssOf, startService } from './processes.js'
+import { type ServiceProcess, addNotes, cpuSeconds, registerAccount, rssOf, startService } from './processes.js'
+import { argsWithoutOut, writeResults } from './results-files.js'
 import { type OpenStream, openStream } from './sse-client.js'
 
 /** The service's per-instance stream limit, set above the run's streams. */
 const INSTANCE_STREAM_LIMIT = 'STREAMS_PER_INSTANCE'
+/** The service's heartbeat period unless STREAM_HEARTBEAT_MS is given. */
+const DEFAULT_HEARTBEAT_MS = 15_000
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/idle-streams', import.meta.url))
 const MB = 2 ** 20
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -64,6 +70,50 @@ interface Phase {
   p99: number
   non2xx: number
   load: number
+  loadAfter: number
+  rssPeakMb: number
+}
+
+/** The service's memory with `streams` open, once it has been left alone. */
+interface Step {
+  streams: number
+  /** live_streams_open as the service counts them. */
+  serviceStreams: number
+  rssMb: number
+  heapMb: number
+  openFds: number
+}
+
+/** A gauge's value in Prometheus text (NaN when absent). */
+const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
+
+async function step(service: ServiceProcess, streams: number): Promise<Step> {
+  const rss = await settledRss(service.pid)
+  const metrics = await (await fetch(`${service.url}/metrics`)).text()
+  return {
+    streams,
+    serviceStreams: gauge(metrics, 'live_streams_open'),
+    rssMb: rss / MB,
+    heapMb: gauge(metrics, 'nodejs_heap_size_used_bytes') / MB,
+    openFds: gauge(metrics, 'process_open_fds'),
+  }
+}
+
+/** Least-squares slope of `y` over the steps' stream counts. */
+function slope(steps: Step[], y: (s: Step) => number): number {
+  const n = steps.length
+  const mx = steps.reduce((sum, s) => sum + s.streams, 0) / n
+  const my = steps.reduce((sum, s) => sum + y(s), 0) / n
+  const sxy = steps.reduce((sum, s) => sum + (s.streams - mx) * (y(s) - my), 0)
+  const sxx = steps.reduce((sum, s) => sum + (s.streams - mx) ** 2, 0)
+  return sxy / sxx
+}
+
+/** The service's CPU use (% of one core) over `ms` while nothing is asked of it. */
+async function idleCpu(pid: number, ms: number): Promise<number> {
+  const before = cpuSeconds(pid)
+  await sleep(ms)
+  return ((cpuSeconds(pid) - before) / (ms / 1000)) * 100
 }
 
 async function main(): Promise<void> {
@@ -86,12 +136,13 @@ async function main(): Promise<void> {
   const limit = openFileLimit()
   if (limit < streamCount + 200) throw new Error(`the open-file limit is ${limit}; ${streamCount} streams need ${streamCount + 200} (raise it: ulimit -n ${streamCount + 1000})`)
 
-  const serviceEnv: Record<string, string> = { [INSTANCE_STREAM_LIMIT]: String(streamCount + 100) }
+  const serviceEnv: Record<string, string> = { [INSTANCE_STREAM_LIMIT]: String(streamCount + 100), METRICS_ENABLED: 'true' }
   for (const pair of values['service-env'] ?? []) {
     const at = pair.indexOf('=')
     if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
     serviceEnv[pair.slice(0, at)] = pair.slice(at + 1)
   }
+  const heartbeatMs = Number(serviceEnv.STREAM_HEARTBEAT_MS ?? DEFAULT_HEARTBEAT_MS)
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-idle-streams-'))
   const databaseUrl = databases ? await databases.create(dataDir) : undefined
@@ -110,17 +161,15 @@ async function main(): Promise<void> {
     await runLoad(service.url, [listNotes], REALISTIC, 2) // warm-up
 
     const holders = Array.from({ length: streamCount }, (_, i) => accounts[i % accountCount] as string)
-    const openAll = async () => {
-      const began = performance.now()
-      open = await inParallel(holders, 50, async (authorization) => {
+    const openStreams = (holding: string[]) =>
+      inParallel(holding, 50, async (authorization) => {
         const stream = await openStream(service.url, authorization)
         void stream.ended.then(() => {
           if (!closing) endedByService++
         })
         return stream
       })
-      return (performance.now() - began) / 1000
-    }
+    let openSeconds = 0
     const closeAll = async () => {
       closing = true
       for (const s of open) s.close()
@@ -130,37 +179,41 @@ async function main(): Promise<void> {
       await sleep(2000) // the service's side of each close
     }
 
-    const rssBefore = await settledRss(service.pid)
-    let rssOpen = 0
-    let rssClosed = 0
-    let openSeconds = 0
+    // Before any stream: memory, and the service's CPU over one heartbeat period while idle.
+    const steps: Step[] = [await step(service, 0)]
+    const idleCpuWithout = await idleCpu(service.pid, heartbeatMs)
+    // The first opening goes in five steps, memory read at each: the per-stream cost is the slope.
+    for (let k = 1; k <= 5; k++) {
+      const began = performance.now()
+      open.push(...(await openStreams(holders.slice(open.length, Math.round((k * streamCount) / 5)))))
+      openSeconds += (performance.now() - began) / 1000
+      steps.push(await step(service, open.length))
+    }
+    const idleCpuWith = await idleCpu(service.pid, heartbeatMs)
+    await closeAll()
+    const afterClose = await step(service, 0)
+
     const phases: Phase[] = []
     // without, with, with, without, …
     const order = Array.from({ length: rounds * 2 }, (_, i) => (i % 4 === 1 || i % 4 === 2 ? 'with' : 'without'))
     for (const kind of order) {
       if (kind === 'with' && open.length === 0) {
-        process.stderr.write(`opening ${streamCount} streams\n`)
-        const seconds = await openAll()
-        if (rssOpen === 0) {
-          openSeconds = seconds
-          rssOpen = await settledRss(service.pid)
-        }
+        open = await openStreams(holders)
+        await sleep(2000)
       }
-      if (kind === 'without' && open.length > 0) {
-        await closeAll()
-        if (rssClosed === 0) rssClosed = await settledRss(service.pid)
-      }
+      if (kind === 'without' && open.length > 0) await closeAll()
       const load = loadavg()[0] as number
       process.stderr.write(`get-all-notes with ${open.length} streams open (load ${load.toFixed(2)})\n`)
+      service.rss.mark()
       const result = await runLoad(service.url, [listNotes], REALISTIC, duration)
-      phases.push({ streams: open.length, rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load })
+      phases.push({ streams: open.length, rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load, loadAfter: loadavg()[0] as number, rssPeakMb: service.rss.mark() / MB })
     }
     await closeAll()
-    if (rssClosed === 0) rssClosed = await settledRss(service.pid)
 
     const mean = (list: Phase[]) => list.reduce((sum, p) => sum + p.rps, 0) / Math.max(1, list.length)
     const withRps = mean(phases.filter((p) => p.streams > 0))
     const withoutRps = mean(phases.filter((p) => p.streams === 0))
+    const full = steps.at(-1) as Step
     const summary = {
       streams: streamCount,
       accounts: accountCount,
@@ -168,43 +221,41 @@ async function main(): Promise<void> {
       serviceEnv,
       openSeconds,
       endedByService,
-      rssBeforeMb: rssBefore / MB,
-      rssOpenMb: rssOpen / MB,
-      rssClosedMb: rssClosed / MB,
-      rssPeakMb: service.rss.max / MB,
-      perStreamKb: (rssOpen - rssBefore) / streamCount / 1024,
+      steps,
+      afterClose,
+      perStreamKb: { rss: slope(steps, (s) => s.rssMb) * 1024, heap: slope(steps, (s) => s.heapMb) * 1024 },
+      idleCpuPercent: { without: idleCpuWithout, with: idleCpuWith },
       withRps,
       withoutRps,
       ratio: withRps / withoutRps,
       phases,
     }
-    const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${process.argv.slice(2).filter((a) => !a.startsWith('--out')).map((a) => ` ${a}`).join('')}`
+    const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${argsWithoutOut().map((a) => ` ${a}`).join('')}`
     const report = [
       '# Live updates: idle streams on one instance',
       '',
       `\`${command}\` — ${summary.store}, ${streamCount} streams over ${accountCount} accounts, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node.js ${process.version}; service settings: ${Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}.`,
       '',
-      '| RSS before any stream | with the streams open, idle | per stream | after they closed | peak (load with the streams) |',
-      '|---|---|---|---|---|',
-      `| ${summary.rssBeforeMb.toFixed(1)} MB | ${summary.rssOpenMb.toFixed(1)} MB | ${summary.perStreamKb.toFixed(1)} KB | ${summary.rssClosedMb.toFixed(1)} MB | ${summary.rssPeakMb.toFixed(1)} MB |`,
+      'The first opening, in five steps (RSS: the median of five readings after 2 s idle; heap: V8\'s used heap from /metrics; streams: the service\'s own `live_streams_open`):',
       '',
-      `Opening the ${streamCount} streams (50 at a time) took ${openSeconds.toFixed(1)} s; the service ended ${endedByService} of the streams while they were held.`,
+      '| streams open (service) | RSS MB | V8 heap used MB | open files |',
+      '|---|---|---|---|',
+      ...[...steps, afterClose].map((s, i) => `| ${i === steps.length ? 'all closed: ' : ''}${s.streams} (${s.serviceStreams}) | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.openFds} |`),
       '',
-      '| phase | streams open | get-all-notes req/s | p50 ms | p99 ms | non-2xx | load avg (1 min) |',
-      '|---|---|---|---|---|---|---|',
-      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.load.toFixed(2)} |`),
+      `Per stream (least-squares slope over the steps): ${summary.perStreamKb.rss.toFixed(1)} KB of RSS, ${summary.perStreamKb.heap.toFixed(1)} KB of V8 heap. With all ${streamCount} open: ${full.rssMb.toFixed(1)} MB RSS.`,
+      `Opening them (50 at a time) took ${openSeconds.toFixed(1)} s; the service ended ${endedByService} of the streams while they were held.`,
+      `Service CPU while idle over one heartbeat period (${heartbeatMs / 1000} s): ${idleCpuWithout.toFixed(1)} % without the streams, ${idleCpuWith.toFixed(1)} % with them.`,
+      '',
+      '| phase | streams open | get-all-notes req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | load avg (1 min) before → after |',
+      '|---|---|---|---|---|---|---|---|',
+      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`),
       '',
       `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio ${summary.ratio.toFixed(3)}).`,
       'Targets: RSS < 400 MB with the streams open; get-all-notes within 10 % of its throughput without them.',
       '',
     ].join('\n')
     process.stdout.write(report)
-    if (values.out) {
-      mkdirSync(join(values.out, '..'), { recursive: true })
-      writeFileSync(`${values.out}.md`, report)
-      writeFileSync(`${values.out}.json`, `${JSON.stringify({ command, date: new Date().toISOString(), ...summary }, null, 2)}\n`)
-      process.stderr.write(`written: ${values.out}.md and .json\n`)
-    }
+    writeResults(values.out, report, { command, ...summary })
   } finally {
     for (const s of open) s.close()
     await service.stop()

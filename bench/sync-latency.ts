@@ -15,7 +15,7 @@
 //      [--edits 1000] [--warmup 50] [--only NAME,NAME] [--out bench/results/sync-latency]
 // Without DATABASE_URL the PostgreSQL scenarios are skipped, without REDIS_URL the Redis one.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +24,7 @@ import { KeepAliveClient } from './keep-alive-client.js'
 import { BenchDatabases } from './postgres-seed.js'
 import { childrenOf, processOfConnection } from './process-of-socket.js'
 import { type ServiceProcess, registerAccount, startService } from './processes.js'
+import { argsWithoutOut, writeResults } from './results-files.js'
 import { type ChangeEvent, type OpenStream, openStream } from './sse-client.js'
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/sync-latency', import.meta.url))
@@ -34,7 +35,8 @@ interface Row {
   scenario: string
   /** Where the stream is held, relative to where the edit was committed. */
   path: string
-  edits: number
+  /** Edits times the streams on this path. */
+  events: number
   missed: number
   p50: number
   p95: number
@@ -122,7 +124,7 @@ function rowsOf(scenario: string, result: { paths: Map<string, Samples>; editMs:
     return {
       scenario,
       path,
-      edits: s.latency.length + s.missed,
+      events: s.latency.length + s.missed,
       missed: s.missed,
       p50: percentile(latency, 50),
       p95: percentile(latency, 95),
@@ -229,11 +231,11 @@ function markdown(rows: Row[], about: { command: string; cpu: string; nproc: num
     '# Live updates: fan-out latency',
     '',
     `\`${about.command}\` — ${about.edits} edits per scenario, sequential, each waiting for its event on every stream; ${about.nproc} × ${about.cpu}, Node.js ${about.node}.`,
-    'Latency: from sending the edit to reading its event on the stream. "After answer": the event\'s arrival minus the edit\'s HTTP answer (negative: the event came first).',
+    'Events: edits × the streams on that path. Latency: from sending the edit to reading its event on the stream. "After answer": the event\'s arrival minus the edit\'s HTTP answer (negative: the event came first).',
     '',
-    '| scenario | path | edits | missed | p50 ms | p95 ms | p99 ms | max ms | event − answer p50 ms | events before the answer | edit answer p50 ms | load avg (1 min) before → after |',
+    '| scenario | path | events | missed | p50 ms | p95 ms | p99 ms | max ms | event − answer p50 ms | events before the answer | edit answer p50 ms | load avg (1 min) before → after |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.path} | ${r.edits} | ${r.missed} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.afterAnswerP50)} | ${Math.round(r.beforeAnswer * 100)} % | ${ms(r.editP50)} | ${r.loadBefore.toFixed(2)} → ${r.loadAfter.toFixed(2)} |`),
+    ...rows.map((r) => `| ${r.scenario} | ${r.path} | ${r.events} | ${r.missed} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.afterAnswerP50)} | ${Math.round(r.beforeAnswer * 100)} % | ${ms(r.editP50)} | ${r.loadBefore.toFixed(2)} → ${r.loadAfter.toFixed(2)} |`),
     '',
     'Targets: p95 < 1 000 ms and p50 < 100 ms on every path.',
   ]
@@ -298,16 +300,11 @@ async function main(): Promise<void> {
     rmSync(root, { recursive: true, force: true })
   }
   const env = [databaseUrl ? 'DATABASE_URL=postgres://… ' : '', redisUrl ? 'REDIS_URL=redis://… ' : ''].join('')
-  const flags = process.argv.slice(2).filter((a) => !a.startsWith('--out'))
+  const flags = argsWithoutOut()
   const about = { command: `${env}node dist-bench/bench/sync-latency.js${flags.length ? ` ${flags.join(' ')}` : ''}`, cpu: cpus()[0]?.model.trim() ?? 'unknown CPU', nproc: cpus().length, node: process.version, edits: run.edits }
   const report = markdown(rows, about)
   process.stdout.write(report)
-  if (values.out) {
-    mkdirSync(join(values.out, '..'), { recursive: true })
-    writeFileSync(`${values.out}.md`, report)
-    writeFileSync(`${values.out}.json`, `${JSON.stringify({ ...about, date: new Date().toISOString(), rows }, null, 2)}\n`)
-    process.stderr.write(`written: ${values.out}.md and .json\n`)
-  }
+  writeResults(values.out, report, { ...about, rows })
 }
 
 main().catch((err: unknown) => {
