@@ -209,6 +209,22 @@ for (const { mode, storeKind } of targets()) {
       assert.deepEqual(revisions.map((r) => r.content), ['start'])
     })
 
+    it('an edit or pin that waits for a delete answers 404, never a 500, and the trash keeps what was stored', async () => {
+      for (let round = 0; round < 20; round++) {
+        const note = await addNote(h.client, a.token, { title: 'race', content: 'before' })
+        const [del, pin, edit] = await Promise.all([
+          req('DELETE', `/delete-note/${note._id}`, a.token),
+          req('PUT', `/update-note-pinned/${note._id}`, a.token, { isPinned: true }),
+          req('PUT', `/edit-note/${note._id}`, a.token, { content: 'after' }),
+        ])
+        assert.equal(del.status, 200)
+        assert.ok([200, 404].includes(pin.status) && [200, 404].includes(edit.status), `${pin.status} ${edit.status}: ${pin.text} ${edit.text}`)
+        const inTrash = (await trash(a.token)).find((n) => n._id === note._id)
+        assert.equal(inTrash?.content, edit.status === 200 ? 'after' : 'before')
+        assert.equal(inTrash?.isPinned, pin.status === 200)
+      }
+    })
+
     it('a delete racing an edit leaves the edited note in the trash, or refuses the delete with 412', async () => {
       for (let round = 0; round < 5; round++) {
         const note = await addNote(h.client, a.token, { title: 'race', content: 'before' })

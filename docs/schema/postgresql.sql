@@ -31,7 +31,6 @@
 (
   user_id text COLLATE "C" NOT NULL,
   epoch text NOT NULL,
-  head bigint NOT NULL,
   floor bigint NOT NULL
 )
 
@@ -243,6 +242,9 @@ CREATE UNIQUE INDEX users_pkey ON public.users USING btree (id)
 -- sequence account_version
 bigint start 1 increment 1
 
+-- sequence note_change
+bigint start 1 increment 1
+
 -- sequence note_version
 bigint start 1 increment 1
 
@@ -361,7 +363,7 @@ CREATE OR REPLACE FUNCTION public.new_note_feed()
  LANGUAGE plpgsql
 AS $function$
       BEGIN
-        INSERT INTO note_feeds VALUES (NEW.id, substr(md5(random()::text || NEW.id), 1, 16), 0, 0);
+        INSERT INTO note_feeds VALUES (NEW.id, substr(md5(random()::text || NEW.id), 1, 16), 0);
         RETURN NULL;
       END
     $function$
@@ -446,7 +448,7 @@ AS $function$
         IF TG_OP = 'TRUNCATE' THEN
           -- Gone notes leave no rows to tell of them: every cursor expires.
           DELETE FROM note_changes;
-          UPDATE note_feeds SET head = head + 1, floor = head + 1;
+          UPDATE note_feeds SET floor = nextval('note_change');
           RETURN NULL;
         END IF;
         IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
@@ -523,15 +525,14 @@ CREATE OR REPLACE FUNCTION public.record_note_change(owner text, note text, is_l
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-      DECLARE
-        number bigint;
       BEGIN
-        UPDATE note_feeds SET head = head + 1 WHERE user_id = owner RETURNING head INTO number;
-        IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
+        IF NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
           RETURN;
         END IF;
+        PERFORM pg_advisory_xact_lock_shared(15, hashtext(owner));
         INSERT INTO note_changes AS c
-          VALUES (owner, note, number, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
+          VALUES (owner, note, nextval('note_change'),
+                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
           ON CONFLICT (user_id, note_id) DO UPDATE SET seq = EXCLUDED.seq, changed_on = EXCLUDED.changed_on, live = EXCLUDED.live;
       END
     $function$

@@ -26,13 +26,15 @@ export const editValues = (userId: string, noteId: string, now: string, terms: N
  * the patch, with the next version, only while `old` is as expected ($4, If-Match) and `allowed` holds; `kept` keeps
  * old's text as a revision when it changed. The patch's values follow the first `before` ($1 user, $2 note, $3 now,
  * $5 revision id, $6 revisions kept, $7 the byte quota). The answer: the changed note, or the current one.
+ * When a delete commits while the edit waits for the note, `old` is empty; the new version then falls back to the
+ * stored one, since PostgreSQL checks NOT NULL before it finds the row gone, and the edit changes nothing (404).
  */
 export const editStatement = (before: number, verdictOf?: string) => {
   const [allowed, verdict] = verdictOf ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
   return `
   WITH ${verdictOf ? `verdict AS (SELECT ${verdictOf} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE),
   changed AS (
-    UPDATE notes SET ${patchSet(before + 1)}, updated_on = next_note_version((SELECT updated_on FROM old), $3)
+    UPDATE notes SET ${patchSet(before + 1)}, updated_on = COALESCE(next_note_version((SELECT updated_on FROM old), $3), updated_on)
     WHERE user_id = $1 AND id = $2 AND ($4::text[] IS NULL OR (SELECT updated_on FROM old) = ANY($4::text[])) AND ${allowed}
     RETURNING ${NOTE_COLUMNS}
   ),

@@ -1,17 +1,22 @@
-// Each account's change feed, as in the SQLite migration of the same number (which says what each table holds).
-// note_feeds' row is the one place where an account's note writes take turns: a writer numbers its change under the
-// row's lock and holds it until it commits, so an account's changes commit in the order of their numbers and a
-// reader never passes a number that commits later (docs/sync.md, "Why no change is skipped").
+// Each account's change feed, as in the SQLite migration of the same number (which says what each table holds), but
+// numbered from one sequence: writers of one account must not take turns (docs/sync.md, "Why no change is skipped").
+// A writer numbers its change while holding the account's feed lock in shared mode until it commits; a reader takes
+// it in exclusive mode before its snapshot (feed.ts), so every number it can see below the highest has committed.
+// note_feeds keeps the epoch and the floor, which only the sweep moves: no write updates it.
 import type { Migration } from '../migrations.js'
+
+/** The advisory lock class of the feed locks; the second key is hashtext(user_id). */
+export const FEED_LOCK_CLASS = 15
 
 export const migration: Migration = {
   version: 15,
   name: 'change-feed',
   sql: `
+    CREATE SEQUENCE note_change;
+
     CREATE TABLE note_feeds (
       user_id text COLLATE "C" PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
       epoch text NOT NULL,
-      head bigint NOT NULL,
       floor bigint NOT NULL
     );
     CREATE TABLE note_changes (
@@ -27,23 +32,22 @@ export const migration: Migration = {
 
     CREATE FUNCTION new_note_feed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        INSERT INTO note_feeds VALUES (NEW.id, substr(md5(random()::text || NEW.id), 1, 16), 0, 0);
+        INSERT INTO note_feeds VALUES (NEW.id, substr(md5(random()::text || NEW.id), 1, 16), 0);
         RETURN NULL;
       END
     $$;
     CREATE TRIGGER note_feed_of_new_user AFTER INSERT ON users FOR EACH ROW EXECUTE FUNCTION new_note_feed();
 
-    -- The change of note (user_id, note_id) as the account's next; none while the account is being deleted.
+    -- The change of note (owner, note), numbered under the account's feed lock; none while the account is being deleted.
     CREATE FUNCTION record_note_change(owner text, note text, is_live boolean) RETURNS void LANGUAGE plpgsql AS $$
-      DECLARE
-        number bigint;
       BEGIN
-        UPDATE note_feeds SET head = head + 1 WHERE user_id = owner RETURNING head INTO number;
-        IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
+        IF NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
           RETURN;
         END IF;
+        PERFORM pg_advisory_xact_lock_shared(${FEED_LOCK_CLASS}, hashtext(owner));
         INSERT INTO note_changes AS c
-          VALUES (owner, note, number, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
+          VALUES (owner, note, nextval('note_change'),
+                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
           ON CONFLICT (user_id, note_id) DO UPDATE SET seq = EXCLUDED.seq, changed_on = EXCLUDED.changed_on, live = EXCLUDED.live;
       END
     $$;
@@ -53,7 +57,7 @@ export const migration: Migration = {
         IF TG_OP = 'TRUNCATE' THEN
           -- Gone notes leave no rows to tell of them: every cursor expires.
           DELETE FROM note_changes;
-          UPDATE note_feeds SET head = head + 1, floor = head + 1;
+          UPDATE note_feeds SET floor = nextval('note_change');
           RETURN NULL;
         END IF;
         IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
@@ -68,9 +72,7 @@ export const migration: Migration = {
     CREATE TRIGGER notes_in_feed AFTER INSERT OR UPDATE OR DELETE ON notes FOR EACH ROW EXECUTE FUNCTION note_feed_changed();
     CREATE TRIGGER notes_in_feed_truncated AFTER TRUNCATE ON notes FOR EACH STATEMENT EXECUTE FUNCTION note_feed_changed();
 
-    INSERT INTO note_feeds
-      SELECT u.id, substr(md5(random()::text || u.id), 1, 16), (SELECT count(*) FROM notes n WHERE n.user_id = u.id), 0 FROM users u;
-    INSERT INTO note_changes
-      SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY updated_on, id), updated_on, true FROM notes;
+    INSERT INTO note_feeds SELECT id, substr(md5(random()::text || id), 1, 16), 0 FROM users;
+    INSERT INTO note_changes SELECT user_id, id, nextval('note_change'), updated_on, true FROM (SELECT * FROM notes ORDER BY updated_on, id) n;
   `,
 }
