@@ -101,7 +101,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       await store.close()
       await limiters?.close()
     })())
-  return { app, store, ...(metrics ? { metrics } : {}), close }
+  return { app, store, changeBus: bus.driver, ...(metrics ? { metrics } : {}), close }
 }
 
 export type RunningServer = Awaited<ReturnType<typeof startServer>>

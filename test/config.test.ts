@@ -77,6 +77,11 @@ describe('parseConfig', () => {
       SEARCH_THREADS: '5',
       SEARCH_QUEUE: '0',
       SEARCH_TIMEOUT_MS: '750',
+      STREAMS_PER_ACCOUNT: '3',
+      STREAMS_PER_INSTANCE: '500',
+      STREAM_BUFFER_BYTES: '256kb',
+      STREAM_HEARTBEAT_MS: '20000',
+      STREAM_RETRY_MS: '5000',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -109,6 +114,7 @@ describe('parseConfig', () => {
       minPasswordLength: 12,
       minFreeDiskMb: 0,
       metrics: { enabled: true, port: 9100, host: '127.0.0.2' },
+      streams: { perAccount: 3, perInstance: 500, bufferBytes: 256 * 1024, heartbeatMs: 20_000, retryMs: 5000 },
       databaseUrl: 'postgres://u@db.example:5432/notes',
       databasePoolSize: 7,
       databaseStatementTimeoutMs: 1500,
@@ -182,6 +188,12 @@ describe('parseConfig', () => {
     [{ SEARCH_QUEUE: '-1' }, 'SEARCH_QUEUE'],
     [{ SEARCH_TIMEOUT_MS: '5' }, 'SEARCH_TIMEOUT_MS'],
     [{ SEARCH_TIMEOUT_MS: '2s' }, 'SEARCH_TIMEOUT_MS'],
+    [{ STREAMS_PER_ACCOUNT: '0' }, 'STREAMS_PER_ACCOUNT'],
+    [{ STREAMS_PER_INSTANCE: 'lots' }, 'STREAMS_PER_INSTANCE'],
+    [{ STREAM_BUFFER_BYTES: '1kb' }, 'STREAM_BUFFER_BYTES'],
+    [{ STREAM_BUFFER_BYTES: 'a lot' }, 'STREAM_BUFFER_BYTES'],
+    [{ STREAM_HEARTBEAT_MS: '50' }, 'STREAM_HEARTBEAT_MS'],
+    [{ STREAM_RETRY_MS: '-1' }, 'STREAM_RETRY_MS'],
   ]
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {

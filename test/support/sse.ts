@@ -35,6 +35,8 @@ export const baseOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.
 export interface StreamOptions {
   token?: string
   since?: string
+  /** More query parameters, sent as they are. */
+  query?: Record<string, string>
   lastEventId?: string
   headers?: Record<string, string>
   /** Never read the body: the socket is paused as soon as the headers arrive (a slow reader). */
@@ -44,6 +46,7 @@ export interface StreamOptions {
 export function openStream(base: string, options: StreamOptions = {}): Promise<SseStream> {
   const url = new URL('/stream-changes', base)
   if (options.since !== undefined) url.searchParams.set('since', options.since)
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value)
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId
