@@ -213,6 +213,13 @@ async function main(): Promise<void> {
     const mean = (list: Phase[]) => list.reduce((sum, p) => sum + p.rps, 0) / Math.max(1, list.length)
     const withRps = mean(phases.filter((p) => p.streams > 0))
     const withoutRps = mean(phases.filter((p) => p.streams === 0))
+    // Each round holds one phase of each kind, next to each other: its ratio sees the least drift.
+    const roundRatios = Array.from({ length: rounds }, (_, r) => {
+      const pair = phases.slice(2 * r, 2 * r + 2)
+      return (pair.find((p) => p.streams > 0)?.rps ?? NaN) / (pair.find((p) => p.streams === 0)?.rps ?? NaN)
+    })
+    const sorted = [...roundRatios].sort((a, b) => a - b)
+    const medianRatio = ((sorted[Math.floor((rounds - 1) / 2)] as number) + (sorted[Math.ceil((rounds - 1) / 2)] as number)) / 2
     const full = steps.at(-1) as Step
     const summary = {
       streams: streamCount,
@@ -228,6 +235,8 @@ async function main(): Promise<void> {
       withRps,
       withoutRps,
       ratio: withRps / withoutRps,
+      roundRatios,
+      medianRatio,
       phases,
     }
     const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${argsWithoutOut().map((a) => ` ${a}`).join('')}`
@@ -250,7 +259,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|---|',
       ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`),
       '',
-      `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio ${summary.ratio.toFixed(3)}).`,
+      `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio of the means ${summary.ratio.toFixed(3)}); each round's ratio (phases ${rounds > 1 ? '1–2, 3–4, …' : '1–2'}): ${roundRatios.map((r) => r.toFixed(3)).join(', ')}, median ${medianRatio.toFixed(3)}.`,
       'Targets: RSS < 400 MB with the streams open; get-all-notes within 10 % of its throughput without them.',
       '',
     ].join('\n')
