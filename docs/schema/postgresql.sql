@@ -321,6 +321,29 @@ AS $function$
       END
       $function$
 
+-- function feed_page(owner text, after bigint, most integer, live_only boolean)
+CREATE OR REPLACE FUNCTION public.feed_page(owner text, after bigint, most integer, live_only boolean)
+ RETURNS TABLE(locked boolean, epoch text, floor bigint, head bigint, seq bigint, note_id text, json text)
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF NOT pg_try_advisory_xact_lock(15, hashtext(owner)) THEN
+          RETURN QUERY SELECT false, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text;
+          RETURN;
+        END IF;
+        RETURN QUERY
+          SELECT true, f.epoch, f.floor, greatest(f.floor, (SELECT max(m.seq) FROM note_changes m WHERE m.user_id = owner)),
+                 c.seq, c.note_id, c.json
+          FROM note_feeds f
+          LEFT JOIN LATERAL (
+            SELECT c.seq, c.note_id, n.json FROM note_changes c LEFT JOIN notes n ON n.user_id = c.user_id AND n.id = c.note_id
+            WHERE c.user_id = f.user_id AND c.seq > after AND (c.live OR NOT live_only) ORDER BY c.seq LIMIT most
+          ) c ON true
+          WHERE f.user_id = owner
+          ORDER BY c.seq;
+      END
+    $function$
+
 -- function keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[], p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint)
 CREATE OR REPLACE FUNCTION public.keep_revision(p_id text, p_user text, p_note text, p_title text, p_content text, p_tags text[], p_pinned boolean, p_edited_on text, p_replaced_on text, p_keep integer, p_max_bytes bigint)
  RETURNS integer

@@ -1,54 +1,40 @@
 // The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). Migration 15's triggers
-// write it; here it is only read, and swept.
-import type pg from 'pg'
-import { FEED_LOCK_CLASS } from './migrations/0015-change-feed.js'
-import { type Query, inTransaction, queryOn } from './query.js'
-import type { ChangePage } from '../types.js'
+// write it and its feed_page() reads a page under the account's feed lock; here it is called, and swept.
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Query } from './query.js'
+import { type ChangePage, StoreUnavailableError } from '../types.js'
 
 /** Gone notes' changes erased per statement of the sweep; SKIP LOCKED lets sweeps on several instances share the work. */
 const SWEEP_BATCH = 500
+/** How long a read tries for the feed lock while writers of the account hold it, before it answers 503. */
+const LOCK_TRIES_MS = 3000
 
-type PageRow = { epoch: string; head: string; floor: string; seq: string | null; note_id: string | null; json: string | null }
-
-/**
- * The feed and a page of its changes in one statement, so in one snapshot: $1 user, $2 after this number, $3 limit.
- * The head is the highest number the snapshot sees (never below the floor).
- */
-const page = (liveOnly: boolean) => `
-  SELECT f.epoch, f.floor, greatest(f.floor, (SELECT max(seq) FROM note_changes WHERE user_id = $1)) AS head,
-         c.seq, c.note_id, c.json
-  FROM note_feeds f
-  LEFT JOIN LATERAL (
-    SELECT c.seq, c.note_id, n.json FROM note_changes c LEFT JOIN notes n ON n.user_id = c.user_id AND n.id = c.note_id
-    WHERE c.user_id = f.user_id AND c.seq > $2 ${liveOnly ? 'AND c.live' : ''} ORDER BY c.seq LIMIT $3
-  ) c ON true
-  WHERE f.user_id = $1
-  ORDER BY c.seq`
+type PageRow = { locked: boolean; epoch: string; head: string; floor: string; seq: string | null; note_id: string | null; json: string | null }
 
 export class PostgresFeed {
-  constructor(
-    private readonly query: Query,
-    private readonly pool: pg.Pool,
-  ) {}
+  constructor(private readonly query: Query) {}
 
   /**
-   * The exclusive feed lock waits for the account's writers still between numbering a change and committing it, and
-   * holds new ones back until the page's snapshot is taken: no number below the page's head commits after it.
+   * A writer holds the lock only between numbering its change and committing, so a read finds it free within a
+   * commit or two; it waits a little longer each time, starting at 1 ms.
    */
-  changesSince(userId: string, since: number | undefined, limit: number): Promise<ChangePage | undefined> {
-    return inTransaction(this.pool, async (client) => {
-      const query = queryOn(client)
-      await query('feed.lock', `SELECT pg_advisory_xact_lock(${FEED_LOCK_CLASS}, hashtext($1))`, [userId])
-      const { rows } = await query<PageRow>(since === undefined ? 'feed.live' : 'feed.since', page(since === undefined), [userId, since ?? 0, limit])
+  async changesSince(userId: string, since: number | undefined, limit: number): Promise<ChangePage | undefined> {
+    const started = Date.now()
+    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+      const { rows } = await this.query<PageRow>('feed.page', 'SELECT * FROM feed_page($1, $2, $3, $4)', [userId, since ?? 0, limit, since === undefined])
       const first = rows[0]
       if (!first) return undefined
-      return {
-        epoch: first.epoch,
-        head: Number(first.head),
-        floor: Number(first.floor),
-        changes: rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), noteId: r.note_id ?? '', json: r.json })),
+      if (first.locked) {
+        return {
+          epoch: first.epoch,
+          head: Number(first.head),
+          floor: Number(first.floor),
+          changes: rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), noteId: r.note_id ?? '', json: r.json })),
+        }
       }
-    })
+      if (Date.now() - started > LOCK_TRIES_MS) throw new StoreUnavailableError('the change feed stayed locked by writers of the account')
+      await sleep(wait)
+    }
   }
 
   /** Erases the changes of notes gone before `changedBefore`, raising each account's floor past them: how many. */

@@ -140,7 +140,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const notes = new PostgresNotes(query)
   const quota = new PostgresQuota(query)
   const kept = new PostgresKept(query, pool)
-  const feed = new PostgresFeed(query, pool)
+  const feed = new PostgresFeed(query)
   let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {

@@ -1,8 +1,9 @@
 // Each account's change feed, as in the SQLite migration of the same number (which says what each table holds), but
 // numbered from one sequence: writers of one account must not take turns (docs/sync.md, "Why no change is skipped").
-// A writer numbers its change while holding the account's feed lock in shared mode until it commits; a reader takes
-// it in exclusive mode before its snapshot (feed.ts), so every number it can see below the highest has committed.
-// note_feeds keeps the epoch and the floor, which only the sweep moves: no write updates it.
+// A writer numbers its change while holding the account's feed lock in shared mode until it commits; feed_page holds
+// it in exclusive mode while it takes its snapshot, so every number it can see below the highest has committed. It
+// only tries the lock, never queues for it: a reader waiting in the queue would hold back writers that already hold
+// other locks, which can close a cycle. note_feeds keeps the epoch and the floor, which only the sweep moves.
 import type { Migration } from '../migrations.js'
 
 /** The advisory lock class of the feed locks; the second key is hashtext(user_id). */
@@ -71,6 +72,29 @@ export const migration: Migration = {
     $$;
     CREATE TRIGGER notes_in_feed AFTER INSERT OR UPDATE OR DELETE ON notes FOR EACH ROW EXECUTE FUNCTION note_feed_changed();
     CREATE TRIGGER notes_in_feed_truncated AFTER TRUNCATE ON notes FOR EACH STATEMENT EXECUTE FUNCTION note_feed_changed();
+
+    -- A page of the account's changes after the number given, or one row with locked = false while a writer holds the feed lock
+    -- (feed.ts tries again). VOLATILE: the page's query takes its snapshot after the lock is held.
+    CREATE FUNCTION feed_page(owner text, after bigint, most int, live_only boolean)
+      RETURNS TABLE (locked boolean, epoch text, floor bigint, head bigint, seq bigint, note_id text, json text)
+      LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        IF NOT pg_try_advisory_xact_lock(${FEED_LOCK_CLASS}, hashtext(owner)) THEN
+          RETURN QUERY SELECT false, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text;
+          RETURN;
+        END IF;
+        RETURN QUERY
+          SELECT true, f.epoch, f.floor, greatest(f.floor, (SELECT max(m.seq) FROM note_changes m WHERE m.user_id = owner)),
+                 c.seq, c.note_id, c.json
+          FROM note_feeds f
+          LEFT JOIN LATERAL (
+            SELECT c.seq, c.note_id, n.json FROM note_changes c LEFT JOIN notes n ON n.user_id = c.user_id AND n.id = c.note_id
+            WHERE c.user_id = f.user_id AND c.seq > after AND (c.live OR NOT live_only) ORDER BY c.seq LIMIT most
+          ) c ON true
+          WHERE f.user_id = owner
+          ORDER BY c.seq;
+      END
+    $$;
 
     INSERT INTO note_feeds SELECT id, substr(md5(random()::text || id), 1, 16), 0 FROM users;
     INSERT INTO note_changes SELECT user_id, id, nextval('note_change'), updated_on, true FROM (SELECT * FROM notes ORDER BY updated_on, id) n;
