@@ -314,3 +314,15 @@ describe('GET /stream-changes: limits, the slow reader, heartbeats and shutdown 
     assert.deepEqual(await Promise.all(streams.map((s) => s.ended)), ['end', 'end'])
   })
 })
+
+describe('GET /stream-changes: what it does not serve (sqlite)', () => {
+  it('answers HEAD with 404: a HEAD would hold a slot for a stream with no body', async () => {
+    const h = await startHarness('http', { checkResponses: false })
+    try {
+      const a = await register(h.client)
+      assert.equal((await h.client.request('HEAD', '/stream-changes', { token: a.token })).status, 404)
+    } finally {
+      await h.close()
+    }
+  })
+})

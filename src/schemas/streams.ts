@@ -1,6 +1,6 @@
 // The schema and OpenAPI description of GET /stream-changes (docs/sync.md, "Live updates").
 import { Type } from '@sinclair/typebox'
-import { DATABASE_UNREACHABLE } from '../errors.js'
+import { CURSOR_EXPIRED, DATABASE_UNREACHABLE } from '../errors.js'
 import { TOO_MANY_FOR_ACCOUNT, TOO_MANY_FOR_INSTANCE } from '../services/streams.js'
 import { Unauthorized, errorBody } from './error-responses.js'
 import { operationsOf } from './operations.js'
@@ -28,7 +28,10 @@ export const streamChanges = {
     },
     400: errorBody('since is sent more than once.'),
     401: Unauthorized,
-    410: errorBody('The cursor is too old, from another account or another database, or not a cursor: list all notes again (/get-changes without since).'),
+    410: errorBody(
+      'The cursor is too old, from another account or another database, past the feed, or not a cursor: list all notes again (/get-changes without since).',
+      [CURSOR_EXPIRED],
+    ),
     429: errorBody(`The account holds STREAMS_PER_ACCOUNT streams on this server already.`, [TOO_MANY_FOR_ACCOUNT], retryAfter),
     500: errorBody('An unexpected failure inside the service.', ['Internal Server Error']),
     503: errorBody(

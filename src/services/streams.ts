@@ -211,6 +211,8 @@ class LiveStream {
     const { settings, metrics } = this.hub.deps
     metrics?.opened()
     response.on('close', () => this.end('client'))
+    // A client that left during the first read: its 'close' has been and gone.
+    if (!response.socket || response.socket.destroyed) return this.end('client')
     // Idle between heartbeats by design: the connection timeout is for requests, not for streams.
     response.socket?.setTimeout(0)
     response.socket?.setKeepAlive(true, settings.heartbeatMs)

@@ -13,6 +13,8 @@ export interface SseEvent {
 export interface SseStream {
   status: number
   headers: IncomingHttpHeaders
+  /** The client's port of the connection: which server process holds it can be found from it (/proc/net/tcp). */
+  localPort: number
   /** The body of an answer that is not a stream (a 4xx or 5xx), parsed as JSON when it is. */
   body: unknown
   events: SseEvent[]
@@ -74,6 +76,7 @@ function streamOf(res: IncomingMessage, destroy: () => void): SseStream {
   const stream: SseStream = {
     status: res.statusCode ?? 0,
     headers: res.headers,
+    localPort: res.socket.localPort ?? 0,
     body: undefined,
     events,
     comments,
