@@ -66,6 +66,8 @@ async function settledRss(pid: number): Promise<number> {
 interface Phase {
   streams: number
   rps: number
+  /** Service CPU µs per get-all-notes answered (its wait for the idle probe included). */
+  cpuUs: number
   p50: number
   p99: number
   non2xx: number
@@ -205,14 +207,19 @@ async function main(): Promise<void> {
       const load = loadavg()[0] as number
       process.stderr.write(`get-all-notes with ${open.length} streams open (load ${load.toFixed(2)})\n`)
       service.rss.mark()
+      const cpuBefore = cpuSeconds(service.pid)
       const result = await runLoad(service.url, [listNotes], REALISTIC, duration)
-      phases.push({ streams: open.length, rps: result.rps, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load, loadAfter: loadavg()[0] as number, rssPeakMb: service.rss.mark() / MB })
+      // CPU per request moves far less than req/s when other work shares the cores.
+      const cpuUs = ((cpuSeconds(service.pid) - cpuBefore) / Math.max(1, result.ok)) * 1e6
+      phases.push({ streams: open.length, rps: result.rps, cpuUs, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load, loadAfter: loadavg()[0] as number, rssPeakMb: service.rss.mark() / MB })
     }
     await closeAll()
 
-    const mean = (list: Phase[]) => list.reduce((sum, p) => sum + p.rps, 0) / Math.max(1, list.length)
-    const withRps = mean(phases.filter((p) => p.streams > 0))
-    const withoutRps = mean(phases.filter((p) => p.streams === 0))
+    const mean = (list: Phase[], of: (p: Phase) => number) => list.reduce((sum, p) => sum + of(p), 0) / Math.max(1, list.length)
+    const withRps = mean(phases.filter((p) => p.streams > 0), (p) => p.rps)
+    const withoutRps = mean(phases.filter((p) => p.streams === 0), (p) => p.rps)
+    const withCpuUs = mean(phases.filter((p) => p.streams > 0), (p) => p.cpuUs)
+    const withoutCpuUs = mean(phases.filter((p) => p.streams === 0), (p) => p.cpuUs)
     // Each round holds one phase of each kind, next to each other: its ratio sees the least drift.
     const roundRatios = Array.from({ length: rounds }, (_, r) => {
       const pair = phases.slice(2 * r, 2 * r + 2)
@@ -237,6 +244,8 @@ async function main(): Promise<void> {
       ratio: withRps / withoutRps,
       roundRatios,
       medianRatio,
+      withCpuUs,
+      withoutCpuUs,
       phases,
     }
     const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${argsWithoutOut().map((a) => ` ${a}`).join('')}`
@@ -255,11 +264,12 @@ async function main(): Promise<void> {
       `Opening them (50 at a time) took ${openSeconds.toFixed(1)} s; the service ended ${endedByService} of the streams while they were held.`,
       `Service CPU while idle over one heartbeat period (${heartbeatMs / 1000} s): ${idleCpuWithout.toFixed(1)} % without the streams, ${idleCpuWith.toFixed(1)} % with them.`,
       '',
-      '| phase | streams open | get-all-notes req/s | p50 ms | p99 ms | non-2xx | peak RSS MB | load avg (1 min) before → after |',
-      '|---|---|---|---|---|---|---|---|',
-      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`),
+      '| phase | streams open | get-all-notes req/s | service CPU µs per request | p50 ms | p99 ms | non-2xx | peak RSS MB | load avg (1 min) before → after |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.cpuUs.toFixed(1)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`),
       '',
       `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio of the means ${summary.ratio.toFixed(3)}); each round's ratio (phases ${rounds > 1 ? '1–2, 3–4, …' : '1–2'}): ${roundRatios.map((r) => r.toFixed(3)).join(', ')}, median ${medianRatio.toFixed(3)}.`,
+      `Service CPU per request: ${withoutCpuUs.toFixed(1)} µs without the streams, ${withCpuUs.toFixed(1)} µs with them (ratio ${(withCpuUs / withoutCpuUs).toFixed(3)}).`,
       'Targets: RSS < 400 MB with the streams open; get-all-notes within 10 % of its throughput without them.',
       '',
     ].join('\n')
