@@ -549,7 +549,8 @@ CREATE OR REPLACE FUNCTION public.record_note_change(owner text, note text, is_l
  LANGUAGE plpgsql
 AS $function$
       BEGIN
-        IF NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
+        -- A note leaving as its account is deleted: the account's feed goes with it.
+        IF NOT is_live AND NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
           RETURN;
         END IF;
         PERFORM pg_advisory_xact_lock_shared(15, hashtext(owner));

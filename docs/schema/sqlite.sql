@@ -211,7 +211,7 @@ CREATE TRIGGER note_feed_note_added AFTER INSERT ON notes BEGIN
 UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
 INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
   SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
-  WHERE user_id = NEW.user_id AND EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id)
+  WHERE user_id = NEW.user_id
   ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
 END;
 
@@ -220,7 +220,7 @@ CREATE TRIGGER note_feed_note_changed AFTER UPDATE ON notes BEGIN
 UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
 INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
   SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
-  WHERE user_id = NEW.user_id AND EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id)
+  WHERE user_id = NEW.user_id
   ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
 END;
 

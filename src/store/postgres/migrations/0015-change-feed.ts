@@ -42,7 +42,8 @@ export const migration: Migration = {
     -- The change of note (owner, note), numbered under the account's feed lock; none while the account is being deleted.
     CREATE FUNCTION record_note_change(owner text, note text, is_live boolean) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
-        IF NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
+        -- A note leaving as its account is deleted: the account's feed goes with it.
+        IF NOT is_live AND NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
           RETURN;
         END IF;
         PERFORM pg_advisory_xact_lock_shared(${FEED_LOCK_CLASS}, hashtext(owner));

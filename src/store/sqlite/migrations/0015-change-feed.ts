@@ -8,12 +8,15 @@ import type { Migration } from '../migrations.js'
 
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`
 
-/** Records the change of note `ref` (NEW or OLD), live or not, as the account's next change. */
+/**
+ * Records the change of note `ref` (NEW or OLD), live or not, as the account's next change. A note leaving is recorded
+ * only while its account exists: deleting an account deletes its notes after it, and a row for it would break the key.
+ */
 const recordChange = (ref: 'NEW' | 'OLD', live: 0 | 1) => `
     UPDATE note_feeds SET head = head + 1 WHERE user_id = ${ref}.user_id;
     INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
       SELECT ${ref}.user_id, ${ref}.id, head, ${NOW}, ${live} FROM note_feeds
-      WHERE user_id = ${ref}.user_id AND EXISTS (SELECT 1 FROM users WHERE id = ${ref}.user_id)
+      WHERE user_id = ${ref}.user_id${live ? '' : ` AND EXISTS (SELECT 1 FROM users WHERE id = ${ref}.user_id)`}
       ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;`
 
 export const migration: Migration = {
