@@ -21,6 +21,23 @@ import { PASSWORD, apiCall, assertClean, signUp, suiteChromium, tokenOf } from '
 
 const SCREENSHOTS = process.env.WEB_SCREENSHOTS
 
+/** With WEB_SCREENSHOTS set, `<prefix>-<desktop|phone>-<light|dark>.png` of the page as it is; then back to light desktop. */
+async function screenshots(page: Page, prefix: string): Promise<void> {
+  if (!SCREENSHOTS) return
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const [name, size] of [
+      ['desktop', VIEWPORTS.desktop.viewport],
+      ['phone', VIEWPORTS.phone.viewport],
+    ] as const) {
+      await page.emulateMedia({ colorScheme })
+      await page.setViewportSize(size)
+      await page.screenshot({ path: join(SCREENSHOTS, `${prefix}-${name}-${colorScheme}.png`) })
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize(VIEWPORTS.desktop.viewport)
+}
+
 interface ApiNote {
   _id: string
   title: string
@@ -173,20 +190,7 @@ describe('the web app live and offline, on two devices', () => {
         await card(b.page, 'Plan').getByText('plan written offline').waitFor()
         assert.equal((await indicator.innerText()).trim(), 'Offline · 3 changes waiting to be sent')
 
-        if (SCREENSHOTS) {
-          for (const colorScheme of ['light', 'dark'] as const) {
-            for (const [name, size] of [
-              ['desktop', VIEWPORTS.desktop.viewport],
-              ['phone', VIEWPORTS.phone.viewport],
-            ] as const) {
-              await b.page.emulateMedia({ colorScheme })
-              await b.page.setViewportSize(size)
-              await b.page.screenshot({ path: join(SCREENSHOTS, `offline-${name}-${colorScheme}.png`) })
-            }
-          }
-          await b.page.emulateMedia({ colorScheme: 'light' })
-          await b.page.setViewportSize(VIEWPORTS.desktop.viewport)
-        }
+        await screenshots(b.page, 'offline')
 
         await b.context.setOffline(false)
         await indicator.waitFor({ state: 'detached' })
@@ -216,20 +220,7 @@ describe('the web app live and offline, on two devices', () => {
         assert.equal(await choice.getByRole('region', { name: 'Your version' }).locator('pre').innerText(), 'mine, offline, and more')
         assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), 'theirs, online')
         assert.equal((await b.page.locator('.sync-status').innerText()).trim(), '1 change waiting for your choice')
-        if (SCREENSHOTS) {
-          for (const colorScheme of ['light', 'dark'] as const) {
-            for (const [name, size] of [
-              ['desktop', VIEWPORTS.desktop.viewport],
-              ['phone', VIEWPORTS.phone.viewport],
-            ] as const) {
-              await b.page.emulateMedia({ colorScheme })
-              await b.page.setViewportSize(size)
-              await b.page.screenshot({ path: join(SCREENSHOTS, `outbox-conflict-${name}-${colorScheme}.png`) })
-            }
-          }
-          await b.page.emulateMedia({ colorScheme: 'light' })
-          await b.page.setViewportSize(VIEWPORTS.desktop.viewport)
-        }
+        await screenshots(b.page, 'outbox-conflict')
         await choice.getByRole('button', { name: 'Keep both' }).click()
         await editor.waitFor({ state: 'detached' })
         await eventually('both versions on the server', async () => {
