@@ -8,6 +8,7 @@ import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openChangeBus } from './services/change-bus/choose.js'
 import { openStore } from './store/open.js'
+import { buildSearchIndexLogged } from './services/search-index.js'
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
 
@@ -87,6 +88,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
     throw err
   }
   let closing: Promise<void> | undefined
+  const indexBuilt = buildSearchIndexLogged(store, app.log, () => closing !== undefined)
   const close = () =>
     (closing ??= (async () => {
       await metrics?.close()
@@ -99,6 +101,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       }
       await bus.close()
       await store.close()
+      await indexBuilt
       await limiters?.close()
     })())
   return { app, store, changeBus: bus.driver, ...(metrics ? { metrics } : {}), close }

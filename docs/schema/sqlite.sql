@@ -67,6 +67,22 @@ CREATE TABLE note_revisions (
   bytes       INTEGER NOT NULL
 ) STRICT;
 
+-- table note_text
+CREATE VIRTUAL TABLE note_text USING fts5(title, content, content = 'notes', content_rowid = 'rowid',
+tokenize = 'trigram case_sensitive 0', detail = none, columnsize = 0);
+
+-- table note_text_build
+CREATE TABLE note_text_build (through INTEGER NOT NULL) STRICT;
+
+-- table note_text_config
+CREATE TABLE 'note_text_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+-- table note_text_data
+CREATE TABLE 'note_text_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+-- table note_text_idx
+CREATE TABLE 'note_text_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+
 -- table notes
 CREATE TABLE "notes" (
   id         TEXT PRIMARY KEY,
@@ -247,6 +263,15 @@ END;
 CREATE TRIGGER note_feed_of_new_user AFTER INSERT ON users BEGIN
   INSERT INTO note_feeds VALUES (NEW.id, lower(hex(randomblob(8))), 0, 0);
 END;
+
+-- trigger note_text_added
+CREATE TRIGGER note_text_added AFTER INSERT ON notes WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < NEW.rowid) BEGIN INSERT INTO note_text (rowid, title, content) VALUES (NEW.rowid, NEW.title, NEW.content); END;
+
+-- trigger note_text_changed
+CREATE TRIGGER note_text_changed AFTER UPDATE OF title, content ON notes WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < OLD.rowid) BEGIN INSERT INTO note_text (note_text, rowid, title, content) VALUES ('delete', OLD.rowid, OLD.title, OLD.content); INSERT INTO note_text (rowid, title, content) VALUES (NEW.rowid, NEW.title, NEW.content); END;
+
+-- trigger note_text_removed
+CREATE TRIGGER note_text_removed AFTER DELETE ON notes WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < OLD.rowid) BEGIN INSERT INTO note_text (note_text, rowid, title, content) VALUES ('delete', OLD.rowid, OLD.title, OLD.content); END;
 
 -- trigger user_versions_note_added
 CREATE TRIGGER user_versions_note_added AFTER INSERT ON notes BEGIN

@@ -1,17 +1,16 @@
 // RE2 runs on worker threads, never on the main thread (docs/search.md). A running task is never aborted: ending
 // a thread does not end a native RE2 call, and piscina would start a replacement beside it. The task stops at its
-// next check between two calls (its budget, or the cancel flag set once the search is answered); its thread is busy till then.
+// next check between two calls (the deadline, or the cancel flag set once the search is answered); its thread is busy till then.
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
+import type { SearchPlan } from '../store/search-index.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
 import { tooComplex } from './search-cost.js'
-import { requiredRuns } from './search-prefilter.js'
+import { searchPlan } from './search-plan.js'
 import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
-export const MAX_QUERY_LENGTH = 500
-
-/** SEARCH_THREADS, SEARCH_QUEUE (searches that may wait for a thread) and SEARCH_TIMEOUT_MS (docs/search.md). */
+/** SEARCH_THREADS, SEARCH_QUEUE (searches that may wait for a thread) and SEARCH_TIMEOUT_MS, the budget of a whole search (docs/search.md). */
 export type SearchLimits = Record<'threads' | 'queue' | 'timeoutMs', number>
 
 const searchTooSlow = (timeoutMs: number) => badRequest(`Search took longer than ${timeoutMs} ms: use a simpler pattern`)
@@ -39,7 +38,6 @@ export class SearchPool {
 
   /** An admitted search, or a 400 or 503; the caller calls end() when the search is over, answered or failed. */
   start(query: string): Search {
-    if (query.length > MAX_QUERY_LENGTH) throw badRequest(`query must be at most ${MAX_QUERY_LENGTH} characters`)
     const why = tooComplex(query)
     if (why !== undefined) throw badRequest(`query is too complex: ${why}`)
     if (this.underWay >= this.limits.threads + this.limits.queue) throw this.busy()
@@ -59,9 +57,9 @@ export class SearchPool {
 }
 
 export class Search implements TextMatcher {
-  readonly runs: readonly string[] | undefined
-  private matchedMs = 0
-  private waitedMs = 0
+  readonly plan: SearchPlan | undefined
+  /** The whole search's budget: reading the notes and matching them. */
+  private readonly deadline: number
   private pages = 0
   private settled: Promise<unknown> = Promise.resolve()
   /** Cancelled once the search has its answer, read-ahead pages included. */
@@ -73,7 +71,12 @@ export class Search implements TextMatcher {
     private readonly timeoutMs: number,
     private readonly pool: SearchPool,
   ) {
-    this.runs = requiredRuns(pattern)
+    this.deadline = Date.now() + timeoutMs
+    this.plan = searchPlan(pattern)
+  }
+
+  checkTime(): void {
+    if (Date.now() >= this.deadline) throw searchTooSlow(this.timeoutMs)
   }
 
   matchPage(notes: readonly SearchText[]): Promise<number[]> {
@@ -81,38 +84,20 @@ export class Search implements TextMatcher {
     const texts: string[] = []
     for (const note of notes) texts.push(note.title, note.content)
     const control = new Int32Array(new SharedArrayBuffer(8))
-    const sentAt = Date.now()
-    const task = this.pool.threads.run({ pattern: this.pattern, texts, control, sentAt, budgetMs: this.timeoutMs - this.matchedMs })
+    const task = this.pool.threads.run({ pattern: this.pattern, texts, control, deadline: this.deadline })
     this.pending.add(control)
     if (this.ended) this.cancelAll()
     void task.finally(() => this.pending.delete(control)).catch(() => {})
-    // A page read ahead waits behind the search's previous one: its wait for a thread starts when that settles.
-    let waitFrom: number | undefined
-    void this.settled.then(() => (waitFrom = Math.max(sentAt, Date.now())))
     this.settled = Promise.all([this.settled, task.catch(() => {})])
     return new Promise<number[]>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined
-      // The first answer, the budget's or the thread's, stands: settling the promise again does nothing.
-      const giveUp = (error: ContractError) => {
+      // At the deadline, a task no thread has started means the server is busy (503); one running, a costly pattern (400).
+      const timer = setTimeout(() => {
         this.cancelAll()
-        reject(error)
-      }
-      // Until the task starts, its wait counts toward the search's waiting; then its time toward matching.
-      const check = () => {
-        const now = Date.now()
-        const started = Atomics.load(control, STARTED)
-        const waiting = started === 0
-        const spent = waiting ? this.waitedMs + now - (waitFrom ?? now) : this.matchedMs + now - (sentAt + started - 1)
-        if (spent >= this.timeoutMs) return giveUp(waiting ? this.pool.busy() : searchTooSlow(this.timeoutMs))
-        timer = setTimeout(check, this.timeoutMs - spent)
-      }
-      timer = setTimeout(check, this.timeoutMs - Math.max(this.matchedMs, this.waitedMs))
+        reject(Atomics.load(control, STARTED) === 0 ? this.pool.busy() : searchTooSlow(this.timeoutMs))
+      }, Math.max(0, this.deadline - Date.now()))
       task.then(
         (result) => {
           clearTimeout(timer)
-          const startedAt = sentAt + Math.max(1, Atomics.load(control, STARTED)) - 1
-          this.waitedMs += Math.max(0, startedAt - (waitFrom ?? startedAt))
-          this.matchedMs += Date.now() - startedAt
           if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
           else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
           else resolve(result.matched)

@@ -8,11 +8,10 @@ export interface MatchTask {
   pattern: string
   /** [title0, content0, title1, content1, ...] */
   texts: string[]
-  /** STARTED: milliseconds from `sentAt` to the start, plus 1 (0: still waiting); CANCELLED: 1 when unwanted. */
+  /** STARTED: 1 once a thread runs the task; CANCELLED: 1 when unwanted. */
   control: Int32Array
-  sentAt: number
-  /** What the search's budget has left. */
-  budgetMs: number
+  /** The end of the search's budget (Date.now() time). */
+  deadline: number
 }
 
 export type MatchResult = { matched: number[] } | { invalid: string } | { stopped: true }

@@ -21,10 +21,8 @@ function compile(pattern: string): RE2 | string {
 }
 
 export default function match(task: MatchTask): MatchResult {
-  const startedAt = Date.now()
-  Atomics.store(task.control, STARTED, Math.max(0, startedAt - task.sentAt) + 1)
-  const deadline = startedAt + task.budgetMs
-  const stop = () => Atomics.load(task.control, CANCELLED) !== 0 || Date.now() >= deadline
+  Atomics.store(task.control, STARTED, 1)
+  const stop = () => Atomics.load(task.control, CANCELLED) !== 0 || Date.now() >= task.deadline
   if (stop()) return { stopped: true }
   const re = compile(task.pattern)
   if (typeof re === 'string') return { invalid: re }

@@ -1,69 +1,53 @@
-// Search as both drivers run it (docs/search.md). Pages and batches are bounded in notes and in
-// characters, so that reading and copying one stays a short step of the main thread.
+// Search as both drivers run it (docs/search.md, "How a search runs"): the driver lists the candidates' keys in list
+// order (the notes the index names, or every note), then reads them a chunk at a time while RE2 tests the previous
+// chunk on a search thread. A chunk's size follows the notes' sizes, so that reading one stays a short step.
 import type { SearchText, TextMatcher } from './types.js'
 
-export const SEARCH_PAGE_NOTES = 1000
-
-/** About: each ends with the note that reaches it. PostgreSQL's page counts the stored JSON too. */
-export const SEARCH_PAGE_CHARS = 1024 * 1024
+/** About how many characters of title and content one chunk reads. */
+export const SEARCH_CHUNK_CHARS = 1024 * 1024
+/** The first chunk is read before any note's size is known: small, so that even the largest notes keep it short. */
+const FIRST_CHUNK = 16
+const MAX_CHUNK = 2000
 
 export interface Candidate extends SearchText {
-  id: string
   /** As stored, and as GET /search-notes sends it. */
   json: string
 }
 
-/** Candidates in list order, and where the next page starts (none: the last). */
-export interface SearchPage<Key> {
-  candidates: Candidate[]
-  next?: Key
-}
-
-/** The matching notes as one JSON array, in list order; a note re-pinned between pages is answered once. */
-export async function searchInPages<Key>(
-  readPage: (after: Key | undefined) => SearchPage<Key> | Promise<SearchPage<Key>>,
+/** The matching notes as one JSON array, in the order of `keys`; a key whose note is gone by its chunk is left out. */
+export async function searchChunks<Key>(
+  keys: readonly Key[],
+  readChunk: (keys: Key[]) => Map<Key, Candidate> | Promise<Map<Key, Candidate>>,
   matcher: TextMatcher,
 ): Promise<string> {
   const found: string[] = []
-  const seen = new Set<string>()
-  const collect = (candidates: Candidate[], matched: number[]) => {
-    for (const i of matched) {
-      const note = candidates[i] as Candidate
-      if (seen.has(note.id)) continue
-      seen.add(note.id)
-      found.push(note.json)
+  let matching: Promise<void> = Promise.resolve()
+  let size = FIRST_CHUNK
+  for (let at = 0; at < keys.length; ) {
+    matcher.checkTime()
+    const wanted = keys.slice(at, at + size)
+    at += wanted.length
+    const read = await readChunk(wanted)
+    const candidates: Candidate[] = []
+    let chars = 0
+    for (const key of wanted) {
+      const note = read.get(key)
+      if (!note) continue
+      candidates.push(note)
+      chars += note.title.length + note.content.length
     }
-  }
-  let matching: { candidates: Candidate[]; matched: Promise<number[]> } | undefined
-  let batch: Candidate[] = []
-  let batchChars = 0
-  const send = async () => {
-    const previous = matching
-    const matched = matcher.matchPage(batch)
-    // Awaited after the previous batch; a rejection meanwhile must not count as unhandled.
+    size = Math.max(1, Math.min(MAX_CHUNK, Math.round((wanted.length * SEARCH_CHUNK_CHARS) / Math.max(chars, 1))))
+    // This chunk is tested while the next one is read; the answer keeps the chunks' order.
+    const matched = matcher.matchPage(candidates)
     matched.catch(() => {})
-    matching = { candidates: batch, matched }
-    batch = []
-    batchChars = 0
-    if (previous) collect(previous.candidates, await previous.matched)
+    const previous = matching
+    matching = previous.then(async () => {
+      for (const i of await matched) found.push((candidates[i] as Candidate).json)
+    })
+    matching.catch(() => {})
+    await previous
+    await new Promise((resolve) => setImmediate(resolve)) // other requests run between chunks
   }
-  let after: Key | undefined
-  for (;;) {
-    const page = await readPage(after)
-    let sent = false
-    for (const note of page.candidates) {
-      batch.push(note)
-      batchChars += note.title.length + note.content.length
-      if (batch.length >= SEARCH_PAGE_NOTES || batchChars >= SEARCH_PAGE_CHARS) {
-        await send()
-        sent = true
-      }
-    }
-    if (page.next === undefined) break
-    if (!sent) await new Promise((resolve) => setImmediate(resolve)) // other requests run between pages
-    after = page.next
-  }
-  if (batch.length > 0) await send()
-  if (matching) collect(matching.candidates, await matching.matched)
+  await matching
   return `[${found.join(',')}]`
 }

@@ -1,5 +1,6 @@
 // What every storage driver implements and the cache layer (cache/) wraps; the rules live in src/services.
 // Every note query takes the owner's id, so no driver call can reach another user's note.
+import type { SearchPlan } from './search-index.js'
 import type { NoteField, RevisionField, TrashedNoteField } from './note-differences.js'
 import type { NotePatch, NoteRecord, RevisionRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 
@@ -149,13 +150,18 @@ export type NoteUsage = NoteQuota
 /** What search tests of a note: its title and its content, each on its own. */
 export type SearchText = Pick<NoteRecord, 'title' | 'content'>
 
-/** A search pattern as the store sees it: it reads the notes in list order, a page at a time (search-pages.ts). */
+/** A search pattern as the store sees it: it reads the candidates in list order, a chunk at a time (search-pages.ts). */
 export interface TextMatcher {
   /** The ascending indexes of the matching notes; rejects with the error that answers the request. */
   matchPage(notes: readonly SearchText[]): Promise<number[]>
-  /** Lower-case ASCII runs every match holds in order (services/search-prefilter.ts): notes lacking them may be left out. */
-  readonly runs?: readonly string[]
+  /** What every match holds (services/search-plan.ts): notes the index does not name may be left out. */
+  readonly plan?: SearchPlan
+  /** Throws the answer of a search past its budget; called before each chunk is read. */
+  checkTime(): void
 }
+
+/** What Store.buildSearchIndex found: nothing to build, a build done, one under way elsewhere, or no index possible (why). */
+export type SearchIndexBuilt = 'ready' | 'built' | 'elsewhere' | { unavailable: string }
 
 /** What importing one user did (src/transfer): kept ids make a second run change nothing. */
 export type UserImportOutcome = 'inserted' | 'exists' | 'duplicate-email'
@@ -242,6 +248,11 @@ export interface Store {
   listNotesJson(userId: string, checked?: CheckedVersions): Promise<JsonText>
   /** The user's notes whose title or content the matcher accepts, in listNotesJson's order, as JSON text like it: what GET /search-notes sends. */
   searchNotesJson(userId: string, matcher: TextMatcher): Promise<string>
+  /**
+   * Builds search's index for the notes stored before it (docs/search.md, "Building the index"), calling `progress`
+   * with the share done; search reads every note until it is complete. Resumes a build another process stopped.
+   */
+  buildSearchIndex(progress: (fraction: number) => void): Promise<SearchIndexBuilt>
 
   // Bulk transfer (notes-service import / export). Records keep their own ids, hashes and dates.
   /** Inserts the users in one transaction: 'exists' (same _id), 'duplicate-email' or 'inserted', each. */

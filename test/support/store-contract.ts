@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { emptyInput } from '../../src/note-shape.js'
 import { newId } from '../../src/services/ids.js'
-import { SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES } from '../../src/store/search-pages.js'
+import { SEARCH_CHUNK_CHARS } from '../../src/store/search-pages.js'
 import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
 import { listedNotes, searchedNotes } from './listed.js'
 import { erase, msAfter, noteOf, terms } from './note-writes.js'
@@ -26,6 +26,7 @@ export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): N
 /** A matcher answered in this process (the service's runs RE2 on its threads): the notes whose title or content passes `test`. */
 const matching = (test: (text: string) => boolean): TextMatcher => ({
   matchPage: async (notes) => notes.flatMap((note, i) => (test(note.title) || test(note.content) ? [i] : [])),
+  checkTime: () => {},
 })
 const contains = (needle: string) => matching((text) => text.toLowerCase().includes(needle))
 
@@ -152,10 +153,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal((await store.listNotesJson(owner._id)).toString(), JSON.stringify(expected))
       assert.equal(await store.searchNotesJson(owner._id, contains('c ')), JSON.stringify(expected))
       assert.equal(await store.searchNotesJson(owner._id, contains('script')), JSON.stringify([notes[3]]))
-      // With required runs, which a driver may test first (PostgreSQL does, in SQL).
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('c '), runs: ['c '] }), JSON.stringify(expected))
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), runs: ['script'] }), JSON.stringify([notes[3]]))
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), runs: ['</', 'ipt>'] }), JSON.stringify([notes[3]]))
+      // With a plan, which a driver answers from its index.
+      const quoted = matching((text) => text.includes('"q"'))
+      assert.equal(await store.searchNotesJson(owner._id, { ...quoted, plan: { literal: '"q"' } }), JSON.stringify([notes[0]]))
+      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { or: [{ literal: '"q"' }, { literal: 'ipt' }] } }), JSON.stringify([notes[3]]))
+      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { literal: 'script' } }), JSON.stringify([notes[3]]))
+      const either = { or: [{ literal: '</s' }, { literal: 'zzz' }] }
+      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { and: [{ literal: 'ipt>' }, either] } }), JSON.stringify([notes[3]]))
       assert.equal(await store.searchNotesJson(owner._id, contains('nothing at all')), '[]')
       assert.equal((await store.listNotesJson(makeUser()._id)).toString(), '[]')
     })
@@ -189,26 +193,26 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await searchedNotes(store, owner._id, contains('nothing')), [])
     })
 
-    it('searches more notes than a page holds, complete and in list order, with or without runs', async () => {
+    it('searches more notes than a chunk holds, complete and in list order, with or without a plan', async () => {
       const owner = makeUser()
       await store.createUser(owner)
       const at = (i: number) => new Date(tick + 2_000_000 + i * 1000).toISOString()
-      const notes = Array.from({ length: 2 * SEARCH_PAGE_NOTES + 3 }, (_, i) =>
+      const notes = Array.from({ length: 4003 }, (_, i) =>
         makeNote(owner._id, { title: `n${i}`, content: i % 3 === 0 ? 'third' : 'other', isPinned: i % 50 === 0, createdOn: at(i) }))
       await store.importNotes(notes)
       const listed = (await listedNotes(store, owner._id)).map((n) => n._id)
       const thirds = new Set(notes.filter((n) => n.content === 'third').map((n) => n._id))
       const expected = listed.filter((id) => thirds.has(id))
-      for (const runs of [undefined, ['third']]) {
-        const found = await searchedNotes(store, owner._id, { ...contains('third'), ...(runs ? { runs } : {}) })
+      for (const plan of [undefined, { literal: 'third' }]) {
+        const found = await searchedNotes(store, owner._id, { ...contains('third'), ...(plan ? { plan } : {}) })
         assert.deepEqual(found.map((n) => n._id), expected)
       }
     })
 
-    it('searches notes as large as the limits allow in pages bounded in characters, complete and in list order', async () => {
+    it('searches notes as large as the limits allow in chunks bounded in characters, complete and in list order', async () => {
       const owner = makeUser()
       await store.createUser(owner)
-      const count = Math.ceil(SEARCH_PAGE_CHARS / 100_000) + 2
+      const count = Math.ceil((3 * SEARCH_CHUNK_CHARS) / 100_000)
       const notes = Array.from({ length: count }, (_, i) => makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }))
       for (const n of notes) await store.insertNote(n)
       const pages: number[][] = []
@@ -217,11 +221,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           pages.push(page.map((n) => n.title.length + n.content.length))
           return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
         },
+        checkTime: () => {},
       })
       assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
-      assert.ok(pages.length > 1, `${pages.length} page(s)`)
-      // A page ends with the note that reaches the bound (the stored JSON counts too).
-      for (const page of pages) assert.ok(page.slice(0, -1).reduce((a, b) => a + b, 0) < SEARCH_PAGE_CHARS, JSON.stringify(page))
+      assert.ok(pages.length > 2, `${pages.length} chunk(s)`)
+      // The first chunk is read before the notes' sizes are known; the next ones are sized by it.
+      for (const page of pages.slice(1)) assert.ok(page.reduce((a, b) => a + b, 0) <= 1.2 * SEARCH_CHUNK_CHARS, JSON.stringify(page))
     })
 
     it('imports users with their own ids, hashes and dates, idempotently, refusing duplicate email keys', async () => {

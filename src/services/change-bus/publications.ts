@@ -41,6 +41,7 @@ export const PUBLICATIONS = {
   changesSince: 'none',
   listNotesJson: 'none',
   searchNotesJson: 'none',
+  buildSearchIndex: 'none',
   importUsers: 'none',
   importNotes: { notes: ([notes], outcomes) => [...new Set(notes.filter((_n, i) => outcomes[i] === 'inserted').map((n) => n.userId))] },
   usersAfter: 'none',

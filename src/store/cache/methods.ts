@@ -40,6 +40,8 @@ export const STORE_METHODS = {
   changesSince: 'read',
   listNotesJson: 'read',
   searchNotesJson: 'read',
+  // Changes no note: the index is not part of any answer the cache keeps.
+  buildSearchIndex: 'read',
   importUsers: { account: ([users]) => users.map((u) => u._id) },
   importNotes: 'notes-write',
   usersAfter: 'read',

@@ -8,6 +8,7 @@ import { type Migration, migrations } from './migrations.js'
 import { PostgresFeed } from './feed.js'
 import { PostgresKept } from './kept.js'
 import { PostgresNotes } from './notes.js'
+import { PostgresSearch, buildSearchIndex } from './search.js'
 import { PostgresQuota } from './quota.js'
 import { postgresSessions } from './sessions.js'
 import { postgresTransfer } from './transfer.js'
@@ -138,6 +139,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const versionQuery = queryOver(versionPool)
   const users = postgresUsers(query, pool)
   const notes = new PostgresNotes(query)
+  const search = new PostgresSearch(query)
+  let building: pg.Client | undefined
   const quota = new PostgresQuota(query)
   const kept = new PostgresKept(query, pool)
   const feed = new PostgresFeed(query)
@@ -161,7 +164,20 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     sweep: async (cutoffs) => ({ ...(await kept.sweep(cutoffs)), changes: await feed.sweep(cutoffs.changedBefore) }),
     changesSince: (userId, since, limit) => feed.changesSince(userId, since, limit),
     listNotesJson: (userId) => notes.listNotesJson(userId),
-    searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
+    searchNotesJson: (userId, matcher) => search.searchNotesJson(userId, matcher),
+    buildSearchIndex: async (progress) => {
+      // Its own connection: the build has no statement timeout, and close() ends it (the next start builds again).
+      const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service' })
+      building = client
+      client.on('error', () => {})
+      try {
+        await client.connect()
+        return await buildSearchIndex(client, query, progress)
+      } finally {
+        building = undefined
+        await client.end().catch(() => {})
+      }
+    },
     // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows
     // (migration 4) joined in shard order, NULL without rows.
     userVersions: async (userIds) => {
@@ -196,7 +212,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     close: () => {
       // Nothing is answered from memory on the strength of notices any more.
       listening?.handler.closed()
-      return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
+      return (closed ??= Promise.all([listening?.listener.close(), building?.end(), pool.end(), versionPool.end()]).then(() => {}))
     },
   }
 }

@@ -11,6 +11,7 @@ import { type Migration, migrations } from './migrations.js'
 import { SqliteFeed } from './feed.js'
 import { SqliteKept } from './kept.js'
 import { SqliteNotes } from './notes.js'
+import { SqliteSearch } from './search.js'
 import { sqliteQuota } from './quota.js'
 import { sqliteSessions } from './sessions.js'
 import { sqliteTransfer } from './transfer.js'
@@ -117,6 +118,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   }
   const assertAdmitted = actorCheck(db)
   const notes = new SqliteNotes(db)
+  const search = new SqliteSearch(db)
   const kept = new SqliteKept(db)
   const { insertNow, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
   const { sweepKept, ...keptMethods } = kept.methods(writes, insertNow)
@@ -138,7 +140,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     ...sqliteTransfer(db),
     findNote: async (userId, noteId) => notes.findNote(userId, noteId),
     listNotesJson: (userId) => notes.listNotesJson(userId),
-    searchNotesJson: (userId, matcher) => notes.searchNotesJson(userId, matcher),
+    searchNotesJson: (userId, matcher) => search.searchNotesJson(userId, matcher),
+    buildSearchIndex: (progress) => search.build(writes, progress),
     userVersions: async (userIds) => {
       const found = new Map<string, UserVersions>()
       const rows = userIds.length === 1 ? versionsOfOne.all(userIds[0]!) : versionsOfMany.all(JSON.stringify(userIds))

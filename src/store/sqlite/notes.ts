@@ -2,9 +2,7 @@
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import { containsFolded } from '../../services/search-prefilter.js'
-import { type Candidate, SEARCH_PAGE_CHARS, SEARCH_PAGE_NOTES, type SearchPage, searchInPages } from '../search-pages.js'
-import type { NotePatch, NoteRecord, SearchText, TextMatcher } from '../types.js'
+import type { NotePatch, NoteRecord } from '../types.js'
 import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams, unlessAccountGone } from './rows.js'
 
 /** Notes a listing reads in one synchronous step; a longer one yields between pages, not holding the event loop. */
@@ -16,21 +14,6 @@ type PageKey = { pinned: number; createdOn: string; id: string }
 const FIRST_PAGE: PageKey = { pinned: 2, createdOn: '', id: '' }
 
 type KeyRow = { is_pinned: number; created_on: string; id: string }
-type SearchRow = { id: string; json: string }
-
-/** The search page being read: better-sqlite3 runs one statement at a time, so there is one. */
-interface PageScan {
-  runs: readonly string[] | undefined
-  notes: number
-  chars: number
-  last?: PageKey
-  /** In list order: the rows the statement returns, one for one. */
-  candidates: Array<SearchText & { id: string }>
-}
-
-/** Thrown by search_candidate() to end a page's statement once the page is full. */
-const PAGE_FULL = new Error('search page full')
-
 /** A page as SQLite hands it over: the notes and their ids as JSON arrays, and how many. */
 type JsonPageRow = { notes: string; ids: string; n: number }
 
@@ -49,26 +32,9 @@ export class SqliteNotes {
   private readonly listFirstPage: Statement<[string], JsonPageRow>
   private readonly listPage: Statement<[Record<string, unknown>], JsonPageRow>
   private readonly listPageEnd: Statement<[Record<string, unknown>], KeyRow>
-  private readonly searchFirstPage: Statement<[string], SearchRow>
-  private readonly searchPage: Statement<[Record<string, unknown>], SearchRow>
-  private scan: PageScan | undefined
   /** One read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   constructor(private readonly db: Database) {
-    // Search's prefilter, run on each note in list order: it keeps the text of a note that may match and
-    // answers 1, so only candidates' JSON is read. Once the page is full it throws PAGE_FULL, ending the statement.
-    db.function('search_candidate', { deterministic: false, directOnly: true }, (pinned, createdOn, id, title, content) => {
-      const scan = this.scan
-      if (!scan) throw new Error('search_candidate() called outside a search page')
-      if (scan.notes >= SEARCH_PAGE_NOTES || scan.chars >= SEARCH_PAGE_CHARS) throw PAGE_FULL
-      const text = { id: id as string, title: title as string, content: content as string }
-      scan.notes++
-      scan.chars += text.title.length + text.content.length
-      scan.last = { pinned: pinned as number, createdOn: createdOn as string, id: id as string }
-      if (scan.runs !== undefined && !containsFolded(text.title, scan.runs) && !containsFolded(text.content, scan.runs)) return 0
-      scan.candidates.push(text)
-      return 1
-    })
     this.insert = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
     this.byId = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND id = ?`)
     this.update = db.prepare(
@@ -87,10 +53,6 @@ export class SqliteNotes {
       `SELECT is_pinned, created_on, id FROM notes WHERE user_id = @userId AND ${afterStart}
        ${LIST_ORDER} LIMIT 1 OFFSET ${LIST_PAGE_ROWS - 1}`,
     )
-    // No LIMIT: search_candidate() ends the page by the notes' number and sizes, as they come.
-    const candidate = 'search_candidate(is_pinned, created_on, id, title, content)'
-    this.searchFirstPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = ? AND ${candidate} ${LIST_ORDER}`)
-    this.searchPage = db.prepare(`SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} AND ${candidate} ${LIST_ORDER}`)
     const inTransaction = db.transaction((read: () => unknown) => read())
     this.snapshot = <T>(read: () => T) => inTransaction(read) as T
   }
@@ -127,10 +89,6 @@ export class SqliteNotes {
     }
   }
 
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
-    return searchInPages<PageKey>((after) => this.searchPageFrom(userId, matcher.runs, after ?? FIRST_PAGE), matcher)
-  }
-
   private listPageFrom(userId: string, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
     const rows = (after === FIRST_PAGE ? this.listFirstPage.get(userId) : this.listPage.get({ userId, ...after })) as JsonPageRow
     if (rows.n < LIST_PAGE_ROWS) return { rows }
@@ -138,27 +96,7 @@ export class SqliteNotes {
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
   }
 
-  /** One page of search candidates after `after`, bounded by search-pages.ts, in one statement. */
-  private searchPageFrom(userId: string, runs: readonly string[] | undefined, after: PageKey): SearchPage<PageKey> {
-    const scan: PageScan = { runs, notes: 0, chars: 0, candidates: [] }
-    const candidates: Candidate[] = []
-    let full = false
-    this.scan = scan
-    try {
-      const rows = after === FIRST_PAGE ? this.searchFirstPage.iterate(userId) : this.searchPage.iterate({ userId, ...after })
-      for (const row of rows) {
-        const text = scan.candidates[candidates.length]
-        if (text?.id !== row.id) throw new Error('search_candidate() and the rows of its page disagree')
-        candidates.push({ id: row.id, title: text.title, content: text.content, json: row.json })
-      }
-    } catch (err) {
-      if (err !== PAGE_FULL) throw err
-      full = true
-    } finally {
-      this.scan = undefined
-    }
-    return full && scan.last ? { candidates, next: scan.last } : { candidates }
-  }
+
 }
 
 /** Joins the JSON pages of one answer. A note re-pinned between pages may come twice: only such a page is parsed to drop it. */

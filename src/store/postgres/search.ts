@@ -1,0 +1,76 @@
+// Search on PostgreSQL (mirrors sqlite/search.ts; docs/search.md): the candidates' ids in list order, narrowed by
+// the plan's LIKE conditions on the folded text, which pg_trgm's GIN index answers when it exists (PostgreSQL scans
+// with the same conditions when it does not); then their text and JSON a chunk at a time (search-pages.ts).
+import type pg from 'pg'
+import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
+import { NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
+import { type Candidate, searchChunks } from '../search-pages.js'
+import type { SearchIndexBuilt, TextMatcher } from '../types.js'
+import type { Query } from './query.js'
+import { decodeJsonText, decodeText } from './rows.js'
+
+export const SEARCH_INDEX = 'notes_text_trigrams'
+
+/** pg_advisory_lock's key of the one build at a time (migration numbers are below 100). */
+const BUILD_LOCK = 'pg_try_advisory_lock(16, 0)'
+
+const PROGRESS_EVERY_MS = 5000
+
+type ChunkRow = Record<'id' | 'title' | 'content' | 'json', string>
+
+export class PostgresSearch {
+  constructor(private readonly query: Query) {}
+
+  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
+    const values: unknown[] = [userId]
+    const narrowed = matcher.plan ? ` AND ${likeCondition(matcher.plan, values)}` : ''
+    // Unnamed, so planned with the plan's own patterns: a generic plan cannot tell a rare literal from a common one.
+    const { rows } = await this.query<{ id: string }>('', `SELECT id FROM notes WHERE user_id = $1${narrowed} ${LIST_ORDER}`, values)
+    const readChunk = async (ids: string[]) => {
+      const chunk = await this.query<ChunkRow>(
+        'search.chunk',
+        'SELECT id, title, content, json FROM notes WHERE user_id = $1 AND id = ANY($2::text[])',
+        [userId, ids],
+      )
+      return new Map(chunk.rows.map((r): [string, Candidate] => [r.id, { title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }]))
+    }
+    return searchChunks(rows.map((r) => r.id), readChunk, matcher)
+  }
+}
+
+/**
+ * Creates pg_trgm and the index (docs/search.md, "Building the index") on a connection of its own, without a statement
+ * timeout. CONCURRENTLY lets writes go on; a build stopped half-way leaves an invalid index, dropped and built again.
+ */
+export async function buildSearchIndex(client: pg.Client, query: Query, progress: (fraction: number) => void): Promise<SearchIndexBuilt> {
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm')
+  } catch (err) {
+    return { unavailable: `the pg_trgm extension cannot be created (${(err as Error).message})` }
+  }
+  const valid = async () =>
+    (await client.query<{ indisvalid: boolean }>('SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)', [SEARCH_INDEX])).rows[0]?.indisvalid
+  if ((await valid()) === true) return 'ready'
+  if (!(await client.query<{ locked: boolean }>(`SELECT ${BUILD_LOCK} AS locked`)).rows[0]?.locked) return 'elsewhere'
+  if ((await valid()) === true) return 'ready'
+  await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${SEARCH_INDEX}`)
+  const timer = setInterval(() => void reportProgress(query, progress), PROGRESS_EVERY_MS)
+  try {
+    await client.query(`CREATE INDEX CONCURRENTLY ${SEARCH_INDEX} ON notes USING gin ((${NOTE_TEXT_FOLDED}) gin_trgm_ops)`)
+  } finally {
+    clearInterval(timer)
+  }
+  return 'built'
+}
+
+async function reportProgress(query: Query, progress: (fraction: number) => void): Promise<void> {
+  const { rows } = await query<Record<'blocks_done' | 'blocks_total' | 'tuples_done' | 'tuples_total', string>>(
+    '',
+    `SELECT blocks_done, blocks_total, tuples_done, tuples_total FROM pg_stat_progress_create_index WHERE index_relid = to_regclass($1)`,
+    [SEARCH_INDEX],
+  ).catch(() => ({ rows: [] }))
+  const row = rows[0]
+  if (!row) return
+  const [done, total] = Number(row.tuples_total) > 0 ? [row.tuples_done, row.tuples_total] : [row.blocks_done, row.blocks_total]
+  if (Number(total) > 0) progress(Number(done) / Number(total))
+}

@@ -1,0 +1,50 @@
+// The one place for the case rules of search's index (docs/search.md, "Case folding"). RE2 matches case-insensitively
+// by Unicode's simple case folding. The index holds text folded by the store: SQLite's FTS5 trigram tokenizer folds by
+// Unicode's tables, PostgreSQL by NOTE_TEXT_FOLDED below, locale-free. Both agree with RE2 on printable ASCII once the
+// two other characters that fold onto ASCII letters, KELVIN SIGN onto k and LONG S onto s, are folded too; so an index
+// query holds printable ASCII only, and any other character in a pattern ends a literal.
+
+/** The shortest literal the index can look up: one trigram. */
+export const INDEXED_MIN_LENGTH = 3
+
+/** `c` (one character) as the index holds it, or undefined when the index query may not use it. */
+export function foldIndexed(c: string): string | undefined {
+  const code = c.codePointAt(0) ?? 0
+  if (c.length !== 1 || code < 0x20 || code > 0x7e) return undefined
+  return c.toLowerCase()
+}
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+
+/** A note's title and content as PostgreSQL's trigram index holds them: ASCII lower-cased, K and ſ folded, in any locale. */
+export const NOTE_TEXT_FOLDED = `translate(title || E'\\n' || content, '${UPPER}\u212a\u017f', '${UPPER.toLowerCase()}ks')`
+
+/** Notes whose folded text contains `literal` (printable ASCII, folded, at least INDEXED_MIN_LENGTH long), and AND and OR of such. */
+export type SearchPlan = { literal: string } | { and: SearchPlan[] } | { or: SearchPlan[] }
+
+/** The trigrams looked up for one literal: a few spread over it narrow about as well as all of them. */
+const MAX_TRIGRAMS = 12
+
+function trigramsOf(literal: string): string[] {
+  const all = [...new Set(Array.from({ length: literal.length - 2 }, (_, i) => literal.slice(i, i + 3)))]
+  if (all.length <= MAX_TRIGRAMS) return all
+  return Array.from({ length: MAX_TRIGRAMS }, (_, i) => all[Math.round((i * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string)
+}
+
+/**
+ * The plan as an FTS5 query of SQLite's note_text (detail=none, so no phrases): each literal becomes the AND of its
+ * trigrams, which every note holding the literal has. RE2 removes the notes that hold the trigrams apart.
+ */
+export function ftsQuery(plan: SearchPlan): string {
+  if ('literal' in plan) return `(${trigramsOf(plan.literal).map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')})`
+  return `(${('and' in plan ? plan.and : plan.or).map(ftsQuery).join('and' in plan ? ' AND ' : ' OR ')})`
+}
+
+/** The plan as a PostgreSQL condition on NOTE_TEXT_FOLDED, with its LIKE patterns appended to `values` as parameters. */
+export function likeCondition(plan: SearchPlan, values: unknown[]): string {
+  if ('literal' in plan) {
+    values.push(`%${plan.literal.replace(/[\\%_]/g, '\\$&')}%`)
+    return `${NOTE_TEXT_FOLDED} LIKE $${values.length}`
+  }
+  return `(${('and' in plan ? plan.and : plan.or).map((p) => likeCondition(p, values)).join('and' in plan ? ' AND ' : ' OR ')})`
+}
