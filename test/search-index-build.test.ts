@@ -110,7 +110,7 @@ describe('building the search index on PostgreSQL', { skip: !serviceAvailable('p
       assert.equal(await store.buildSearchIndex(() => {}), 'ready')
       await admin.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = '${SEARCH_INDEX}'::regclass`)
       assert.equal(await store.buildSearchIndex(() => {}), 'built')
-      const valid = await admin.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = '${SEARCH_INDEX}'::regclass`)
+      const valid = await admin.query<{ indisvalid: boolean }>(`SELECT indisvalid FROM pg_index WHERE indexrelid = '${SEARCH_INDEX}'::regclass`)
       assert.equal(valid.rows[0]?.indisvalid, true)
       assert.deepEqual(await found(store, owner._id, 'grocery'), await holding(store, owner._id, 'grocery'))
 
