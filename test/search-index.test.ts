@@ -74,7 +74,7 @@ for (const kind of storeKinds()) {
                 continue // RE2 refuses it: the search answers 400, tested elsewhere
               }
               const [indexed, scanned] = await searchWith(pool, source, async (search) => {
-                const scan: TextMatcher = { matchPage: (n) => search.matchPage(n), checkTime: () => search.checkTime() }
+                const scan: TextMatcher = { matchPage: (n) => search.matchPage(n), timeLeft: () => search.timeLeft(), outOfTime: () => search.outOfTime() }
                 const ids = async (m: TextMatcher) => (JSON.parse(await store.searchNotesJson(owner._id, m)) as NoteRecord[]).map((n) => n._id)
                 return [await ids(search), await ids(scan)]
               })
@@ -89,6 +89,32 @@ for (const kind of storeKinds()) {
       )
       // The index was asked for most patterns, not only the ones without literals.
       assert.ok(planned > searched / 3, `${planned} of ${searched} patterns had a plan`)
+    })
+
+    it('stops a search past its budget between chunks and, on PostgreSQL, inside the statement listing the candidates', async () => {
+      const owner = makeUser()
+      await store.createUser(owner)
+      await store.importNotes(Array.from({ length: 20_000 }, (_, i) => makeNote(owner._id, { title: `n${i}`, content: 'text' })))
+      const late = new Error('past the budget')
+      let matched = 0
+      const matcher = (left: () => number): TextMatcher => ({
+        matchPage: async (notes) => {
+          matched++
+          return notes.map((_, i) => i)
+        },
+        timeLeft: left,
+        outOfTime: () => {
+          throw late
+        },
+      })
+      // Out of time once the first chunk was read: nothing more is read or matched.
+      const afterFirst = () => (matched >= 1 ? matcher(() => 0).outOfTime() : 60_000)
+      await assert.rejects(store.searchNotesJson(owner._id, matcher(afterFirst)), late)
+      assert.equal(matched, 1)
+      if (kind === 'postgresql') {
+        // 1 ms for listing 20 000 candidates: PostgreSQL ends the statement.
+        await assert.rejects(store.searchNotesJson(owner._id, matcher(() => 1)), late)
+      }
     })
   })
 }

@@ -75,8 +75,14 @@ export class Search implements TextMatcher {
     this.plan = searchPlan(pattern)
   }
 
-  checkTime(): void {
-    if (Date.now() >= this.deadline) throw searchTooSlow(this.timeoutMs)
+  timeLeft(): number {
+    const left = this.deadline - Date.now()
+    if (left <= 0) this.outOfTime()
+    return left
+  }
+
+  outOfTime(): never {
+    throw searchTooSlow(this.timeoutMs)
   }
 
   matchPage(notes: readonly SearchText[]): Promise<number[]> {

@@ -24,7 +24,7 @@ export async function searchChunks<Key>(
   let matching: Promise<void> = Promise.resolve()
   let size = FIRST_CHUNK
   for (let at = 0; at < keys.length; ) {
-    matcher.checkTime()
+    matcher.timeLeft()
     const wanted = keys.slice(at, at + size)
     at += wanted.length
     const read = await readChunk(wanted)

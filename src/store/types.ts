@@ -156,8 +156,10 @@ export interface TextMatcher {
   matchPage(notes: readonly SearchText[]): Promise<number[]>
   /** What every match holds (services/search-plan.ts): notes the index does not name may be left out. */
   readonly plan?: SearchPlan
-  /** Throws the answer of a search past its budget; called before each chunk is read. */
-  checkTime(): void
+  /** What is left of the search's budget, in ms; throws the answer of a search past it (the 400). */
+  timeLeft(): number
+  /** Throws the answer of a search past its budget: for a store that ended a statement at timeLeft(). */
+  outOfTime(): never
 }
 
 /** What Store.buildSearchIndex found: nothing to build, a build done, one under way elsewhere, or no index possible (why). */

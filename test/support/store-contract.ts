@@ -26,7 +26,8 @@ export function makeNote(userId: string, overrides: Partial<NoteRecord> = {}): N
 /** A matcher answered in this process (the service's runs RE2 on its threads): the notes whose title or content passes `test`. */
 const matching = (test: (text: string) => boolean): TextMatcher => ({
   matchPage: async (notes) => notes.flatMap((note, i) => (test(note.title) || test(note.content) ? [i] : [])),
-  checkTime: () => {},
+  timeLeft: () => 60_000,
+  outOfTime: () => assert.fail('out of time'),
 })
 const contains = (needle: string) => matching((text) => text.toLowerCase().includes(needle))
 
@@ -221,7 +222,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           pages.push(page.map((n) => n.title.length + n.content.length))
           return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
         },
-        checkTime: () => {},
+        timeLeft: () => 60_000,
+  outOfTime: () => assert.fail('out of time'),
       })
       assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
       assert.ok(pages.length > 2, `${pages.length} chunk(s)`)

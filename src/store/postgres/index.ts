@@ -139,7 +139,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const versionQuery = queryOver(versionPool)
   const users = postgresUsers(query, pool)
   const notes = new PostgresNotes(query)
-  const search = new PostgresSearch(query)
+  const search = new PostgresSearch(pool, query)
   let building: pg.Client | undefined
   const quota = new PostgresQuota(query)
   const kept = new PostgresKept(query, pool)

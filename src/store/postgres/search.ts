@@ -3,12 +3,13 @@
 // with the same conditions when it does not); then their text and JSON a chunk at a time (search-pages.ts).
 import type pg from 'pg'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import { NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
+import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
 import { type Candidate, searchChunks } from '../search-pages.js'
 import type { SearchIndexBuilt, TextMatcher } from '../types.js'
-import type { Query } from './query.js'
+import { type Query, inTransaction } from './query.js'
 import { decodeJsonText, decodeText } from './rows.js'
 
+/** Named for NOTE_TEXT_FOLDED as it is: an index of another expression is never used, so a new one needs a new name. */
 export const SEARCH_INDEX = 'notes_text_trigrams'
 
 /** pg_advisory_lock's key of the one build at a time (migration numbers are below 100). */
@@ -19,13 +20,27 @@ const PROGRESS_EVERY_MS = 5000
 type ChunkRow = Record<'id' | 'title' | 'content' | 'json', string>
 
 export class PostgresSearch {
-  constructor(private readonly query: Query) {}
+  /** Whether this database folds text as the plans need (FOLDS_ASCII); asked once. */
+  private folds: Promise<boolean> | undefined
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly query: Query,
+  ) {}
 
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
     const values: unknown[] = [userId]
-    const narrowed = matcher.plan ? ` AND ${likeCondition(matcher.plan, values)}` : ''
-    // Unnamed, so planned with the plan's own patterns: a generic plan cannot tell a rare literal from a common one.
-    const { rows } = await this.query<{ id: string }>('', `SELECT id FROM notes WHERE user_id = $1${narrowed} ${LIST_ORDER}`, values)
+    this.folds ??= this.query<{ ok: boolean }>('search.folds', `SELECT ${FOLDS_ASCII} AS ok`, []).then((r) => r.rows[0]?.ok === true)
+    this.folds.catch(() => (this.folds = undefined))
+    const narrowed = matcher.plan && (await this.folds) ? ` AND ${likeCondition(matcher.plan, values)}` : ''
+    // Ended by PostgreSQL when the search's budget runs out; unnamed, so planned with the plan's own patterns (a
+    // generic plan cannot tell a rare literal from a common one).
+    const rows = await inTransaction(this.pool, async (client) => {
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(matcher.timeLeft())}`)
+      return (await client.query<{ id: string }>(`SELECT id FROM notes WHERE user_id = $1${narrowed} ${LIST_ORDER}`, values)).rows
+    }).catch((err: unknown) => {
+      if (isCancelled(err)) matcher.outOfTime()
+      throw err
+    })
     const readChunk = async (ids: string[]) => {
       const chunk = await this.query<ChunkRow>(
         'search.chunk',
@@ -48,6 +63,9 @@ export async function buildSearchIndex(client: pg.Client, query: Query, progress
   } catch (err) {
     return { unavailable: `the pg_trgm extension cannot be created (${(err as Error).message})` }
   }
+  if (!(await client.query<{ ok: boolean }>(`SELECT ${FOLDS_ASCII} AS ok`)).rows[0]?.ok) {
+    return { unavailable: "the database's collation lower-cases ASCII letters otherwise than search does (a Turkish locale?)" }
+  }
   const valid = async () =>
     (await client.query<{ indisvalid: boolean }>('SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)', [SEARCH_INDEX])).rows[0]?.indisvalid
   if ((await valid()) === true) return 'ready'
@@ -62,6 +80,10 @@ export async function buildSearchIndex(client: pg.Client, query: Query, progress
   }
   return 'built'
 }
+
+/** A statement ended by its statement_timeout (57014), as inTransaction passes it on. */
+const isCancelled = (err: unknown): boolean =>
+  err instanceof Error && [err, err.cause].some((e) => (e as { code?: unknown } | undefined)?.code === '57014')
 
 async function reportProgress(query: Query, progress: (fraction: number) => void): Promise<void> {
   const { rows } = await query<Record<'blocks_done' | 'blocks_total' | 'tuples_done' | 'tuples_total', string>>(
