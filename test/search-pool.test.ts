@@ -106,7 +106,7 @@ describe('search pool', () => {
     const search = pool.start(COSTLY_ACCEPTED)
     const page = () => Array.from({ length: 16 }, (_, i) => ({ title: `t${i}`, content: LARGEST }))
     const started = performance.now()
-    // As search-pages.ts does: the next page is sent while the first is being matched.
+    // As search-chunks.ts does: the next page is sent while the first is being matched.
     const first = search.matchPage(page())
     const second = search.matchPage(page())
     second.catch(() => {})

@@ -150,7 +150,7 @@ export type NoteUsage = NoteQuota
 /** What search tests of a note: its title and its content, each on its own. */
 export type SearchText = Pick<NoteRecord, 'title' | 'content'>
 
-/** A search pattern as the store sees it: it reads the candidates in list order, a chunk at a time (search-pages.ts). */
+/** A search pattern as the store sees it: it reads the candidates in list order, a chunk at a time (search-chunks.ts). */
 export interface TextMatcher {
   /** The ascending indexes of the matching notes; rejects with the error that answers the request. */
   matchPage(notes: readonly SearchText[]): Promise<number[]>

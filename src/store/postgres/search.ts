@@ -1,10 +1,10 @@
 // Search on PostgreSQL (mirrors sqlite/search.ts; docs/search.md): the candidates' ids in list order, narrowed by
 // the plan's LIKE conditions on the folded text, which pg_trgm's GIN index answers when it exists (PostgreSQL scans
-// with the same conditions when it does not); then their text and JSON a chunk at a time (search-pages.ts).
+// with the same conditions when it does not); then their text and JSON a chunk at a time (search-chunks.ts).
 import type pg from 'pg'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
-import { type Candidate, searchChunks } from '../search-pages.js'
+import { type Candidate, searchChunks } from '../search-chunks.js'
 import type { SearchIndexBuilt, TextMatcher } from '../types.js'
 import { type Query, inTransaction } from './query.js'
 import { decodeJsonText, decodeText } from './rows.js'

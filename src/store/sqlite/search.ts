@@ -1,10 +1,10 @@
 // Search on SQLite (mirrors postgres/search.ts; docs/search.md): the candidates' rowids in list order from the
 // trigram index (note_text, migration 16) or, without a plan or while the index is built, from every note of the
-// account; then their text and JSON a chunk at a time (search-pages.ts).
+// account; then their text and JSON a chunk at a time (search-chunks.ts).
 import type { Database, Statement } from 'better-sqlite3'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { ftsQuery } from '../search-index.js'
-import { type Candidate, searchChunks } from '../search-pages.js'
+import { type Candidate, searchChunks } from '../search-chunks.js'
 import type { SearchIndexBuilt, TextMatcher } from '../types.js'
 import type { Writes } from './index.js'
 
