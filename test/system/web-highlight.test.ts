@@ -24,9 +24,10 @@ const NOTES = [
     title: 'Pasted from a <b>web page</b>',
     content: `The snippet ${IMG} and <script>window.__xss=2</script> stay text.\n\nAlso **bold** and a [link](https://example.org/b).`,
   },
-  { title: 'Birthday 🎂 list', content: 'Books for Sam 📚, a box of figs, xx-large socks 🧦.' },
+  { title: 'Birthday list', content: 'Books for Sam, a box of figs, warm socks.' },
   { title: 'Shopping', content: 'Oat milk, eggs, coffee beans, basil.' },
-  { title: 'Long log', content: `Every character here is a match for a dot. ${'abc '.repeat(100)}` },
+  // Emoji (two UTF-16 units each) stay out of the screenshots: Debian's Chromium has no emoji font.
+  { title: 'Long log', content: `Every character here matches a dot: 🎂 📚 xx 🧦 ${'abc '.repeat(100)}` },
 ]
 /** The brief's pattern: in a regular expression `(1)` is a group, so it marks only the b's here. */
 const HOSTILE_PATTERN = '<img src=x onerror=alert(1)>|b'
@@ -102,7 +103,7 @@ describe('search matches marked in the note cards', () => {
       assert.deepEqual(await marksOf(page, NOTES[0]!.title), ['b', 'b', 'b', 'b'])
       // The title reads as typed, tags and all; the card's text is the note's, not its HTML.
       assert.equal(await card(page, NOTES[0]!.title).getByRole('heading').innerText(), NOTES[0]!.title)
-      assert.deepEqual(await marksOf(page, 'Birthday 🎂 list'), ['B', 'B', 'b'])
+      assert.deepEqual(await marksOf(page, 'Birthday list'), ['B', 'B', 'b'])
       assert.deepEqual(await foreignElements(page), [])
 
       // RE2's own syntax: the API searches it, this browser cannot compile it, so nothing is marked.
@@ -115,7 +116,8 @@ describe('search matches marked in the note cards', () => {
       // A pattern matching the empty string, in cards holding emoji: every note is found, only the
       // x's are marked, and the page goes on (the next search shows).
       await search(page, 'x*', NOTES.length)
-      assert.deepEqual(await marksOf(page, 'Birthday 🎂 list'), ['x', 'xx'])
+      assert.deepEqual(await marksOf(page, 'Long log'), ['xx'])
+      assert.deepEqual(await marksOf(page, 'Birthday list'), ['x'])
       assert.deepEqual(await marksOf(page, 'Shopping'), [])
 
       // Shaped for backtracking: the API finds it, the browser does not try.
@@ -134,7 +136,7 @@ describe('search matches marked in the note cards', () => {
       await search(page, 'fig|sock', 1)
       await page.getByRole('button', { name: 'List', exact: true }).click()
       await page.locator('.note-grid.list .note-excerpt mark').first().waitFor()
-      assert.deepEqual(await card(page, 'Birthday 🎂 list').locator('.note-excerpt mark').allInnerTexts(), ['fig', 'sock'])
+      assert.deepEqual(await card(page, 'Birthday list').locator('.note-excerpt mark').allInnerTexts(), ['fig', 'sock'])
       await page.getByRole('button', { name: 'Cards', exact: true }).click()
 
       assert.deepEqual(await foreignElements(page), [])
@@ -152,7 +154,7 @@ describe('search matches marked in the note cards', () => {
         const { context, page, record } = await signedIn(viewport, colorScheme)
         try {
           await setRegex(page, true)
-          await search(page, '\\bb\\w+', 3)
+          await search(page, '<b>|\\bb\\w+', 3)
           await card(page, 'Shopping').locator('mark').first().waitFor()
           const violations = await seriousAxeViolations(page)
           assert.deepEqual(violations, [], JSON.stringify(violations, null, 2))
