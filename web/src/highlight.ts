@@ -11,10 +11,12 @@ import { backtracksBadly } from './search.js'
 export const MARKS_PER_CARD = 100
 
 /**
- * Highlighting looks at this many characters of one text, so a long note stays cheap even for a
- * pattern that backtracks a little (one unbounded repetition: quadratic at worst).
+ * Highlighting looks at this many characters of one text, as many as a card shows of a note's
+ * content (markdown.ts, `preview`) and more than its two lines of title: a pattern the guard lets
+ * through may still be quadratic in the text's length (`a.*y`), so each character more costs more
+ * than the one before.
  */
-export const HIGHLIGHT_LIMIT = 5_000
+export const HIGHLIGHT_LIMIT = 1_200
 
 export interface Range {
   start: number
