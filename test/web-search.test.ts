@@ -1,11 +1,12 @@
 // The web app's search helpers (web/src/search.ts) and its reading of the API's failures
-// (web/src/api.ts): what the search box sends, what it highlights, and the message a person reads.
+// (web/src/api.ts): what the search box sends and the message a person reads. The highlighting is
+// in test/web-highlight.test.ts.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import RE2 from 're2'
 import { describeWait, failureMessage } from '../web/src/api.js'
-import { HIGHLIGHT_LIMIT, escapeRegex, highlighter, matchRanges, searchPattern } from '../web/src/search.js'
+import { escapeRegex, searchPattern } from '../web/src/search.js'
 
 describe('literal search (the default)', () => {
   it('sends a pattern that the API (RE2, flags iu, as src/services/search.ts) matches as the literal text', () => {
@@ -35,50 +36,6 @@ describe('literal search (the default)', () => {
     assert.equal(searchPattern('', true), undefined)
     assert.equal(searchPattern(' a.b ', false), 'a\\.b')
     assert.equal(searchPattern(' a.b ', true), 'a.b')
-  })
-})
-
-describe('highlighting', () => {
-  it('marks every non-empty match, in order, without overlaps', () => {
-    fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 4 }), fc.string({ maxLength: 200 }), (typed, text) => {
-        const expression = highlighter(escapeRegex(typed))
-        assert.ok(expression)
-        let at = 0
-        for (const { start, end } of matchRanges(text, expression)) {
-          assert.ok(start >= at && end > start)
-          assert.equal(text.slice(start, end).toLowerCase(), typed.toLowerCase())
-          at = end
-        }
-      }),
-    )
-    assert.deepEqual(matchRanges('Meeting at 10am, meet at 3pm', highlighter('meet(ing)? at \\d+(am|pm)')), [
-      { start: 0, end: 15 },
-      { start: 17, end: 28 },
-    ])
-  })
-
-  it('passes over empty matches instead of looping on them', () => {
-    assert.deepEqual(matchRanges('bbb', highlighter('a*')), [])
-    assert.deepEqual(matchRanges('baab', highlighter('a*')), [{ start: 1, end: 3 }])
-  })
-
-  it('leaves alone patterns this browser would backtrack on for ever, and ones it cannot read', () => {
-    for (const pattern of ['(a+)+$', '(x|y*)*z', '(\\d{2,})+x', '((ab)*)+', '(a|aa)+b', 'a*a*a*b', '\\w+\\s*x']) {
-      assert.equal(highlighter(pattern), undefined, pattern)
-    }
-    assert.equal(highlighter('('), undefined)
-    for (const pattern of ['a.b', 'meet(ing)? at \\d+(am|pm)', '\\bword\\b', '[a-z]+', '\\d{3}-\\d{4}', '[*+]+', '\\(a\\)+']) {
-      assert.ok(highlighter(pattern), pattern)
-    }
-  })
-
-  it('stays within a generous bound on a long note, for the worst pattern it still highlights', () => {
-    const text = 'a'.repeat(100_000)
-    const started = performance.now()
-    assert.ok(matchRanges(text, highlighter('a')).length <= HIGHLIGHT_LIMIT)
-    assert.deepEqual(matchRanges(text, highlighter('a.*b')), [])
-    assert.ok(performance.now() - started < 2000)
   })
 })
 

@@ -10,7 +10,7 @@
 // https://github.com/cure53/DOMPurify#what-does-it-do
 import DOMPurify, { type Config } from 'dompurify'
 import { Marked } from 'marked'
-import { matchRanges } from './search'
+import { MARKS_PER_CARD, matchRanges, segments } from './highlight'
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
@@ -84,26 +84,31 @@ export function renderMarkdown(source: string): DocumentFragment {
   return template.cloneNode(true) as DocumentFragment
 }
 
-/** Wraps every match of `expression` inside each text node of `root` in a <mark>. */
-export function highlightIn(root: Node, expression: RegExp | undefined): void {
+/**
+ * Wraps the matches of `expression` inside each text node of `root` in a <mark>, at most
+ * `maxMarks` in all. The marks' text is set as text: nothing of the note or the pattern is parsed.
+ */
+export function highlightIn(root: Node, expression: RegExp | undefined, maxMarks = MARKS_PER_CARD): void {
   if (!expression) return
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
   const texts: Text[] = []
   for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text)
+  let left = maxMarks
   for (const text of texts) {
-    const value = text.data
-    const ranges = matchRanges(value, expression)
+    if (left <= 0) break
+    const ranges = matchRanges(text.data, expression, left)
     if (ranges.length === 0) continue
+    left -= ranges.length
     const pieces = document.createDocumentFragment()
-    let at = 0
-    for (const { start, end } of ranges) {
-      if (start > at) pieces.append(value.slice(at, start))
+    for (const piece of segments(text.data, ranges)) {
+      if (!piece.marked) {
+        pieces.append(piece.text)
+        continue
+      }
       const mark = document.createElement('mark')
-      mark.textContent = value.slice(start, end)
+      mark.textContent = piece.text
       pieces.append(mark)
-      at = end
     }
-    if (at < value.length) pieces.append(value.slice(at))
     text.replaceWith(pieces)
   }
 }

@@ -1,4 +1,5 @@
-// What the search box sends and what it highlights. The API treats the query as a
+// What the search box sends, and the guard against patterns this browser could take far too long
+// on (highlight.ts and the offline search use it). The API treats the query as a
 // case-insensitive regular expression (docs/contract.md, "GET /search-notes"); a person types words, so by
 // default the app escapes every metacharacter and the API matches the text literally. With the
 // regex switch on, the pattern goes through as typed. Pure functions (no DOM), unit-tested in
@@ -22,7 +23,8 @@ export function searchPattern(typed: string, regex: boolean): string | undefined
  * Whether this browser's backtracking engine could take far too long on the pattern, where the
  * API's RE2 never does: a group under an unbounded repetition (`(a+)+`, `(a|aa)+`, `((ab)*)+`),
  * or more than one unbounded repetition (`a*a*a*b` is polynomial in the text's length).
- * Deliberately broad: such a pattern is still searched by the API, only not highlighted.
+ * Deliberately broad: such a pattern is still searched by the API, only not highlighted, and
+ * refused by the offline search.
  */
 export function backtracksBadly(pattern: string): boolean {
   let unbounded = 0
@@ -41,49 +43,4 @@ export function backtracksBadly(pattern: string): boolean {
     afterGroup = c === ')'
   }
   return unbounded > 1
-}
-
-/**
- * The expression that highlights a pattern's matches in this browser, or undefined when it
- * cannot be highlighted safely: not valid JavaScript syntax (RE2 accepts a few forms it does not),
- * or shaped for catastrophic backtracking. The API has already chosen the notes; this only marks
- * where the text matches.
- */
-export function highlighter(pattern: string | undefined): RegExp | undefined {
-  if (!pattern || backtracksBadly(pattern)) return undefined
-  for (const flags of ['giu', 'gi']) {
-    try {
-      return new RegExp(pattern, flags)
-    } catch {
-      // try the next flags
-    }
-  }
-  return undefined
-}
-
-export interface Range {
-  start: number
-  end: number
-}
-
-/**
- * Highlighting stops after this many characters of one text, so a long note stays cheap even
- * for a pattern that backtracks a little (one unbounded repetition: quadratic at worst).
- */
-export const HIGHLIGHT_LIMIT = 5_000
-
-/** The non-empty matches of `expression` in `text`, in order, none overlapping. */
-export function matchRanges(text: string, expression: RegExp | undefined, limit = HIGHLIGHT_LIMIT): Range[] {
-  if (!expression || !text) return []
-  const re = new RegExp(expression.source, expression.flags.includes('g') ? expression.flags : `${expression.flags}g`)
-  const subject = text.length > limit ? text.slice(0, limit) : text
-  const ranges: Range[] = []
-  for (let match = re.exec(subject); match; match = re.exec(subject)) {
-    if (match[0].length === 0) {
-      re.lastIndex++
-      continue
-    }
-    ranges.push({ start: match.index, end: match.index + match[0].length })
-  }
-  return ranges
 }

@@ -1,12 +1,13 @@
 // One note, as a card (title, rendered Markdown, tags) or as a row of the list (title and a
 // one-line excerpt). A click anywhere outside its links and buttons opens it in the editor; for
 // the keyboard, the title is the button that opens it.
-import { type MouseEvent, memo, useId } from 'react'
+import { type MouseEvent, memo, useId, useMemo } from 'react'
 import type { Note } from '../api'
+import { MARKS_PER_CARD, matchRanges } from '../highlight'
 import { plainText, preview } from '../markdown'
 import type { View } from '../storage'
 import { HistoryIcon, PinIcon, TrashIcon } from './Icons'
-import { HighlightedText, NoteContent } from './NoteContent'
+import { MarkedText, NoteContent } from './NoteContent'
 
 export interface NoteActions {
   onOpen: (note: Note) => void
@@ -25,6 +26,11 @@ interface Props extends NoteActions {
 export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, onPin, onDelete, onHistory, onTag }: Props) {
   const titleId = useId()
   const title = note.title || 'Untitled'
+  // The title's marks first, then the content's, MARKS_PER_CARD in all.
+  const titleMarks = useMemo(() => matchRanges(title, highlight), [title, highlight])
+  const contentMarks = MARKS_PER_CARD - titleMarks.length
+  const excerpt = view === 'list' ? plainText(note.content) : ''
+  const excerptMarks = useMemo(() => matchRanges(excerpt, highlight, contentMarks), [excerpt, highlight, contentMarks])
   const openFromCard = (event: MouseEvent) => {
     if ((event.target as Element).closest('a, button')) return
     onOpen(note)
@@ -33,15 +39,15 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
     <article className={`note ${view === 'list' ? 'note-row' : 'note-card'}${note.isPinned ? ' pinned' : ''}`} aria-labelledby={titleId} data-note-id={note._id} onClick={openFromCard}>
       <h3 className="note-title" id={titleId}>
         <button type="button" className="note-open" onClick={() => onOpen(note)}>
-          <HighlightedText text={title} highlight={highlight} />
+          <MarkedText text={title} ranges={titleMarks} />
         </button>
       </h3>
       {view === 'list' ? (
         <p className="note-excerpt">
-          <HighlightedText text={plainText(note.content)} highlight={highlight} />
+          <MarkedText text={excerpt} ranges={excerptMarks} />
         </p>
       ) : (
-        <NoteContent className="note-body markdown" source={preview(note.content)} highlight={highlight} />
+        <NoteContent className="note-body markdown" source={preview(note.content)} highlight={highlight} maxMarks={contentMarks} />
       )}
       <div className="note-footer">
         {note.tags.length > 0 && (

@@ -3,8 +3,8 @@
 // the trash, with an Undo for a few seconds; every failure is shown.
 import { type ReactNode, Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { ApiError, ConflictError, type Note, type NoteFields, messageOf } from '../api'
+import { highlighter } from '../highlight'
 import { useNotes } from '../notes-state'
-import { highlighter } from '../search'
 import { useSession, useSignedIn } from '../session'
 import { type View, loadView, saveView, takeDraft } from '../storage'
 import { Header } from './Header'

@@ -2,7 +2,7 @@
 // pattern is a case-insensitive regular expression matched against the title and the content
 // (docs/search.md). Where RE2 and JavaScript differ is in docs/web-app.md, "Live and offline".
 // A pattern this browser's backtracking engine could take far too long on is refused, as the
-// highlighting refuses it (search.ts), in place of the API's time budget.
+// highlighting leaves it alone (the one guard, search.ts), in place of the API's time budget.
 import type { Note } from '../api'
 import { backtracksBadly } from '../search'
 
