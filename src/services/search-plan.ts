@@ -32,14 +32,9 @@ const or = (a?: SearchPlan, b?: SearchPlan): SearchPlan | undefined =>
 
 /** One of these strings: required only when every one is long enough for the index. */
 function anyOf(strings: Iterable<string>): SearchPlan | undefined {
-  let plan: SearchPlan | undefined
-  let first = true
-  for (const s of strings) {
-    if (s.length < INDEXED_MIN_LENGTH) return undefined
-    plan = first ? { literal: s } : or(plan, { literal: s })
-    first = false
-  }
-  return plan
+  const all = [...strings]
+  if (all.some((s) => s.length < INDEXED_MIN_LENGTH)) return undefined
+  return all.length === 1 ? { literal: all[0] as string } : { or: all.map((literal) => ({ literal })) }
 }
 
 function product(a: Set<string>, b: Set<string>): Set<string> | undefined {

@@ -47,11 +47,8 @@ export function ftsQuery(plan: SearchPlan): string {
   return `(${('and' in plan ? plan.and : plan.or).map(ftsQuery).join('and' in plan ? ' AND ' : ' OR ')})`
 }
 
-/** The plan as a PostgreSQL condition on NOTE_TEXT_FOLDED, with its LIKE patterns appended to `values` as parameters. */
-export function likeCondition(plan: SearchPlan, values: unknown[]): string {
-  if ('literal' in plan) {
-    values.push(`%${plan.literal.replace(/[\\%_]/g, '\\$&')}%`)
-    return `${NOTE_TEXT_FOLDED} LIKE $${values.length}`
-  }
-  return `(${('and' in plan ? plan.and : plan.or).map((p) => likeCondition(p, values)).join('and' in plan ? ' AND ' : ' OR ')})`
+/** The plan as a PostgreSQL condition on NOTE_TEXT_FOLDED, each LIKE pattern written by `quote` as an SQL literal. */
+export function likeCondition(plan: SearchPlan, quote: (text: string) => string): string {
+  if ('literal' in plan) return `${NOTE_TEXT_FOLDED} LIKE ${quote(`%${plan.literal.replace(/[\\%_]/g, '\\$&')}%`)}`
+  return `(${('and' in plan ? plan.and : plan.or).map((p) => likeCondition(p, quote)).join('and' in plan ? ' AND ' : ' OR ')})`
 }

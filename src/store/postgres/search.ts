@@ -5,8 +5,8 @@ import type pg from 'pg'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
 import { type Candidate, searchChunks } from '../search-chunks.js'
-import type { SearchIndexBuilt, TextMatcher } from '../types.js'
-import { type Query, inTransaction } from './query.js'
+import { type SearchIndexBuilt, StoreUnavailableError, type TextMatcher } from '../types.js'
+import { type Query, isUnavailable } from './query.js'
 import { decodeJsonText, decodeText } from './rows.js'
 
 /** Named for NOTE_TEXT_FOLDED as it is: an index of another expression is never used, so a new one needs a new name. */
@@ -28,19 +28,21 @@ export class PostgresSearch {
   ) {}
 
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
-    const values: unknown[] = [userId]
     this.folds ??= this.query<{ ok: boolean }>('search.folds', `SELECT ${FOLDS_ASCII} AS ok`, []).then((r) => r.rows[0]?.ok === true)
     this.folds.catch(() => (this.folds = undefined))
-    const narrowed = matcher.plan && (await this.folds) ? ` AND ${likeCondition(matcher.plan, values)}` : ''
-    // Ended by PostgreSQL when the search's budget runs out; unnamed, so planned with the plan's own patterns (a
-    // generic plan cannot tell a rare literal from a common one).
-    const rows = await inTransaction(this.pool, async (client) => {
-      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(matcher.timeLeft())}`)
-      return (await client.query<{ id: string }>(`SELECT id FROM notes WHERE user_id = $1${narrowed} ${LIST_ORDER}`, values)).rows
-    }).catch((err: unknown) => {
+    const narrowed = matcher.plan && (await this.folds) ? ` AND ${likeCondition(matcher.plan, quoted)}` : ''
+    // One round trip, ended by PostgreSQL when the search's budget runs out (SET LOCAL holds for the implicit transaction of
+    // the two statements). Literals rather than parameters: planned with the plan's own patterns, as a rare or a common literal.
+    let rows: Array<{ id: string }>
+    try {
+      const results = (await this.pool.query(
+        `SET LOCAL statement_timeout = ${Math.ceil(matcher.timeLeft())}; SELECT id FROM notes WHERE user_id = ${quoted(userId)}${narrowed} ${LIST_ORDER}`,
+      )) as unknown as [unknown, pg.QueryResult<{ id: string }>]
+      rows = results[1].rows
+    } catch (err) {
       if (isCancelled(err)) matcher.outOfTime()
-      throw err
-    })
+      throw isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
+    }
     const readChunk = async (ids: string[]) => {
       const chunk = await this.query<ChunkRow>(
         'search.chunk',
@@ -81,9 +83,11 @@ export async function buildSearchIndex(client: pg.Client, query: Query, progress
   return 'built'
 }
 
-/** A statement ended by its statement_timeout (57014), as inTransaction passes it on. */
-const isCancelled = (err: unknown): boolean =>
-  err instanceof Error && [err, err.cause].some((e) => (e as { code?: unknown } | undefined)?.code === '57014')
+/** A statement ended by its statement_timeout. */
+const isCancelled = (err: unknown): boolean => (err as { code?: unknown } | undefined)?.code === '57014'
+
+/** `text` as an SQL string literal, whatever standard_conforming_strings says (the form pg's escapeLiteral writes). */
+const quoted = (text: string): string => `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
 
 async function reportProgress(query: Query, progress: (fraction: number) => void): Promise<void> {
   const { rows } = await query<Record<'blocks_done' | 'blocks_total' | 'tuples_done' | 'tuples_total', string>>(
