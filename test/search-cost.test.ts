@@ -111,6 +111,24 @@ describe('search cost estimate', () => {
     assert.ok(patternCost('\\pL') > 10 * patternCost('.') - 20)
     // JavaScript escapes node-re2 rewrites for RE2: one character each.
     for (const escape of ['\\u0041', '\\u{1F600}', '\\x41', '\\x{41}', '\\cJ', '\\101']) assert.ok(patternCost(`${escape}{100}`) >= 100, escape)
+    // RE2's literals that JavaScript refuses: an escaped `-`, a brace of no repetition, a `]` of no class.
+    assert.equal(patternCost('a\\-b}]'), 5)
+    assert.equal(patternCost('[a[]b'), patternCost('[a]b'))
+  })
+
+  // Patterns of literals, classes, properties, alternatives and nested counted repetitions.
+  const { pattern: nested } = fc.letrec((tie) => ({
+    element: fc.constantFrom('a', '漢', '.', '\\d', '\\pL', '[^a]', '(ab|c)', 'x*', 'y?'),
+    part: fc.oneof({ depthSize: 'small' }, tie('element'), tie('counted')),
+    pattern: fc.array(tie('part'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('')),
+    counted: fc
+      .tuple(tie('pattern'), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 }))
+      .map(([body, n, extra]) => `(?:${body as string}){${n},${n + extra}}`),
+  }))
+
+  it('counts what JavaScript cannot parse no cheaper than its parsable twin', () => {
+    // `\101` is RE2's octal `A`, which JavaScript's u mode refuses: such a pattern gets the rough bound.
+    fc.assert(fc.property(nested, (pattern) => patternCost(`${pattern}\\101`) >= patternCost(`${pattern}A`)))
   })
 
   it('never throws, whatever the text', () => {

@@ -1,172 +1,94 @@
-// An upper bound of one RE2 call's cost per character of text, read from the pattern (docs/search.md, "The cost
-// bound"): a native call cannot be interrupted, so a costlier pattern is refused before it runs. Loose reading over-counts.
+// An upper bound of one RE2 call's cost per character of text, read from the parsed pattern (docs/search.md, "The cost
+// bound"): a native call cannot be interrupted, so a costlier pattern is refused before it runs. In doubt it over-counts.
+import regjsparser from 'regjsparser'
+import type { AstNode } from 'regjsparser'
 
 export const MAX_PATTERN_COST = 1000
 
 /** What each element costs RE2's NFA per character, relative to a case-folded ASCII literal (docs/search.md's table). */
-const WEIGHT = { ascii: 1, asciiClass: 2, wide: 6, property: 50, branch: 1, capture: 2 } as const
+const WEIGHT = { asciiClass: 2, wide: 6, property: 50, branch: 1, capture: 2 } as const
 
-/** A literal weighs its UTF-8 length (WEIGHT.ascii for ASCII): the NFA steps once per byte. */
-const literalWeight = (codePoint: number): number => Buffer.byteLength(String.fromCodePoint(codePoint))
+/** RE2's syntax that JavaScript's u mode refuses, matched whole from left to right so that nothing is read twice. */
+const RE2_ONLY = new RegExp(
+  [
+    String.raw`\\Q(?<quoted>[\s\S]*?)(?:\\E|$)|\\(?<punctuation>[!-/:-@[-\x60{-~])`, // literal text: `\Q…\E`, `\-`, `\@`
+    String.raw`\[:(?<posix>\^?)[a-z]+:\]|\(\?[a-zA-Z-]*(?<flagsEnd>[:)])|\(\?P<`, // a POSIX class, flags, a named group
+    String.raw`\\[pP](?<property>\{[^}]*\}|[\s\S]|$)|\\[xu]\{(?<codePoint>[^}]*)\}`, // `\pL`, `\p{Greek}`, `\x{41}`
+    String.raw`(?<classStart>\[\^?)(?<classBody>\]?(?:\[:\^?[a-z]+:\]|\\[\s\S]|[^\]\\])*)\]`, // a whole class: `]` first is a member
+    String.raw`\\[\s\S]|\{\d+(?:,\d*)?\}|(?<literal>[{}\]])`, // other escapes, repetitions, a lone `{`, `}` or `]`
+  ].join('|'),
+  'g',
+)
+const SAME_COST: Record<string, string> = { '\\A': '^', '\\z': '$', '\\C': '.', '(?P<': '(?<' }
+const escaped = (text: string): string => [...text].map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')
 
-/** RE2's counted repetition; anything else after `{` is literal text. */
-const REPEAT = /^\{(\d+)(,(\d*))?\}/
+/** The pattern in JavaScript's syntax, each element as costly as RE2 compiles it or costlier: for its cost only. */
+const asJavaScript = (pattern: string): string =>
+  pattern.replace(RE2_ONLY, (match: string, ...rest: unknown[]) => {
+    const g = rest.at(-1) as Record<string, string | undefined>
+    const literal = g.quoted ?? g.punctuation ?? g.literal
+    if (literal !== undefined) return escaped(literal)
+    if (g.posix !== undefined) return g.posix ? '\\0-\\u{10FFFF}' : 'a-z' // ASCII, or every character when negated
+    // Flags change no cost (search is always `i`); `(?i)` is an empty group, so that a `?` after it still adds 1.
+    if (g.flagsEnd !== undefined) return g.flagsEnd === ':' ? '(?:' : '(?:)'
+    if (g.property !== undefined) return '\\p{L}' // every property weighs the same
+    if (g.codePoint !== undefined) return `\\u{${g.codePoint}}`
+    if (g.classStart !== undefined) return `${g.classStart}${asJavaScript((g.classBody as string).replace(/^\]/, '\\]'))}]`
+    return SAME_COST[match] ?? match
+  })
 
-const PERL_CLASSES: Record<string, number> = { d: WEIGHT.asciiClass, s: WEIGHT.asciiClass, w: WEIGHT.asciiClass, D: WEIGHT.wide, S: WEIGHT.wide, W: WEIGHT.wide }
-const EMPTY_WIDTH = new Set(['b', 'B', 'A', 'z'])
+type Node = AstNode<{ namedGroups: true; unicodePropertyEscape: true }>
 
-class Scanner {
-  private i = 0
-  constructor(private readonly p: string) {}
+/** Anchors and `\b` step once, as a literal; RE2 refuses back-references. A non-ASCII member makes a class wide. */
+const FIXED = { dot: WEIGHT.wide, unicodePropertyEscape: WEIGHT.property, anchor: 1, reference: 1 } as const
+const classWeight = (codePoint: number): number => (codePoint < 0x80 ? WEIGHT.asciiClass : WEIGHT.wide)
+const sum = (nodes: Node[]): number => nodes.reduce((total, node) => total + costOf(node), 0)
 
-  pattern(): number {
-    let cost = this.alternation()
-    // A `)` without its `(`: RE2 refuses it, so counting it as a literal is enough.
-    while (this.i < this.p.length) {
-      this.i++
-      cost += WEIGHT.ascii + this.alternation()
+function costOf(node: Node, inClass = false): number {
+  switch (node.type) {
+    case 'value': // the NFA steps once per byte
+      return inClass ? classWeight(node.codePoint) : Buffer.byteLength(String.fromCodePoint(node.codePoint))
+    case 'characterClassRange':
+      return classWeight(node.max.codePoint)
+    case 'characterClass': // one set of byte ranges for the NFA: it weighs its widest member
+      return Math.max(node.negative ? WEIGHT.wide : WEIGHT.asciiClass, ...node.body.map((member) => costOf(member, true)))
+    case 'characterClassEscape':
+      return 'dsw'.includes(node.value) ? WEIGHT.asciiClass : WEIGHT.wide
+    case 'alternative':
+      return sum(node.body)
+    case 'disjunction':
+      return sum(node.body) + (node.body.length - 1) * WEIGHT.branch
+    case 'group':
+      return sum(node.body) + (node.behavior === 'normal' ? WEIGHT.capture : 0)
+    case 'quantifier': {
+      // RE2 compiles X{n,m} as m copies, m-n of them optional, and X{n,} as n copies and a loop; `*`, `+`, `?` alike.
+      const [x, { min, max }] = [costOf(node.body[0]), node]
+      return max === undefined ? x * Math.max(min, 1) + WEIGHT.branch : x * max + (max - min) * WEIGHT.branch
     }
-    return cost
-  }
-
-  private alternation(): number {
-    let cost = this.concatenation()
-    while (this.p[this.i] === '|') {
-      this.i++
-      cost += WEIGHT.branch + this.concatenation()
-    }
-    return cost
-  }
-
-  private concatenation(): number {
-    let cost = 0
-    while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') cost += this.repeated(this.atom())
-    return cost
-  }
-
-  private repeated(cost: number): number {
-    for (;;) {
-      const c = this.p[this.i]
-      if (c === '*' || c === '+' || c === '?') {
-        this.i++
-        cost += WEIGHT.branch
-      } else if (c === '{') {
-        const m = REPEAT.exec(this.p.slice(this.i))
-        if (!m) return cost
-        this.i += m[0].length
-        const min = Number(m[1])
-        // x{n} is n copies; x{n,} is n copies and a loop; x{n,m} is n copies and m-n optional ones.
-        if (m[2] === undefined) cost *= min
-        else if (m[3] === '') cost = cost * Math.max(min, 1) + WEIGHT.branch
-        else {
-          const max = Math.max(min, Number(m[3]))
-          cost = cost * max + (max - min) * WEIGHT.branch
-        }
-      } else return cost
-      if (this.p[this.i] === '?') this.i++ // non-greedy: the same program
-    }
-  }
-
-  private atom(): number {
-    const c = this.p[this.i] as string
-    if (c === '(') return this.group()
-    if (c === '[') return this.charClass()
-    if (c === '\\') return this.escape(false)
-    const code = this.codePoint()
-    if (c === '.') return WEIGHT.wide
-    if (c === '^' || c === '$') return WEIGHT.ascii
-    return literalWeight(code)
-  }
-
-  private codePoint(): number {
-    const code = this.p.codePointAt(this.i) as number
-    this.i += code > 0xffff ? 2 : 1
-    return code
-  }
-
-  private skipPast(close: string): number {
-    const at = this.p.indexOf(close, this.i)
-    const end = at < 0 ? this.p.length : at
-    this.i = at < 0 ? end : at + close.length
-    return end
-  }
-
-  private group(): number {
-    this.i++
-    let capture = true
-    if (this.p[this.i] === '?') {
-      const rest = this.p.slice(this.i)
-      const named = /^\?P?<[^>]*>/.exec(rest)
-      const flags = /^\?[a-zA-Z-]*([:)])/.exec(rest)
-      if (named) this.i += named[0].length
-      else if (flags) {
-        this.i += flags[0].length
-        // `(?i)` sets flags for the rest of the group and costs nothing itself.
-        if (flags[1] === ')') return 0
-        capture = false
-      } else this.i++
-    }
-    const cost = this.alternation()
-    if (this.p[this.i] === ')') this.i++
-    return cost + (capture ? WEIGHT.capture : 0)
-  }
-
-  /** A class is one set of byte ranges for the NFA: it weighs its widest member. */
-  private charClass(): number {
-    this.i++
-    let weight: number = WEIGHT.asciiClass
-    if (this.p[this.i] === '^') {
-      weight = WEIGHT.wide
-      this.i++
-    }
-    // A `]` first in the class is a member, not its end.
-    if (this.p[this.i] === ']') this.i++
-    while (this.i < this.p.length && this.p[this.i] !== ']') {
-      const posix = /^\[:\^?[a-z]+:\]/.exec(this.p.slice(this.i))
-      if (posix) {
-        this.i += posix[0].length
-        if (posix[0][2] === '^') weight = Math.max(weight, WEIGHT.wide)
-        continue
-      }
-      if (this.p[this.i] === '\\') {
-        const member = this.escape(true)
-        weight = Math.max(weight, member === WEIGHT.ascii ? WEIGHT.asciiClass : member)
-        continue
-      }
-      if (this.codePoint() >= 0x80) weight = Math.max(weight, WEIGHT.wide)
-    }
-    this.i++
-    return weight
-  }
-
-  private escape(inClass: boolean): number {
-    const p = this.p
-    const c = p[this.i + 1]
-    this.i += 2
-    if (c === undefined) return WEIGHT.ascii
-    if (c in PERL_CLASSES) return PERL_CLASSES[c] as number
-    if (c === 'p' || c === 'P') {
-      if (p[this.i] === '{') this.skipPast('}')
-      else this.i++
-      return WEIGHT.property
-    }
-    if (!inClass && EMPTY_WIDTH.has(c)) return WEIGHT.ascii
-    if (!inClass && c === 'Q') return Buffer.byteLength(p.slice(this.i, this.skipPast('\\E')))
-    // One character, weighed as the widest literal: its value is not worth decoding for an upper bound.
-    if ((c === 'x' || c === 'u') && p[this.i] === '{') this.skipPast('}')
-    else if (c === 'x') this.i += 2
-    else if (c === 'u') this.i += 4
-    else if (c === 'c') this.i += 1
-    else if (c >= '0' && c <= '7') for (let digits = 1; digits < 3 && /[0-7]/.test(p[this.i] ?? ''); digits++) this.i++
-    if (c === 'x' || c === 'u' || (c >= '0' && c <= '7')) return inClass ? WEIGHT.wide : 4
-    const code = p.codePointAt(this.i - 1)
-    if (code === undefined) return 4 // `\c` at the end
-    if (code > 0xffff) this.i++
-    return literalWeight(code)
+    default:
+      return FIXED[node.type] // a type error when a kind of element is weighed nowhere
   }
 }
 
-export const patternCost = (pattern: string): number => new Scanner(pattern).pattern()
+/**
+ * The cost of what parses neither way, an upper bound: no element weighs more than 50 per character it is written
+ * with (a property, the costliest, takes 3), and a counted repetition X{n,m} at most m × (X + 1), its count times what
+ * it repeats and its own characters. So 50 per character, times every count found, bounds the sum.
+ */
+function roughCost(pattern: string): number {
+  const counts = [...pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)].map(([, n, m]) => Math.max(1, Number(n), Number(m || 0)))
+  return counts.reduce((product, count) => product * count, WEIGHT.property * pattern.length)
+}
+
+export function patternCost(pattern: string): number {
+  let cost: number
+  try {
+    cost = costOf(regjsparser.parse(asJavaScript(pattern), 'u', { namedGroups: true, unicodePropertyEscape: true }))
+  } catch {
+    cost = roughCost(pattern)
+  }
+  return Number.isFinite(cost) ? cost : Number.MAX_VALUE // counts multiplied past a double's range
+}
 
 /** The 400's message after "query is too complex: ", or undefined when the pattern is within the bound. */
 export function tooComplex(pattern: string): string | undefined {
