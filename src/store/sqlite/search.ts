@@ -30,8 +30,11 @@ export class SqliteSearch {
          WHERE note_text MATCH ? AND n.user_id = ? ORDER BY n.is_pinned DESC, n.created_on DESC, n.id DESC`,
       )
       .pluck()
-    // user_id again: a rowid freed by a delete since the candidates were listed may hold another account's note.
-    this.chunk = db.prepare(`SELECT rowid, title, content, json FROM notes WHERE rowid IN (SELECT value FROM json_each(?)) AND user_id = ?`)
+    // By rowid (CROSS JOIN keeps that order: SQLite would rather read the account's notes by user_id). user_id again:
+    // a rowid freed by a delete since the candidates were listed may hold another account's note.
+    this.chunk = db.prepare(
+      `SELECT n.rowid, n.title, n.content, n.json FROM json_each(?) AS k CROSS JOIN notes n ON n.rowid = k.value WHERE n.user_id = ?`,
+    )
     this.building = db.prepare<[], number>('SELECT through FROM note_text_build').pluck()
     this.batch = db.prepare(`SELECT rowid, title, content FROM notes WHERE rowid > ? ORDER BY rowid LIMIT ${BUILD_BATCH}`)
     this.index = db.prepare('INSERT INTO note_text (rowid, title, content) VALUES (?, ?, ?)')
