@@ -42,6 +42,14 @@ it('a backup, restored, keeps the trash and the history as they were', async () 
       assert.deepEqual(answers, await keptAnswers(source.store, data))
       assert.deepEqual(await keptBytes(async (text) => db.prepare(text).all()), await keptBytes((text) => source.sql(text)))
       assert.deepEqual((await exportAll(store, files, 'restored')).texts, (await exportAll(source.store, files, 'original')).texts)
+      // Search's index came with the pages, complete and equal to the restored notes (FTS5's own check).
+      assert.equal(db.prepare('SELECT count(*) FROM note_text_build').pluck().get(), 0)
+      const writable = new Database(join(restored.path, SQLITE_FILE))
+      try {
+        writable.prepare("INSERT INTO note_text (note_text, rank) VALUES ('integrity-check', 1)").run()
+      } finally {
+        writable.close()
+      }
     } finally {
       db.close()
       await store.close()
