@@ -22,6 +22,8 @@ export interface SizeResult {
   store: string
   notes: number
   seedSeconds: number
+  /** From the service's start until its search index was complete; undefined: no index. */
+  indexSeconds?: number
   warmup: number
   patterns: PatternRow[]
   /** GET /get-all-notes of an account holding as many notes as the listing pattern finds. */
@@ -71,7 +73,7 @@ export function sizeSection(r: SizeResult): string {
   const lines = [
     `## ${r.store}, ${n(r.notes)} notes`,
     '',
-    `One account, seeded in ${r.seedSeconds.toFixed(1)} s. Each pattern: ${r.warmup} warm-up searches, then ${n(r.patterns[0]?.requests ?? 0)} timed, one at a time over one kept-alive connection (to the answer's last byte); p50 and p99 are of every timed answer, a 400 included.`,
+    `One account, seeded in ${r.seedSeconds.toFixed(1)} s; ${r.indexSeconds === undefined ? 'no search index' : `search index built by the service in ${r.indexSeconds.toFixed(1)} s`}. Each pattern: ${r.warmup} warm-up searches, then ${n(r.patterns[0]?.requests ?? 0)} timed, one at a time over one kept-alive connection (to the answer's last byte); p50 and p99 are of every timed answer, a 400 included.`,
     '',
     ...patternTable(r.patterns),
     '',

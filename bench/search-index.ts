@@ -24,6 +24,7 @@ import type { NoteRecord } from '../src/store/types.js'
 import { REALISTIC, runLoad } from './load.js'
 import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
 import { startService } from './processes.js'
+import { awaitSearchIndex, emptySqliteIndex } from './search-index-build.js'
 import { argsWithoutOut, writeResults } from './results-files.js'
 import { LISTING_PATTERN, SEARCH_PATTERNS, makeSearchNotes } from './search-corpus.js'
 import { SerialClient, type StoreSize, postgresSize, sqliteSize, timeSerial } from './search-index-measure.js'
@@ -103,7 +104,10 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
     const seedSeconds = (performance.now() - began) / 1000
     const secret = randomBytes(32).toString('hex')
     const tokens = createTokenService(secret)
+    if (!databaseUrl) emptySqliteIndex(dataDir)
     const service = await startService({ dataDir, secret, env: serviceEnv, ...(databaseUrl ? { databaseUrl } : {}) })
+    log(`[${store.name}] ${notes} notes: waiting for the search index`)
+    const indexSeconds = await awaitSearchIndex(dataDir, databaseUrl)
     const count = searchesAt(notes)
     const warmup = Math.max(3, Math.round(count / 10))
     let result: SizeResult
@@ -119,7 +123,7 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
       const listClient = new SerialClient(service.url, `Bearer ${tokens.issue(publicUser(lister))}`)
       const listing = { notes: listed.length, query: LISTING_PATTERN, ...(await timeSerial(listClient, '/get-all-notes', warmup, count)) }
       listClient.close()
-      result = { store: store.name, notes, seedSeconds, warmup, patterns, listing, size: { totalBytes: NaN, relations: [] } }
+      result = { store: store.name, notes, seedSeconds, indexSeconds, warmup, patterns, listing, size: { totalBytes: NaN, relations: [] } }
       if (notes === CONCURRENT_AT) {
         const request = { method: 'GET' as const, path: searchPath(LISTING_PATTERN), headers: { authorization: searcherAuth } }
         await runLoad(service.url, [request], REALISTIC, 2)
