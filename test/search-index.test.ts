@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import RE2 from 're2'
+import { tooComplex } from '../src/services/search-cost.js'
 import { searchPlan } from '../src/services/search-plan.js'
 import type { NoteRecord, Store, TextMatcher } from '../src/store/types.js'
 import { erase, terms } from './support/note-writes.js'
@@ -73,6 +74,8 @@ for (const kind of storeKinds()) {
               } catch {
                 continue // RE2 refuses it: the search answers 400, tested elsewhere
               }
+              // A pattern the cost bound refuses is answered 400 before any store is asked (search-cost.test.ts).
+              if (tooComplex(source) !== undefined) continue
               const [indexed, scanned] = await searchWith(pool, source, async (search) => {
                 const scan: TextMatcher = { matchPage: (n) => search.matchPage(n), timeLeft: () => search.timeLeft(), outOfTime: () => search.outOfTime() }
                 const ids = async (m: TextMatcher) => (JSON.parse(await store.searchNotesJson(owner._id, m)) as NoteRecord[]).map((n) => n._id)
