@@ -10,7 +10,8 @@
 // Run: npm run build:bench && node dist-bench/bench/search-index.js [--out bench/results/search-index]
 //      SIZES=1000,100000 (1000000 works too); SEARCHES=N timed searches per pattern at every size
 //      (default 200 at 1 000 notes, 50 up to 100 000, 20 above); DATABASE_URL=postgres://… adds
-//      PostgreSQL; SEARCH_THREADS, SEARCH_TIMEOUT_MS, LISTING_CACHE_MB, … pass through to the service.
+//      PostgreSQL (STORES=postgresql: that one alone); SEARCH_THREADS, SEARCH_TIMEOUT_MS,
+//      LISTING_CACHE_MB, … pass through to the service.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -143,7 +144,7 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
 
 /** The command as run, with the settings that shaped it; a database URL without its password. */
 function commandLine(out: string): string {
-  const settings = ['SIZES', 'SEARCHES', 'DATABASE_URL', ...PASSED_THROUGH].filter((k) => process.env[k] !== undefined).map((k) => {
+  const settings = ['SIZES', 'SEARCHES', 'STORES', 'DATABASE_URL', ...PASSED_THROUGH].filter((k) => process.env[k] !== undefined).map((k) => {
     if (k !== 'DATABASE_URL') return `${k}=${process.env[k]}`
     const url = new URL(process.env[k] as string)
     url.password = ''
@@ -166,7 +167,9 @@ async function main(): Promise<void> {
   }
   for (const k of PASSED_THROUGH) if (process.env[k] !== undefined) serviceEnv[k] = process.env[k]
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
-  const stores = [sqlite, ...(databases ? [postgres(databases)] : [])]
+  const only = process.env.STORES?.toLowerCase().split(',')
+  const stores = [sqlite, ...(databases ? [postgres(databases)] : [])].filter((s) => !only || only.includes(s.name.toLowerCase()))
+  if (stores.length === 0) throw new Error(`STORES=${process.env.STORES} names no store this run has (sqlite; postgresql with DATABASE_URL)`)
   const header = [
     '# Search benchmark',
     '',
