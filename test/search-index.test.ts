@@ -24,11 +24,27 @@ const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
 const atom: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...WORDS).map(escape), weight: 3 },
   { arbitrary: word.map(escape), weight: 1 },
-  { arbitrary: fc.constantFrom('.', '\\d', '\\s', '\\w', '[a-c]', '[ks]', '[^a]', '[kK]', '\\x4B', '\\u017F', '\\b', '^', '$'), weight: 1 },
+  { arbitrary: fc.constantFrom('.', '\\d', '\\s', '\\w', '[a-c]', '[ks]', '[^a]', '[kK]', '\\x4B', '\\u017F', '\\b', '^', '$', '[]a[kK]', '[^]abc]'), weight: 1 },
 )
 const piece = fc.tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{1,3}')).map(([a, q]) => (q && a.length > 1 ? `(${a})${q}` : a + q))
 const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(''))
 const pattern = fc.oneof(sequence, fc.tuple(sequence, sequence).map(([a, b]) => `${a}|${b}`), fc.tuple(sequence, sequence, sequence).map(([a, b, c]) => `${a}(${b}|${c})`))
+
+describe('the plan of a pattern', () => {
+  it('requires the literals every match holds, and nothing where it cannot tell', () => {
+    const cases: Array<[string, unknown]> = [
+      ['meeting at 11am', { literal: 'meeting at 11am' }],
+      ['Meet(ing)? at 1[0-9] ?(am|pm)', { or: [{ literal: 'meeting at 1' }, { literal: 'meet at 1' }] }],
+      ['STRASSE|straße', { literal: 'stra' }],
+      ['a(bc|de)f', { or: [{ literal: 'abcf' }, { literal: 'adef' }] }],
+      ['hello\\s+world', { and: [{ literal: 'hello' }, { literal: 'world' }] }],
+      ['café au lait', { and: [{ literal: 'caf' }, { literal: ' au lait' }] }],
+      ['\\x4Bey', { literal: 'key' }],
+      ...['q', '\\d+', 'σίσυφος', 'ab', 'a.b.c', '[]', '[]abc', '[]abc[d]', '[^]abc[d]', '(?i)abc', '\\pLabc', 'abc|de', '(abc)*', ''].map((p): [string, unknown] => [p, undefined]),
+    ]
+    for (const [pattern, plan] of cases) assert.deepEqual(searchPlan(pattern), plan, pattern)
+  })
+})
 
 /** What RE2 says, note by note: the contract's meaning of a search. */
 function expected(listed: NoteRecord[], source: string): string[] {

@@ -33,7 +33,7 @@ const or = (a?: SearchPlan, b?: SearchPlan): SearchPlan | undefined =>
 /** One of these strings: required only when every one is long enough for the index. */
 function anyOf(strings: Iterable<string>): SearchPlan | undefined {
   const all = [...strings]
-  if (all.some((s) => s.length < INDEXED_MIN_LENGTH)) return undefined
+  if (all.length === 0 || all.some((s) => s.length < INDEXED_MIN_LENGTH)) return undefined
   return all.length === 1 ? { literal: all[0] as string } : { or: all.map((literal) => ({ literal })) }
 }
 
@@ -152,6 +152,8 @@ function literalCount(plan: SearchPlan): number {
  * the u flag, which RE2 shares for what becomes a literal here; RE2-only syntax fails this parse and scans.
  */
 export function searchPlan(pattern: string): SearchPlan | undefined {
+  // `[]` and `[^]` are empty and full classes to JavaScript, but to RE2 the start of a class holding `]`.
+  if (/\[\^?\]/.test(pattern)) return undefined
   let root
   try {
     root = regjsparser.parse(pattern, 'u', { namedGroups: true, unicodePropertyEscape: true })
