@@ -20,10 +20,10 @@ const TEXTS: Array<[string, string]> = [
   ['brackets', '[x] (y) {z} a+b a*b a.b a\\b'],
   ['emoji 🎉', 'party'],
   ['numbers', '2026-11-22 v1.2.3'],
-  // U+212A KELVIN SIGN and U+017F LONG S fold onto k and s in RE2: a prefilter must keep them.
+  // U+212A KELVIN SIGN and U+017F LONG S fold onto k and s in RE2: the index must find them.
   ['\u212Aelvin scale', '\u017Ftra\u017F\u017Fe'],
   ['50% off_sale', 'a_b 100%'],
-  // Runs a prefilter must find in order, within one field: `meet` then ` at `.
+  // Literals a plan requires, within one field: `meet` then ` at `.
   ['Meeting at 10am', 'agenda'],
   ['be at the', 'meeting'],
   ['the MEET', 'at 3pm'],
@@ -69,7 +69,7 @@ if (kinds.length > 1) {
   })
 }
 
-// Every store against the plain meaning: RE2 alone, run on every note, with no prefilter in front.
+// Every store against the plain meaning: RE2 alone, run on every note, with no index in front.
 for (const kind of kinds) {
   describe(`search on ${kind} selects what RE2 alone selects`, () => {
     let store: Store
