@@ -167,6 +167,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     searchNotesJson: (userId, matcher) => search.searchNotesJson(userId, matcher),
     buildSearchIndex: async (progress) => {
       // Its own connection: the build has no statement timeout, and close() ends it (the next start builds again).
+      if (closed) throw new Error('the store is closed')
       const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'notes-service' })
       building = client
       client.on('error', () => {})
@@ -212,7 +213,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     close: () => {
       // Nothing is answered from memory on the strength of notices any more.
       listening?.handler.closed()
-      return (closed ??= Promise.all([listening?.listener.close(), building?.end(), pool.end(), versionPool.end()]).then(() => {}))
+      // The index build's socket is cut, not ended: end() waits for the statement, and CREATE INDEX CONCURRENTLY may
+      // wait for other transactions for long. PostgreSQL leaves an invalid index, which the next start builds again.
+      ;(building as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy()
+      return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
     },
   }
 }
