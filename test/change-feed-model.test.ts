@@ -1,6 +1,7 @@
 // The change feed's promise (docs/sync.md, "The change feed"), as a property: whatever writes two instances make at
 // once, a replica that applies every page from any cursor, read at any moment (during the writes too, with any page
-// size), ends equal to the server's final listing. On both stores, with the cache layer on each instance.
+// size, a page at a time as a device reads), ends equal to the server's final listing. On both stores, with the
+// cache layer on each instance.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
@@ -31,6 +32,13 @@ type Page = { changes: Array<{ noteId: string; note: NoteBody | null }>; cursor:
 class Replica {
   notes = new Map<string, NoteBody>()
   cursor: string | undefined
+  private reading: Promise<unknown> = Promise.resolve()
+  /** As a device does, one page at a time: two reads from the same cursor would apply their pages in either order. */
+  read(h: Harness, token: string, limit: number): Promise<boolean> {
+    const page = this.reading.then(() => this.readPage(h, token, limit))
+    this.reading = page.catch(() => {})
+    return page
+  }
   /** Reads one page and applies it: false when the feed has no more for now. */
   async readPage(h: Harness, token: string, limit: number): Promise<boolean> {
     const since = this.cursor === undefined ? '' : `&since=${encodeURIComponent(this.cursor)}`
@@ -92,7 +100,7 @@ for (const kind of storeKinds()) {
           for (const t of turns) {
             await Promise.all([
               ...t.writes.map((w) => apply(w.on, w.write)),
-              ...t.reads.map((r) => replicas[r.reader]!.readPage(instances[r.on], token, r.limit)),
+              ...t.reads.map((r) => replicas[r.reader]!.read(instances[r.on], token, r.limit)),
             ])
           }
           const listing = (await send(0, 'GET', '/get-all-notes')).json as { notes: NoteBody[] }
