@@ -25,6 +25,8 @@ const atom: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...WORDS).map(escape), weight: 3 },
   { arbitrary: word.map(escape), weight: 1 },
   { arbitrary: fc.constantFrom('.', '\\d', '\\s', '\\w', '[a-c]', '[ks]', '[^a]', '[kK]', '\\x4B', '\\u017F', '\\b', '^', '$', '[]a[kK]', '[^]abc]'), weight: 1 },
+  // RE2's own syntax, which the plan reads through search-cost.ts's rewriting.
+  { arbitrary: fc.constantFrom('(?i)', '(?-i)', '\\Qk.s\\E', '\\x{4B}', '[[:alpha:]]', '[[:^digit:]]', '\\pL', '(?s:.)', '\\z', '(?P<n>ab)'), weight: 1 },
 )
 const piece = fc.tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{1,3}')).map(([a, q]) => (q && a.length > 1 ? `(${a})${q}` : a + q))
 const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(''))
@@ -40,7 +42,12 @@ describe('the plan of a pattern', () => {
       ['hello\\s+world', { and: [{ literal: 'hello' }, { literal: 'world' }] }],
       ['café au lait', { and: [{ literal: 'caf' }, { literal: ' au lait' }] }],
       ['\\x4Bey', { literal: 'key' }],
-      ...['q', '\\d+', 'σίσυφος', 'ab', 'a.b.c', '[]', '[]abc', '[]abc[d]', '[^]abc[d]', '(?i)abc', '\\pLabc', 'abc|de', '(abc)*', ''].map((p): [string, unknown] => [p, undefined]),
+      ['(?i)Meeting\\pL\\Q+1\\E', { literal: 'meeting' }],
+      ['\\Qa+b\\E\\x{41}', { literal: 'a+ba' }],
+      ['[]x]yz', { or: [{ literal: ']yz' }, { literal: 'xyz' }] }],
+      // A literal read after a character the index lacks grows one suffix at a time; the plan keeps the longest.
+      [`é${'a long literal '.repeat(6)}`, { literal: 'a long literal '.repeat(6) }],
+      ...['q', '\\d+', 'σίσυφος', 'ab', 'a.b.c', '[]', '[]abc', '[]abc[d]', '[^]abc[d]', '[[:alpha:]]bc', 'abc|de', '(abc)*', ''].map((p): [string, unknown] => [p, undefined]),
     ]
     for (const [pattern, plan] of cases) assert.deepEqual(searchPlan(pattern), plan, pattern)
   })

@@ -22,7 +22,10 @@ const RE2_ONLY = new RegExp(
 const SAME_COST: Record<string, string> = { '\\A': '^', '\\z': '$', '\\C': '.', '(?P<': '(?<' }
 const escaped = (text: string): string => [...text].map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')
 
-/** The pattern in JavaScript's syntax, each element as costly as RE2 compiles it or costlier: for its cost only. */
+/**
+ * The pattern in JavaScript's syntax, each element as costly as RE2 compiles it or costlier. What it reads as text
+ * (a literal, `\Q…\E`, `\x{41}`, a class) it keeps exactly, so the search plan may read the result too.
+ */
 const asJavaScript = (pattern: string): string =>
   pattern.replace(RE2_ONLY, (match: string, ...rest: unknown[]) => {
     const g = rest.at(-1) as Record<string, string | undefined>
@@ -37,7 +40,17 @@ const asJavaScript = (pattern: string): string =>
     return SAME_COST[match] ?? match
   })
 
-type Node = AstNode<{ namedGroups: true; unicodePropertyEscape: true }>
+export type PatternNode = AstNode<{ namedGroups: true; unicodePropertyEscape: true }>
+type Node = PatternNode
+
+/** The pattern's tree (JavaScript's syntax with the u flag, RE2-only syntax rewritten), or undefined when it does not parse. */
+export function parsePattern(pattern: string): PatternNode | undefined {
+  try {
+    return regjsparser.parse(asJavaScript(pattern), 'u', { namedGroups: true, unicodePropertyEscape: true })
+  } catch {
+    return undefined
+  }
+}
 
 /** Anchors and `\b` step once, as a literal; RE2 refuses back-references. A non-ASCII member makes a class wide. */
 const FIXED = { dot: WEIGHT.wide, unicodePropertyEscape: WEIGHT.property, anchor: 1, reference: 1 } as const
@@ -81,12 +94,8 @@ function roughCost(pattern: string): number {
 }
 
 export function patternCost(pattern: string): number {
-  let cost: number
-  try {
-    cost = costOf(regjsparser.parse(asJavaScript(pattern), 'u', { namedGroups: true, unicodePropertyEscape: true }))
-  } catch {
-    cost = roughCost(pattern)
-  }
+  const tree = parsePattern(pattern)
+  const cost = tree ? costOf(tree) : roughCost(pattern)
   return Number.isFinite(cost) ? cost : Number.MAX_VALUE // counts multiplied past a double's range
 }
 

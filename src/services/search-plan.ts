@@ -2,9 +2,9 @@
 // contain, joined by AND and OR, after Russ Cox's "Regular Expression Matching with a Trigram Index". A note lacking
 // them cannot match, so the store reads only the notes the index names; RE2 still decides each one. In doubt the
 // plan is weaker, never wrong: what the parser does not know matches anything.
-import regjsparser from 'regjsparser'
-import type { AstNode, CharacterClass } from 'regjsparser'
+import type { CharacterClass } from 'regjsparser'
 import { INDEXED_MIN_LENGTH, type SearchPlan, foldIndexed } from '../store/search-index.js'
+import { type PatternNode, parsePattern } from './search-cost.js'
 
 /** What a part of the pattern may match: the whole strings when few, else how they start and end and what they hold. */
 interface Info {
@@ -98,7 +98,7 @@ function classMembers(node: CharacterClass): number[] | undefined {
   return members
 }
 
-function infoOf(node: AstNode<{ namedGroups: true; unicodePropertyEscape: true }>): Info {
+function infoOf(node: PatternNode): Info {
   switch (node.type) {
     case 'value':
       return oneOf([node.codePoint])
@@ -147,20 +147,12 @@ function literalCount(plan: SearchPlan): number {
   return ('and' in plan ? plan.and : plan.or).reduce((n, p) => n + literalCount(p), 0)
 }
 
-/**
- * The plan of a pattern, or undefined when no literal is required: the pattern is read as JavaScript's syntax with
- * the u flag, which RE2 shares for what becomes a literal here; RE2-only syntax fails this parse and scans.
- */
+/** The plan of a pattern (parsed as search-cost.ts reads it), or undefined when no literal is required. */
 export function searchPlan(pattern: string): SearchPlan | undefined {
-  // `[]` and `[^]` are empty and full classes to JavaScript, but to RE2 the start of a class holding `]`.
-  if (/\[\^?\]/.test(pattern)) return undefined
-  let root
-  try {
-    root = regjsparser.parse(pattern, 'u', { namedGroups: true, unicodePropertyEscape: true })
-  } catch {
-    return undefined
-  }
+  const root = parsePattern(pattern)
+  if (!root) return undefined
   const info = infoOf(root)
   const plan = and(info.holds, info.exact && anyOf(info.exact))
-  return plan && literalCount(plan) <= MAX_LITERALS ? simplify(plan) : undefined
+  const simple = plan && simplify(plan)
+  return simple && literalCount(simple) <= MAX_LITERALS ? simple : undefined
 }

@@ -1,8 +1,6 @@
-// The one place for the case rules of search's index (docs/search.md, "Case folding"). RE2 matches case-insensitively
-// by Unicode's simple case folding. The index holds text folded by the store: SQLite's FTS5 trigram tokenizer folds by
-// Unicode's tables, PostgreSQL by NOTE_TEXT_FOLDED below. Both agree with RE2 on printable ASCII, given that the two
-// other characters that fold onto ASCII letters, KELVIN SIGN onto k and LONG S onto s, are folded too; so an index
-// query holds printable ASCII only, and any other character in a pattern ends a literal.
+// The one place for the case rules of search's index (docs/search.md, "Case folding"). RE2 folds case by Unicode's
+// simple case folding; SQLite's trigram tokenizer and PostgreSQL's NOTE_TEXT_FOLDED agree with it on printable ASCII
+// once KELVIN SIGN and LONG S fold onto k and s, so an index query holds printable ASCII only.
 
 /** The shortest literal the index can look up: one trigram. */
 export const INDEXED_MIN_LENGTH = 3
@@ -15,9 +13,8 @@ export function foldIndexed(c: string): string | undefined {
 }
 
 /**
- * A note's title and content as PostgreSQL's trigram index holds them: lower() folds ASCII in every collation but a
- * Turkish one (FOLDS_ASCII checks), and K and ſ in some; replace() does those two in every one. translate() of the
- * alphabet would need no check, but costs 8 times as much where the index's candidates are checked again.
+ * A note's text as PostgreSQL's index holds it: lower() folds ASCII in every collation but a Turkish one (FOLDS_ASCII
+ * checks), replace() folds K and ſ in every one. translate() would need no check but costs 8 times as much a row.
  */
 export const NOTE_TEXT_FOLDED = `replace(replace(lower(title || E'\\n' || content), '\u017f', 's'), '\u212a', 'k')`
 
@@ -38,10 +35,7 @@ function trigramsOf(literal: string): string[] {
   return Array.from({ length: MAX_TRIGRAMS }, (_, i) => all[Math.round((i * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string)
 }
 
-/**
- * The plan as an FTS5 query of SQLite's note_text (detail=none, so no phrases): each literal becomes the AND of its
- * trigrams, which every note holding the literal has. RE2 removes the notes that hold the trigrams apart.
- */
+/** The plan as an FTS5 query of note_text: detail=none has no phrases, so a literal is the AND of its trigrams. */
 export function ftsQuery(plan: SearchPlan): string {
   if ('literal' in plan) return `(${trigramsOf(plan.literal).map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')})`
   return `(${('and' in plan ? plan.and : plan.or).map(ftsQuery).join('and' in plan ? ' AND ' : ' OR ')})`

@@ -35,7 +35,7 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /** `err` as StoreUnavailableError when it means the database cannot be reached. */
-function mapped(err: unknown): unknown {
+export function mapped(err: unknown): unknown {
   return isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
 }
 

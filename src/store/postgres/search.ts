@@ -1,47 +1,39 @@
 // Search on PostgreSQL (mirrors sqlite/search.ts; docs/search.md): the candidates' ids in list order, narrowed by
 // the plan's LIKE conditions on the folded text, which pg_trgm's GIN index answers when it exists (PostgreSQL scans
 // with the same conditions when it does not); then their text and JSON a chunk at a time (search-chunks.ts).
-import type pg from 'pg'
+import pg from 'pg'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
 import { type Candidate, searchChunks } from '../search-chunks.js'
-import { type SearchIndexBuilt, StoreUnavailableError, type TextMatcher } from '../types.js'
-import { type Query, isUnavailable } from './query.js'
+import type { SearchIndexBuilt, TextMatcher } from '../types.js'
+import { type Query, mapped } from './query.js'
 import { decodeJsonText, decodeText } from './rows.js'
 
 /** Named for NOTE_TEXT_FOLDED as it is: an index of another expression is never used, so a new one needs a new name. */
 export const SEARCH_INDEX = 'notes_text_trigrams'
 
-/** pg_advisory_lock's key of the one build at a time (migration numbers are below 100). */
-const BUILD_LOCK = 'pg_try_advisory_lock(16, 0)'
-
-const PROGRESS_EVERY_MS = 5000
-
 type ChunkRow = Record<'id' | 'title' | 'content' | 'json', string>
 
 export class PostgresSearch {
-  /** Whether this database folds text as the plans need (FOLDS_ASCII); asked once. */
-  private folds: Promise<boolean> | undefined
   constructor(
     private readonly pool: pg.Pool,
     private readonly query: Query,
   ) {}
 
   async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
-    this.folds ??= this.query<{ ok: boolean }>('search.folds', `SELECT ${FOLDS_ASCII} AS ok`, []).then((r) => r.rows[0]?.ok === true)
-    this.folds.catch(() => (this.folds = undefined))
-    const narrowed = matcher.plan && (await this.folds) ? ` AND ${likeCondition(matcher.plan, quoted)}` : ''
+    // Where lower() folds ASCII otherwise than RE2 (FOLDS_ASCII, a constant the planner folds), no note is left out.
+    const narrowed = matcher.plan ? ` AND (NOT ${FOLDS_ASCII} OR ${likeCondition(matcher.plan, pg.escapeLiteral)})` : ''
     // One round trip, ended by PostgreSQL when the search's budget runs out (SET LOCAL holds for the implicit transaction of
     // the two statements). Literals rather than parameters: planned with the plan's own patterns, as a rare or a common literal.
     let rows: Array<{ id: string }>
     try {
       const results = (await this.pool.query(
-        `SET LOCAL statement_timeout = ${Math.ceil(matcher.timeLeft())}; SELECT id FROM notes WHERE user_id = ${quoted(userId)}${narrowed} ${LIST_ORDER}`,
+        `SET LOCAL statement_timeout = ${Math.ceil(matcher.timeLeft())}; SELECT id FROM notes WHERE user_id = ${pg.escapeLiteral(userId)}${narrowed} ${LIST_ORDER}`,
       )) as unknown as [unknown, pg.QueryResult<{ id: string }>]
       rows = results[1].rows
     } catch (err) {
-      if (isCancelled(err)) matcher.outOfTime()
-      throw isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
+      if ((err as { code?: unknown }).code === '57014') matcher.outOfTime() // ended by its statement_timeout
+      throw mapped(err)
     }
     const readChunk = async (ids: string[]) => {
       const chunk = await this.query<ChunkRow>(
@@ -57,7 +49,8 @@ export class PostgresSearch {
 
 /**
  * Creates pg_trgm and the index (docs/search.md, "Building the index") on a connection of its own, without a statement
- * timeout. CONCURRENTLY lets writes go on; a build stopped half-way leaves an invalid index, dropped and built again.
+ * timeout, one instance at a time (an advisory lock keyed by the migration's number). CONCURRENTLY lets writes go on;
+ * a build stopped half-way leaves an invalid index, dropped and built again.
  */
 export async function buildSearchIndex(client: pg.Client, query: Query, progress: (fraction: number) => void): Promise<SearchIndexBuilt> {
   try {
@@ -71,32 +64,18 @@ export async function buildSearchIndex(client: pg.Client, query: Query, progress
   const valid = async () =>
     (await client.query<{ indisvalid: boolean }>('SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)', [SEARCH_INDEX])).rows[0]?.indisvalid
   if ((await valid()) === true) return 'ready'
-  if (!(await client.query<{ locked: boolean }>(`SELECT ${BUILD_LOCK} AS locked`)).rows[0]?.locked) return 'elsewhere'
+  if (!(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(16, 0) AS locked')).rows[0]?.locked) return 'elsewhere'
   if ((await valid()) === true) return 'ready'
   await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${SEARCH_INDEX}`)
-  const timer = setInterval(() => void reportProgress(query, progress), PROGRESS_EVERY_MS)
+  const timer = setInterval(() => {
+    const done = `coalesce(tuples_done::float8 / nullif(tuples_total, 0), blocks_done::float8 / nullif(blocks_total, 0))`
+    const sql = `SELECT ${done} AS done FROM pg_stat_progress_create_index WHERE index_relid = to_regclass($1)`
+    query<{ done: number | null }>('', sql, [SEARCH_INDEX]).then(({ rows }) => rows[0]?.done != null && progress(rows[0].done), () => {})
+  }, 5000)
   try {
     await client.query(`CREATE INDEX CONCURRENTLY ${SEARCH_INDEX} ON notes USING gin ((${NOTE_TEXT_FOLDED}) gin_trgm_ops)`)
   } finally {
     clearInterval(timer)
   }
   return 'built'
-}
-
-/** A statement ended by its statement_timeout. */
-const isCancelled = (err: unknown): boolean => (err as { code?: unknown } | undefined)?.code === '57014'
-
-/** `text` as an SQL string literal, whatever standard_conforming_strings says (the form pg's escapeLiteral writes). */
-const quoted = (text: string): string => `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
-
-async function reportProgress(query: Query, progress: (fraction: number) => void): Promise<void> {
-  const { rows } = await query<Record<'blocks_done' | 'blocks_total' | 'tuples_done' | 'tuples_total', string>>(
-    '',
-    `SELECT blocks_done, blocks_total, tuples_done, tuples_total FROM pg_stat_progress_create_index WHERE index_relid = to_regclass($1)`,
-    [SEARCH_INDEX],
-  ).catch(() => ({ rows: [] }))
-  const row = rows[0]
-  if (!row) return
-  const [done, total] = Number(row.tuples_total) > 0 ? [row.tuples_done, row.tuples_total] : [row.blocks_done, row.blocks_total]
-  if (Number(total) > 0) progress(Number(done) / Number(total))
 }
