@@ -58,7 +58,7 @@ async function warm(pool: SearchPool): Promise<void> {
     let search
     try {
       search = pool.start('a')
-      await search.validate()
+      await search.matchPage([])
       return true
     } catch {
       return false

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import RE2 from 're2'
+import { ContractError } from '../src/errors.js'
 import { tooComplex } from '../src/services/search-cost.js'
 import { searchPlan } from '../src/services/search-plan.js'
 import type { NoteRecord, Store, TextMatcher } from '../src/store/types.js'
@@ -115,6 +116,17 @@ for (const kind of storeKinds()) {
       )
       // The index was asked for most patterns, not only the ones without literals.
       assert.ok(planned > searched / 3, `${planned} of ${searched} patterns had a plan`)
+    })
+
+    it('lets RE2 refuse a pattern (400) when no note is a candidate, in an account with notes and without', async () => {
+      const [withNotes, empty] = [makeUser(), makeUser()]
+      for (const user of [withNotes, empty]) await store.createUser(user)
+      await store.insertNote(makeNote(withNotes._id, { title: 'abc', content: 'def' }))
+      // A look-ahead parses for the plan (which needs xyz) and RE2 refuses it.
+      for (const user of [withNotes, empty]) {
+        const refused = searchWith(pool, '(?=abc)xyz', (search) => store.searchNotesJson(user._id, search))
+        await assert.rejects(refused, (err: unknown) => err instanceof ContractError && err.statusCode === 400 && /^query is not a supported regular expression: /.test(err.message))
+      }
     })
 
     it('stops a search past its budget between chunks and, on PostgreSQL, inside the statement listing the candidates', async () => {

@@ -20,7 +20,7 @@ async function warm(pool: SearchPool): Promise<void> {
     let search
     try {
       search = pool.start('a')
-      await search.validate()
+      await search.matchPage([])
       return true
     } catch {
       return false // 503: still starting (or the previous try's place not given back yet)
@@ -63,10 +63,10 @@ describe('search pool', () => {
     literal.end()
   })
 
-  it('refuses a pattern RE2 does not accept with 400, even when no page was matched', async () => {
+  it('refuses a pattern RE2 does not accept with 400, even on an empty page', async () => {
     for (const pattern of ['(?=a)', '(a)\\1', '(']) {
       const search = pool.start(pattern)
-      await assert.rejects(search.validate(), refusal(400, /^query is not a supported regular expression: /))
+      await assert.rejects(search.matchPage([]), refusal(400, /^query is not a supported regular expression: /))
       search.end()
       await eventually('the place given back', async () => pool.underWay === 0)
     }

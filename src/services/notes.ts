@@ -138,10 +138,7 @@ export class NoteService {
   async searchJson(userId: string, query: string): Promise<string> {
     const search = this.searches.start(query)
     try {
-      const json = await this.store.searchNotesJson(userId, search)
-      // A user without candidates sent no page: the pattern is still checked (400).
-      await search.validate()
-      return json
+      return await this.store.searchNotesJson(userId, search)
     } finally {
       search.end()
     }

@@ -60,7 +60,6 @@ export class Search implements TextMatcher {
   readonly plan: SearchPlan | undefined
   /** The whole search's budget: reading the notes and matching them. */
   private readonly deadline: number
-  private pages = 0
   private settled: Promise<unknown> = Promise.resolve()
   /** Cancelled once the search has its answer, read-ahead pages included. */
   private readonly pending = new Set<Int32Array>()
@@ -86,7 +85,6 @@ export class Search implements TextMatcher {
   }
 
   matchPage(notes: readonly SearchText[]): Promise<number[]> {
-    this.pages++
     const texts: string[] = []
     for (const note of notes) texts.push(note.title, note.content)
     const control = new Int32Array(new SharedArrayBuffer(8))
@@ -114,11 +112,6 @@ export class Search implements TextMatcher {
         },
       )
     })
-  }
-
-  /** Rejects with 400 when RE2 refuses the pattern, asking a thread when no page did. */
-  async validate(): Promise<void> {
-    if (this.pages === 0) await this.matchPage([])
   }
 
   /** Cancels what is still queued or running; the search's place is given back once its last task settles. */

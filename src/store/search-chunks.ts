@@ -14,7 +14,10 @@ export interface Candidate extends SearchText {
   json: string
 }
 
-/** The matching notes as one JSON array, in the order of `keys`; a key whose note is gone by its chunk is left out. */
+/**
+ * The matching notes as one JSON array, in the order of `keys`; a key whose note is gone by its chunk is left out. At
+ * least one chunk, empty when there are no keys, goes to the matcher, so that RE2 judges every pattern (400).
+ */
 export async function searchChunks<Key>(
   keys: readonly Key[],
   readChunk: (keys: Key[]) => Map<Key, Candidate> | Promise<Map<Key, Candidate>>,
@@ -23,11 +26,12 @@ export async function searchChunks<Key>(
   const found: string[] = []
   let matching: Promise<void> = Promise.resolve()
   let size = FIRST_CHUNK
-  for (let at = 0; at < keys.length; ) {
+  let at = 0
+  do {
     matcher.timeLeft()
     const wanted = keys.slice(at, at + size)
     at += wanted.length
-    const read = await readChunk(wanted)
+    const read = wanted.length > 0 ? await readChunk(wanted) : new Map<Key, Candidate>()
     const candidates: Candidate[] = []
     let chars = 0
     for (const key of wanted) {
@@ -47,7 +51,7 @@ export async function searchChunks<Key>(
     matching.catch(() => {})
     await previous
     await new Promise((resolve) => setImmediate(resolve)) // other requests run between chunks
-  }
+  } while (at < keys.length)
   await matching
   return `[${found.join(',')}]`
 }

@@ -17,9 +17,7 @@ export async function searchWith<T = NoteRecord[]>(
 ): Promise<T> {
   const search = pool.start(pattern)
   try {
-    const found = await run(search)
-    await search.validate()
-    return found
+    return await run(search)
   } finally {
     search.end()
   }

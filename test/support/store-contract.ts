@@ -223,7 +223,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           return page.flatMap((n, i) => (n.content.startsWith('big ') ? [i] : []))
         },
         timeLeft: () => 60_000,
-  outOfTime: () => assert.fail('out of time'),
+        outOfTime: () => assert.fail('out of time'),
       })
       assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
       assert.ok(pages.length > 2, `${pages.length} chunk(s)`)
