@@ -44,10 +44,8 @@ function product(a: Set<string>, b: Set<string>): Set<string> | undefined {
   return out
 }
 
-const union = (a: Set<string>, b: Set<string>): Set<string> => {
-  const out = new Set([...a, ...b])
-  return out.size > MAX_SET ? new Set(['']) : out
-}
+/** Either set's strings; past MAX_SET, the empty string, which every string starts and ends with. */
+const union = (a: Set<string>, b: Set<string>): Set<string> => (a.size + b.size > MAX_SET ? new Set(['']) : new Set([...a, ...b]))
 
 /** The same strings, described by their ends and their content rather than listed. */
 function inexact(x: Info): Info {
@@ -142,10 +140,8 @@ function simplify(plan: SearchPlan): SearchPlan {
 }
 
 /** Bounds the SQL a plan becomes; a larger plan is given up (undefined: read every note). */
-function literalCount(plan: SearchPlan): number {
-  if ('literal' in plan) return 1
-  return ('and' in plan ? plan.and : plan.or).reduce((n, p) => n + literalCount(p), 0)
-}
+const literalCount = (plan: SearchPlan): number =>
+  'literal' in plan ? 1 : ('and' in plan ? plan.and : plan.or).reduce((n, p) => n + literalCount(p), 0)
 
 /** The plan of a pattern (parsed as search-cost.ts reads it), or undefined when no literal is required. */
 export function searchPlan(pattern: string): SearchPlan | undefined {

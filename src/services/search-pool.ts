@@ -61,8 +61,8 @@ export class Search implements TextMatcher {
   /** The whole search's budget: reading the notes and matching them. */
   private readonly deadline: number
   private settled: Promise<unknown> = Promise.resolve()
-  /** Cancelled once the search has its answer, read-ahead pages included. */
-  private readonly pending = new Set<Int32Array>()
+  /** Cancelled once the search has its answer, read-ahead pages included (a finished task ignores it). */
+  private readonly controls: Int32Array[] = []
   private ended = false
 
   constructor(
@@ -89,9 +89,8 @@ export class Search implements TextMatcher {
     for (const note of notes) texts.push(note.title, note.content)
     const control = new Int32Array(new SharedArrayBuffer(8))
     const task = this.pool.threads.run({ pattern: this.pattern, texts, control, deadline: this.deadline })
-    this.pending.add(control)
+    this.controls.push(control)
     if (this.ended) this.cancelAll()
-    void task.finally(() => this.pending.delete(control)).catch(() => {})
     this.settled = Promise.all([this.settled, task.catch(() => {})])
     return new Promise<number[]>((resolve, reject) => {
       // At the deadline, a task no thread has started means the server is busy (503); one running, a costly pattern (400).
@@ -99,18 +98,11 @@ export class Search implements TextMatcher {
         this.cancelAll()
         reject(Atomics.load(control, STARTED) === 0 ? this.pool.busy() : searchTooSlow(this.timeoutMs))
       }, Math.max(0, this.deadline - Date.now()))
-      task.then(
-        (result) => {
-          clearTimeout(timer)
-          if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
-          else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
-          else resolve(result.matched)
-        },
-        (err: unknown) => {
-          clearTimeout(timer)
-          reject(err instanceof Error ? err : new Error(String(err)))
-        },
-      )
+      task.finally(() => clearTimeout(timer)).then((result) => {
+        if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
+        else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
+        else resolve(result.matched)
+      }, reject)
     })
   }
 
@@ -123,6 +115,6 @@ export class Search implements TextMatcher {
   }
 
   private cancelAll(): void {
-    for (const control of this.pending) Atomics.store(control, CANCELLED, 1)
+    for (const control of this.controls) Atomics.store(control, CANCELLED, 1)
   }
 }
