@@ -1,6 +1,6 @@
 // RE2 runs on worker threads, never on the main thread (docs/search.md). A running task is never aborted: ending
-// a thread does not end a native RE2 call, and piscina would start a replacement beside it. The task stops at its
-// next check between two calls (the deadline, or the cancel flag set once the search is answered); its thread is busy till then.
+// a thread does not end a native RE2 call, and piscina would start a replacement beside it. The task stops at the
+// search's deadline, checked between two calls; its thread is busy till then.
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
@@ -8,7 +8,7 @@ import type { SearchPlan } from '../store/search-index.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
 import { tooComplex } from './search-cost.js'
 import { searchPlan } from './search-plan.js'
-import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
+import { type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
 /** SEARCH_THREADS, SEARCH_QUEUE (searches that may wait for a thread) and SEARCH_TIMEOUT_MS, the budget of a whole search (docs/search.md). */
 export type SearchLimits = Record<'threads' | 'queue' | 'timeoutMs', number>
@@ -61,8 +61,6 @@ export class Search implements TextMatcher {
   /** The whole search's budget: reading the notes and matching them. */
   private readonly deadline: number
   private settled: Promise<unknown> = Promise.resolve()
-  /** Cancelled once the search has its answer, read-ahead pages included (a finished task ignores it). */
-  private readonly controls: Int32Array[] = []
   private ended = false
 
   constructor(
@@ -87,17 +85,15 @@ export class Search implements TextMatcher {
   matchPage(notes: readonly SearchText[]): Promise<number[]> {
     const texts: string[] = []
     for (const note of notes) texts.push(note.title, note.content)
-    const control = new Int32Array(new SharedArrayBuffer(8))
+    const control = new Int32Array(new SharedArrayBuffer(4))
     const task = this.pool.threads.run({ pattern: this.pattern, texts, control, deadline: this.deadline })
-    this.controls.push(control)
-    if (this.ended) this.cancelAll()
     this.settled = Promise.all([this.settled, task.catch(() => {})])
     return new Promise<number[]>((resolve, reject) => {
       // At the deadline, a task no thread has started means the server is busy (503); one running, a costly pattern (400).
-      const timer = setTimeout(() => {
-        this.cancelAll()
-        reject(Atomics.load(control, STARTED) === 0 ? this.pool.busy() : searchTooSlow(this.timeoutMs))
-      }, Math.max(0, this.deadline - Date.now()))
+      const timer = setTimeout(
+        () => reject(Atomics.load(control, STARTED) === 0 ? this.pool.busy() : searchTooSlow(this.timeoutMs)),
+        Math.max(0, this.deadline - Date.now()),
+      )
       task.finally(() => clearTimeout(timer)).then((result) => {
         if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
         else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
@@ -106,15 +102,10 @@ export class Search implements TextMatcher {
     })
   }
 
-  /** Cancels what is still queued or running; the search's place is given back once its last task settles. */
+  /** The search's place is given back once its last task settles (at the latest one RE2 call past the deadline). */
   end(): void {
     if (this.ended) return
     this.ended = true
-    this.cancelAll()
     void this.settled.then(() => this.pool.underWay--)
-  }
-
-  private cancelAll(): void {
-    for (const control of this.controls) Atomics.store(control, CANCELLED, 1)
   }
 }

@@ -1,14 +1,12 @@
 // What search-pool.ts and search-worker.ts exchange, apart from the worker so that the main thread does not load RE2.
 
-/** Slots of MatchTask.control, an Int32Array over a SharedArrayBuffer. */
+/** The slot of MatchTask.control (an Int32Array over a SharedArrayBuffer) a thread sets to 1 as it starts the task. */
 export const STARTED = 0
-export const CANCELLED = 1
 
 export interface MatchTask {
   pattern: string
   /** [title0, content0, title1, content1, ...] */
   texts: string[]
-  /** STARTED: 1 once a thread runs the task; CANCELLED: 1 when unwanted. */
   control: Int32Array
   /** The end of the search's budget (Date.now() time). */
   deadline: number

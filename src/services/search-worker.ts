@@ -1,7 +1,7 @@
-// The search threads' half of search-pool.ts: the budget and the cancel flag are checked between RE2 calls.
+// The search threads' half of search-pool.ts: the search's deadline is checked between RE2 calls.
 import { LRUCache } from 'lru-cache'
 import RE2 from 're2'
-import { CANCELLED, type MatchResult, type MatchTask, STARTED } from './search-task.js'
+import { type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
 /** A search sends its pattern with every page, and a large one compiles slowly; a refused one keeps its message. */
 const compiled = new LRUCache<string, RE2 | string>({ max: 16 })
@@ -22,7 +22,7 @@ function compile(pattern: string): RE2 | string {
 
 export default function match(task: MatchTask): MatchResult {
   Atomics.store(task.control, STARTED, 1)
-  const stop = () => Atomics.load(task.control, CANCELLED) !== 0 || Date.now() >= task.deadline
+  const stop = () => Date.now() >= task.deadline
   if (stop()) return { stopped: true }
   const re = compile(task.pattern)
   if (typeof re === 'string') return { invalid: re }
