@@ -229,6 +229,9 @@ describe('the web app in a browser', () => {
             await page.keyboard.press('Enter')
             await dialog.locator('.chip', { hasText: 'shopping' }).waitFor()
             await dialog.getByRole('button', { name: 'Save' }).click()
+            // The card shows as the change is queued; the editor closes once the service has answered.
+            // Until then `n` goes to the open editor, and the next steps would type into it.
+            await dialog.waitFor({ state: 'detached' })
             await card(page, 'Hardware store').waitFor()
 
             // Add-note's own message for a missing title.
@@ -246,6 +249,7 @@ describe('the web app in a browser', () => {
             const editor = page.getByRole('dialog', { name: 'Edit note' })
             await editor.getByLabel('Title').fill('Standup, Tuesday')
             await page.keyboard.press('Control+Enter')
+            await editor.waitFor({ state: 'detached' }) // answered by the service, so the listing below holds it
             await card(page, 'Standup, Tuesday').waitFor()
 
             const saved = await serverNotes(server.base, token)
@@ -484,6 +488,7 @@ describe('the web app in a browser', () => {
               assert.equal(await restored.getByLabel('Title').inputValue(), 'Half-written')
               assert.equal(await restored.getByLabel('Content', { exact: true }).inputValue(), 'typed before the token was refused')
               await page.keyboard.press('Control+Enter')
+              await restored.waitFor({ state: 'detached' })
               await card(page, 'Half-written').waitFor()
             } finally {
               await server.restart()
