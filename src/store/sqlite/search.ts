@@ -26,8 +26,8 @@ export class SqliteSearch {
     // account's size. An account of few notes in a database where the literal is common is the slow case.
     this.indexed = db
       .prepare<[string, string], number>(
-        `SELECT n.rowid FROM note_text CROSS JOIN notes n ON n.rowid = note_text.rowid
-         WHERE note_text MATCH ? AND n.user_id = ? ORDER BY n.is_pinned DESC, n.created_on DESC, n.id DESC`,
+        `SELECT notes.rowid FROM note_text CROSS JOIN notes ON notes.rowid = note_text.rowid
+         WHERE note_text MATCH ? AND notes.user_id = ? ${LIST_ORDER}`,
       )
       .pluck()
     // By rowid (CROSS JOIN keeps that order: SQLite would rather read the account's notes by user_id). user_id again:
