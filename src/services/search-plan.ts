@@ -45,7 +45,10 @@ function product(a: Set<string>, b: Set<string>): Set<string> | undefined {
 }
 
 /** Either set's strings; past MAX_SET, the empty string, which every string starts and ends with. */
-const union = (a: Set<string>, b: Set<string>): Set<string> => (a.size + b.size > MAX_SET ? new Set(['']) : new Set([...a, ...b]))
+function union(a: Set<string>, b: Set<string>): Set<string> {
+  const out = new Set([...a, ...b])
+  return out.size > MAX_SET ? new Set(['']) : out
+}
 
 /** The same strings, described by their ends and their content rather than listed. */
 function inexact(x: Info): Info {
