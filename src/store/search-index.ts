@@ -35,14 +35,16 @@ function trigramsOf(literal: string): string[] {
   return Array.from({ length: MAX_TRIGRAMS }, (_, i) => all[Math.round((i * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string)
 }
 
-/** The plan as an FTS5 query of note_text: detail=none has no phrases, so a literal is the AND of its trigrams. */
-export function ftsQuery(plan: SearchPlan): string {
-  if ('literal' in plan) return `(${trigramsOf(plan.literal).map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')})`
-  return `(${('and' in plan ? plan.and : plan.or).map(ftsQuery).join('and' in plan ? ' AND ' : ' OR ')})`
+/** The plan in a query language, each literal written by `literal`, and AND and OR as both stores write them. */
+function rendered(plan: SearchPlan, literal: (text: string) => string): string {
+  if ('literal' in plan) return literal(plan.literal)
+  return `(${('and' in plan ? plan.and : plan.or).map((p) => rendered(p, literal)).join('and' in plan ? ' AND ' : ' OR ')})`
 }
 
+/** The plan as an FTS5 query of note_text: detail=none has no phrases, so a literal is the AND of its trigrams. */
+export const ftsQuery = (plan: SearchPlan): string =>
+  rendered(plan, (literal) => `(${trigramsOf(literal).map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')})`)
+
 /** The plan as a PostgreSQL condition on NOTE_TEXT_FOLDED, each LIKE pattern written by `quote` as an SQL literal. */
-export function likeCondition(plan: SearchPlan, quote: (text: string) => string): string {
-  if ('literal' in plan) return `${NOTE_TEXT_FOLDED} LIKE ${quote(`%${plan.literal.replace(/[\\%_]/g, '\\$&')}%`)}`
-  return `(${('and' in plan ? plan.and : plan.or).map((p) => likeCondition(p, quote)).join('and' in plan ? ' AND ' : ' OR ')})`
-}
+export const likeCondition = (plan: SearchPlan, quote: (text: string) => string): string =>
+  rendered(plan, (literal) => `${NOTE_TEXT_FOLDED} LIKE ${quote(`%${literal.replace(/[\\%_]/g, '\\$&')}%`)}`)
