@@ -43,14 +43,23 @@ const asJavaScript = (pattern: string): string =>
 export type PatternNode = AstNode<{ namedGroups: true; unicodePropertyEscape: true }>
 type Node = PatternNode
 
-/** The pattern's tree (JavaScript's syntax with the u flag, RE2-only syntax rewritten), or undefined when it does not parse. */
-export function parsePattern(pattern: string): PatternNode | undefined {
+/** A pattern and its tree (JavaScript's syntax with the u flag, RE2-only syntax rewritten); no tree when it does not parse. */
+export interface ParsedPattern {
+  source: string
+  tree?: PatternNode
+}
+
+/** Parsed once per search: the cost bound and the plan read the same tree. */
+export function parsePattern(source: string): ParsedPattern {
   try {
-    return regjsparser.parse(asJavaScript(pattern), 'u', { namedGroups: true, unicodePropertyEscape: true })
+    return { source, tree: regjsparser.parse(asJavaScript(source), 'u', { namedGroups: true, unicodePropertyEscape: true }) }
   } catch {
-    return undefined
+    return { source }
   }
 }
+
+/** `pattern` parsed, unless it already is. */
+export const parsed = (pattern: string | ParsedPattern): ParsedPattern => (typeof pattern === 'string' ? parsePattern(pattern) : pattern)
 
 /** Anchors and `\b` step once, as a literal; RE2 refuses back-references. A non-ASCII member makes a class wide. */
 const FIXED = { dot: WEIGHT.wide, unicodePropertyEscape: WEIGHT.property, anchor: 1, reference: 1 } as const
@@ -93,14 +102,14 @@ function roughCost(pattern: string): number {
   return counts.reduce((product, count) => product * count, WEIGHT.property * pattern.length)
 }
 
-export function patternCost(pattern: string): number {
-  const tree = parsePattern(pattern)
-  const cost = tree ? costOf(tree) : roughCost(pattern)
+export function patternCost(pattern: string | ParsedPattern): number {
+  const { source, tree } = parsed(pattern)
+  const cost = tree ? costOf(tree) : roughCost(source)
   return Number.isFinite(cost) ? cost : Number.MAX_VALUE // counts multiplied past a double's range
 }
 
 /** The 400's message after "query is too complex: ", or undefined when the pattern is within the bound. */
-export function tooComplex(pattern: string): string | undefined {
+export function tooComplex(pattern: string | ParsedPattern): string | undefined {
   const cost = patternCost(pattern)
   if (cost <= MAX_PATTERN_COST) return undefined
   return `its estimated cost is ${Math.ceil(cost)} (at most ${MAX_PATTERN_COST}); large counted repetitions such as {1000} multiply the cost of what they repeat`

@@ -4,7 +4,7 @@
 // plan is weaker, never wrong: what the parser does not know matches anything.
 import type { CharacterClass } from 'regjsparser'
 import { INDEXED_MIN_LENGTH, type SearchPlan, foldIndexed } from '../store/search-index.js'
-import { type PatternNode, parsePattern } from './search-cost.js'
+import { type ParsedPattern, type PatternNode, parsed } from './search-cost.js'
 
 /** What a part of the pattern may match: the whole strings when few, else how they start and end and what they hold. */
 interface Info {
@@ -147,8 +147,8 @@ const literalCount = (plan: SearchPlan): number =>
   'literal' in plan ? 1 : ('and' in plan ? plan.and : plan.or).reduce((n, p) => n + literalCount(p), 0)
 
 /** The plan of a pattern (parsed as search-cost.ts reads it), or undefined when no literal is required. */
-export function searchPlan(pattern: string): SearchPlan | undefined {
-  const root = parsePattern(pattern)
+export function searchPlan(pattern: string | ParsedPattern): SearchPlan | undefined {
+  const root = parsed(pattern).tree
   if (!root) return undefined
   const info = infoOf(root)
   const plan = and(info.holds, info.exact && anyOf(info.exact))

@@ -6,7 +6,7 @@ import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
 import type { SearchPlan } from '../store/search-index.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
-import { tooComplex } from './search-cost.js'
+import { parsePattern, tooComplex } from './search-cost.js'
 import { searchPlan } from './search-plan.js'
 import { type MatchResult, type MatchTask, STARTED } from './search-task.js'
 
@@ -38,11 +38,12 @@ export class SearchPool {
 
   /** An admitted search, or a 400 or 503; the caller calls end() when the search is over, answered or failed. */
   start(query: string): Search {
-    const why = tooComplex(query)
+    const pattern = parsePattern(query)
+    const why = tooComplex(pattern)
     if (why !== undefined) throw badRequest(`query is too complex: ${why}`)
     if (this.underWay >= this.limits.threads + this.limits.queue) throw this.busy()
     this.underWay++
-    return new Search(query, this.limits.timeoutMs, this)
+    return new Search(query, searchPlan(pattern), this.limits.timeoutMs, this)
   }
 
   /** Ends the threads; one inside a long RE2 call ends when the call returns. */
@@ -57,7 +58,6 @@ export class SearchPool {
 }
 
 export class Search implements TextMatcher {
-  readonly plan: SearchPlan | undefined
   /** The whole search's budget: reading the notes and matching them. */
   private readonly deadline: number
   private settled: Promise<unknown> = Promise.resolve()
@@ -65,11 +65,11 @@ export class Search implements TextMatcher {
 
   constructor(
     private readonly pattern: string,
+    readonly plan: SearchPlan | undefined,
     private readonly timeoutMs: number,
     private readonly pool: SearchPool,
   ) {
     this.deadline = Date.now() + timeoutMs
-    this.plan = searchPlan(pattern)
   }
 
   timeLeft(): number {
