@@ -43,6 +43,8 @@ export interface StreamOptions {
   headers?: Record<string, string>
   /** Never read the body: the socket is paused as soon as the headers arrive (a slow reader). */
   paused?: boolean
+  /** Fail when no answer (status line) arrives within this long: a connection nobody answers is cut. */
+  answerTimeoutMs?: number
 }
 
 export function openStream(base: string, options: StreamOptions = {}): Promise<SseStream> {
@@ -55,7 +57,10 @@ export function openStream(base: string, options: StreamOptions = {}): Promise<S
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, agent: false })
     req.on('error', reject)
+    if (options.answerTimeoutMs !== undefined) req.setTimeout(options.answerTimeoutMs, () => req.destroy(new Error(`no answer within ${options.answerTimeoutMs} ms`)))
     req.on('response', (res: IncomingMessage) => {
+      // A stream is idle between events: only the wait for its answer is bounded.
+      if (options.answerTimeoutMs !== undefined) req.setTimeout(0)
       if (options.paused) {
         res.pause()
         res.socket.pause()

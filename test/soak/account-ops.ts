@@ -1,0 +1,115 @@
+// What ends sessions, sent by a device among its note traffic (logout, delete-session, logout-everywhere,
+// change-password, delete-account) or by the operator (`users revoke-sessions`). Each records when its answer
+// arrived, which sessions it ended, and what it leaves uncertain when it gets no answer.
+import { type SoakContext, type Device } from './device.js'
+import { cliRevoke } from './deployments.js'
+import { messageOf } from './http.js'
+import type { AccountModel } from './model.js'
+
+export async function logout(d: Device): Promise<void> {
+  const sid = d.sid
+  const a = await d.request('POST', '/logout')
+  if (a.status === 200) d.account.ended(sid, a.answeredAt, 'logout')
+  else if (a.status === 0) d.account.mayHaveEnded.add(sid)
+  d.needsLogin = true
+}
+
+/** Runs an account-wide event, unless another holds the account; `run` gets no other event of the account beside it. */
+async function asEvent(account: AccountModel, run: () => Promise<void>): Promise<boolean> {
+  if (!account.takeEvent()) return false
+  account.endsInFlight++
+  try {
+    await run()
+  } finally {
+    account.endsInFlight--
+    account.releaseEvent()
+  }
+  return true
+}
+
+/** Ends the current session of another device of the account. */
+export const deleteSession = (d: Device): Promise<boolean> =>
+  asEvent(d.account, async () => {
+    const others = [...d.account.sessions.entries()].filter(([sid, s]) => s.device !== d.index && !d.ctx.recorder.revokedAt.has(sid))
+    if (others.length === 0) return
+    const [sid] = others[others.length - 1 - d.random.below(Math.min(others.length, 3))]!
+    const a = await d.request('DELETE', `/delete-session/${sid}`)
+    if (a.status === 200) d.account.ended(sid, a.answeredAt, 'delete-session')
+    else if (a.status === 0) d.account.mayHaveEnded.add(sid)
+  })
+
+export const logoutEverywhere = (d: Device): Promise<boolean> =>
+  asEvent(d.account, async () => {
+    const a = await d.request('POST', '/logout-everywhere')
+    if (a.status === 200) d.account.endedAll(a.sentAt, a.answeredAt, 'logout-everywhere')
+    else if (a.status === 0) d.account.endedMaybe()
+    d.needsLogin = true
+  })
+
+/**
+ * One password change, or a few sent at once from the same session with different new passwords (the race that
+ * once answered 401 to all while one took effect). Each answered 200 may be the one in force; none answered with an
+ * error may be (checked at the next login).
+ */
+export const changePassword = (d: Device): Promise<boolean> =>
+  asEvent(d.account, async () => {
+    const account = d.account
+    const current = account.passwords[0]!
+    const count = d.random.chance(0.3) ? 2 + d.random.below(3) : 1
+    const proposed = Array.from({ length: count }, () => `pw-${d.random.word(12)}`)
+    const answers = await Promise.all(proposed.map((newPassword) => d.request('PUT', '/change-password', { body: { currentPassword: current, newPassword } })))
+    const accepted: string[] = []
+    const unknown: string[] = []
+    answers.forEach((a, i) => {
+      const password = proposed[i]!
+      if (a.status === 200) {
+        accepted.push(password)
+        account.endedAll(a.sentAt, a.answeredAt, 'change-password', d.sid)
+      } else if (a.status === 0 && a.noAnswer !== 'refused') {
+        unknown.push(password)
+        account.endedMaybe(d.sid)
+      } else {
+        account.refusedPasswords.set(password, `${a.status} ${messageOf(a.json)}`.trim())
+      }
+    })
+    account.passwords = accepted.length > 0 ? [...accepted, ...unknown] : [current, ...unknown]
+  })
+
+export const deleteAccount = (d: Device): Promise<boolean> =>
+  asEvent(d.account, async () => {
+    const account = d.account
+    account.deletion = 'in flight'
+    const a = await d.request('DELETE', '/delete-account', { body: { password: account.passwords[0] } })
+    if (a.status === 200) {
+      account.deletion = 'done'
+      account.deletedAt = a.answeredAt
+      account.endedAll(a.sentAt, a.answeredAt, 'delete-account')
+      d.ctx.recorder.figures.deletedAccounts++
+    } else if (a.status === 0 && a.noAnswer !== 'refused') {
+      account.deletion = 'uncertain'
+      account.endedMaybe()
+    } else {
+      account.deletion = 'none'
+      account.deletionRefused = `${a.status} ${messageOf(a.json)}`
+    }
+  })
+
+/**
+ * The operator's `users revoke-sessions EMAIL`, while the account's devices go on with their notes. The command
+ * takes seconds to start, so the account's devices hold their logins meanwhile: every session it ends is then one
+ * that existed when it was started, and each must be refused, and its stream ended, from its answer on.
+ */
+export const revokeByCli = (ctx: SoakContext, account: AccountModel): Promise<boolean> =>
+  asEvent(account, async () => {
+    account.loginsBlocked = true
+    while (account.loginsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    const run = await cliRevoke(ctx.deployment.cliEnv, account.email).finally(() => (account.loginsBlocked = false))
+    if (run.answeredAt !== undefined) {
+      ctx.recorder.requests++
+      account.endedAll(run.sentAt, run.answeredAt, 'users revoke-sessions')
+      ctx.recorder.figures.cliRevocations++
+    } else {
+      account.endedMaybe()
+      ctx.recorder.record('CLI users revoke-sessions', { status: 0, json: {}, headers: {}, sentAt: run.sentAt, answeredAt: run.sentAt, noAnswer: 'cut', error: `exit ${run.code}: ${run.output.trim().slice(0, 200)}` })
+    }
+  })
