@@ -45,6 +45,7 @@ interface StoredState {
 async function storedState(d: Device): Promise<StoredState | string> {
   let problem = ''
   for (let attempt = 0; attempt < 5; attempt++) {
+    if (d.account.loginLost) return 'no acknowledged password logs in'
     if (d.needsLogin && !(await d.login(true))) return 'no acknowledged password logs in'
     const listing = await d.request('GET', '/get-all-notes')
     const trash = await d.request('GET', '/get-trash')
@@ -122,12 +123,12 @@ export async function checkAccounts(ctx: SoakContext, accounts: AccountModel[], 
     }
     compare('get-changes from the start', state.fromStart)
     for (const d of own) {
-      if (d.done) continue
-      if (d.needsLogin) await d.login(true)
+      if (d.done || account.loginLost) continue
+      if (d.needsLogin && !(await d.login(true))) continue
       if (await d.pull()) compare(`device ${d.index}'s replica from get-changes`, d.pulled)
       // The stream delivers what was written last within a second; a device whose session ended opens a new one.
       const deadline = performance.now() + 10_000
-      while (d.liveCaughtUp(state.listing) !== undefined && performance.now() < deadline) {
+      while (d.liveCaughtUp(state.listing) !== undefined && performance.now() < deadline && !d.done) {
         if (d.needsLogin) await d.login(true)
         await sleep(100)
       }

@@ -75,7 +75,7 @@ export class Device {
    * traffic is over it gives up after one round, unless `persist` (the final checks).
    */
   async login(persist = false): Promise<boolean> {
-    for (let round = 0; round < 100; round++) {
+    for (let round = 0; round < 30; round++) {
       if (this.account.gone || (this.ctx.trafficOver() && !persist && round > 0)) return false
       while (this.account.loginsBlocked) await sleep(50)
       const tried = [...this.account.passwords, ...this.account.refusedPasswords.keys()]
@@ -98,10 +98,14 @@ export class Device {
       }
       // Every password failed: a change or a deletion may be in flight; otherwise the password was lost.
       if (round === 20 && this.account.endsInFlight === 0 && this.account.deletion === 'none') {
-        this.ctx.recorder.violate('every acknowledged write is stored', `${this.account.label}: no acknowledged password logs in (tried ${tried.length})`)
+        const refused = this.account.deletionRefused ? ` (delete-account answered ${this.account.deletionRefused})` : ''
+        this.ctx.recorder.violate('every acknowledged write is stored', `${this.account.label}: no acknowledged password logs in${refused}`)
+        this.account.loginLost = true
       }
+      if (this.account.loginLost) break
       await sleep(100 + this.random.below(200))
     }
+    this.done = true
     return false
   }
 

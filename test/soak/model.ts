@@ -73,6 +73,8 @@ export class AccountModel {
   /** One account-wide event at a time (sign-out everywhere, password, deletion, delete-session, the CLI). */
   eventBusy = false
   deletion: 'none' | 'in flight' | 'done' | 'uncertain' = 'none'
+  /** No password the soak knows of logs in any more (reported once): its devices stop. */
+  loginLost = false
   deletedAt = Infinity
   /** What delete-account answered when it answered with an error (the account must stay). */
   deletionRefused: string | undefined
