@@ -109,7 +109,15 @@ export async function runChaos(ctx: SoakContext, settings: SoakSettings, populat
       const until = Date.now() + settings.chaosSeconds * 1000 * (0.5 + random.next())
       while (Date.now() < until && !ctx.trafficOver()) await sleep(100)
       if (ctx.trafficOver()) return
-      await act()
+      try {
+        await act()
+      } catch (err) {
+        // A process that does not start again is reported; the soak goes on with what still serves.
+        const error = err instanceof Error ? err.message.slice(0, 300) : String(err)
+        ctx.recorder.record('chaos', { status: 0, json: {}, headers: {}, sentAt: 0, answeredAt: 0, noAnswer: 'cut', error })
+        log(`chaos failed, and stops: ${error}`)
+        return
+      }
     }
   }
   const cli = new Random(settings.seed, 7777)
