@@ -54,7 +54,8 @@ export const logoutEverywhere = (d: Device): Promise<boolean> =>
 export const changePassword = (d: Device): Promise<boolean> =>
   asEvent(d.account, async () => {
     const account = d.account
-    const current = account.passwords[0]!
+    const candidates = [...account.passwords]
+    const current = candidates[0]!
     const count = d.random.chance(0.3) ? 2 + d.random.below(3) : 1
     const proposed = Array.from({ length: count }, () => `pw-${d.random.word(12)}`)
     const answers = await Promise.all(proposed.map((newPassword) => d.request('PUT', '/change-password', { body: { currentPassword: current, newPassword } })))
@@ -72,7 +73,9 @@ export const changePassword = (d: Device): Promise<boolean> =>
         account.refusedPasswords.set(password, `${a.status} ${messageOf(a.json)}`.trim())
       }
     })
-    account.passwords = accepted.length > 0 ? [...accepted, ...unknown] : [current, ...unknown]
+    // Accepted: the current password was right, and one of the accepted is in force now. None accepted (the current
+    // one sent may have been the wrong candidate): every candidate stays one.
+    account.passwords = accepted.length > 0 ? [...accepted, ...unknown] : [...candidates, ...unknown]
   })
 
 export const deleteAccount = (d: Device): Promise<boolean> =>
