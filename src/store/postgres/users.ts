@@ -95,11 +95,19 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
       return actor || replacing !== null ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', undefined, update) : update(query)
     },
 
-    // With the row locked, a note or session inserted meanwhile waits on its foreign key, then fails,
-    // instead of failing the deletion. notes.user_id has no ON DELETE CASCADE, so that a note never
-    // loses its owner by accident; the rest follows the account by cascade.
+    // A note write locks its note's row first and the account's row last (the KEY SHARE of a foreign key, as an
+    // edit keeps a revision), so the deletion takes them in that order too, else the two wait for each other: the
+    // account's row in a mode those KEY SHARE locks pass (and every revocation waits for), then the account's notes
+    // and trash, waiting for the writes under way, then the row FOR UPDATE. From then on a note or session inserted
+    // waits on its foreign key, then fails, instead of failing the deletion. notes.user_id has no ON DELETE CASCADE,
+    // so that a note never loses its owner by accident; the rest follows the account by cascade. A cycle this order
+    // cannot prevent (usage shards shared by two connections) ends in a deadlock error, and the deletion runs again
+    // (query.ts, inTransaction).
     deleteUser(userId, actor) {
-      return lockAccount(pool, userId, actor, 'UPDATE', false, async (query) => {
+      return lockAccount(pool, userId, actor, 'NO KEY UPDATE', false, async (query) => {
+        await query('users.lockNotes', 'SELECT count(*) FROM (SELECT 1 FROM notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
+        await query('users.lockTrash', 'SELECT count(*) FROM (SELECT 1 FROM trashed_notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
+        await query('users.lockToDelete', 'SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])
         await query('users.deleteNotes', 'DELETE FROM notes WHERE user_id = $1', [userId])
         await query('users.delete', 'DELETE FROM users WHERE id = $1', [userId])
         return true
