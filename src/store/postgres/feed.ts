@@ -45,7 +45,7 @@ export class PostgresFeed {
         'feed.sweep',
         `WITH gone AS (
            DELETE FROM note_changes WHERE (user_id, note_id) IN (
-             SELECT user_id, note_id FROM note_changes WHERE NOT live AND changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+             SELECT user_id, note_id FROM note_changes WHERE changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
            RETURNING user_id, seq),
          floors AS (
            UPDATE note_feeds f SET floor = greatest(f.floor, g.seq) FROM (SELECT user_id, max(seq) AS seq FROM gone GROUP BY user_id) g
