@@ -147,6 +147,16 @@ async function main(): Promise<void> {
     for (const r of running) await stop(r)
   }
   const store = process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'
+  type Figures = { writesPerSecond: number; ratio: number; medianRoundRatio: number; p50: number; p99: number; cpuMicrosPerWrite: number; non2xx: number }
+  const summary = builds.map((b, i) => ({
+    build: b.name,
+    ...(Object.fromEntries(SCENARIOS.map((scenario) => {
+      const r = b.tally[scenario].result()
+      const roundRatios = log.filter((e) => e.scenario === scenario).map((e) => e.rates[i]! / e.rates[0]!)
+      const cpuPerWrite = (b.cpu[scenario] * 1e6) / Math.max(1, r.ok + r.non2xx)
+      return [scenario, { writesPerSecond: r.rps, ratio: r.rps / builds[0]!.tally[scenario].result().rps, medianRoundRatio: median(roundRatios), p50: r.p50, p99: r.p99, cpuMicrosPerWrite: cpuPerWrite, non2xx: r.non2xx }]
+    })) as Record<Scenario, Figures>),
+  }))
   const lines = [
     `${store}, ${REALISTIC.label}, ${processes} process(es) per build, each ${rounds} alternating round(s) of ${seconds} s per scenario`,
     '',
@@ -154,12 +164,9 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|---|---|',
   ]
   for (const scenario of SCENARIOS) {
-    const baseline = builds[0]!.tally[scenario].result().rps
-    for (const [i, b] of builds.entries()) {
-      const r = b.tally[scenario].result()
-      const cpuPerWrite = (b.cpu[scenario] * 1e6) / Math.max(1, r.ok + r.non2xx)
-      const roundRatios = log.filter((e) => e.scenario === scenario).map((e) => e.rates[i]! / e.rates[0]!)
-      lines.push(`| ${b.name} | ${scenario} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${median(roundRatios).toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${cpuPerWrite.toFixed(0)} | ${r.non2xx} |`)
+    for (const row of summary) {
+      const r = row[scenario]
+      lines.push(`| ${row.build} | ${scenario} | ${Math.round(r.writesPerSecond)} | ${r.ratio.toFixed(2)} | ${r.medianRoundRatio.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMicrosPerWrite.toFixed(0)} | ${r.non2xx} |`)
     }
   }
   if (builds.length > 1) {
@@ -171,8 +178,9 @@ async function main(): Promise<void> {
   }
   const markdown = `${lines.join('\n')}\n`
   console.log(markdown)
-  const command = `node dist-bench/bench/write-rate.js ${argsWithoutOut().join(' ')}`.trim()
-  writeResults(out, `# write-rate\n\n\`${command}\`\n\n${markdown}`, { command, store, seconds, rounds, processes, builds: builds.map((b) => b.name), rounds_log: log })
+  const settings = ['DATABASE_URL', 'PROCESSES', 'ROUNDS', 'DURATION'].filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`)
+  const command = [...settings, 'node dist-bench/bench/write-rate.js', ...argsWithoutOut()].join(' ')
+  writeResults(out, `# write-rate\n\n\`${command}\`\n\n${markdown}`, { command, store, seconds, rounds, processes, summary, rounds_log: log })
 }
 
 main().catch((err: unknown) => {
