@@ -1,5 +1,6 @@
-// The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). Migration 15's triggers
-// write it and its feed_page() reads a page under the account's feed lock; here it is called, and swept.
+// The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). The triggers of migrations
+// 15 and 17 write it, and feed_page() (migration 17's) reads a page under the account's feed lock; here it is called,
+// and swept.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Query } from './query.js'
 import { type ChangePage, StoreUnavailableError } from '../types.js'
