@@ -36,7 +36,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   // ioredis costs resident memory: loaded only for REDIS_URL, and before the store opens so a failure leaves nothing open.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  const { store } = await openStoreWithVersions(config)
+  const { store, versions } = await openStoreWithVersions(config)
   let app: FastifyInstance
   const bus = await openChangeBus(config)
   try {
@@ -47,6 +47,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       logger: loggerOptions(config.logLevel),
       limiterFactory: limiters?.factory ?? limiterFactory,
       changeBus: bus,
+      versions,
     })
   } catch (err) {
     await bus.close()
