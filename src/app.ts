@@ -67,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const metrics = config.metrics.enabled ? createMetrics() : undefined
   const bus = options.changeBus ?? inProcessBus()
-  // Every write the app makes publishes from here once it commits (change-bus/publications.ts).
+  // Every write the app makes publishes from here once it commits (store/methods.ts).
   const store = publishingStore(metrics ? timedStore(options.store, metrics) : options.store, bus)
   const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
   const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))

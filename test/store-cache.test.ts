@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { cachedStore } from '../src/store/cache/index.js'
-import { type AccountWrite, STORE_METHODS } from '../src/store/cache/methods.js'
+import { type AccountWrite, STORE_METHODS } from '../src/store/methods.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../src/store/sqlite/notes.js'
 import type { NoteRecord, SessionRecord, Store, StoreDriver, UserRecord } from '../src/store/types.js'
@@ -245,7 +245,7 @@ const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: Session
 
 describe('cache layer: every account write goes through the one invalidation path', () => {
   it('classifies every account write in ACCOUNT_WRITES, and nothing else', () => {
-    const writes = Object.entries(STORE_METHODS).flatMap(([name, treatment]) => (typeof treatment === 'object' ? [name] : []))
+    const writes = Object.entries(STORE_METHODS).flatMap(([name, { forgets }]) => (typeof forgets === 'object' ? [name] : []))
     assert.deepEqual(writes.sort(), Object.keys(ACCOUNT_WRITES).sort())
   })
 

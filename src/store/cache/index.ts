@@ -3,10 +3,10 @@
 // BEFORE its data, and used only while the database, asked after the request arrived, answers
 // that version (docs/caching.md). Triggers move versions with every write, by any path, and the
 // versions compared are only those read after the lookup asked (CurrentVersion, versions-reader.ts).
-// Everything else passes through as methods.ts classifies it.
+// Everything else passes through as store/methods.ts says it forgets.
 import { LRUCache } from 'lru-cache'
 import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
-import { type AccountsOf, STORE_METHODS, type StoreMethods } from './methods.js'
+import { type AccountsOf, STORE_METHODS } from '../methods.js'
 import { type CurrentVersion, type CurrentVersions, versionsReader } from './versions-reader.js'
 
 export interface CacheOptions {
@@ -146,13 +146,13 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 /** Built from STORE_METHODS, not the driver's keys, so an unclassified method cannot pass through. */
 function throughClassification(driver: StoreDriver, ownerOf: (sessionId: string) => string | undefined, changed: (userId: string) => void): Store {
   const store: Record<string, unknown> = {}
-  for (const [name, treatment] of Object.entries(STORE_METHODS) as [keyof Store, StoreMethods[keyof Store]][]) {
+  for (const [name, { forgets }] of Object.entries(STORE_METHODS) as [keyof Store, { forgets: unknown }][]) {
     const method = (driver[name] as (...args: unknown[]) => Promise<unknown>).bind(driver)
-    if (typeof treatment !== 'object') {
+    if (typeof forgets !== 'object' || forgets === null) {
       store[name] = method
       continue
     }
-    const accountsOf = treatment.account as AccountsOf<unknown[]>
+    const accountsOf = (forgets as { accounts: AccountsOf<unknown[]> }).accounts
     store[name] = (...args: unknown[]) => {
       // Read before the write: a session's owner may be forgotten by the time it settles.
       const accounts = accountsOf(args, ownerOf)
