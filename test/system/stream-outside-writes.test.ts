@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { SQLITE_FILE } from '../../src/store/sqlite/index.js'
 import { runCli } from '../support/cli.js'
@@ -41,13 +41,22 @@ async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   }
 }
 
+interface Watched {
+  email: string
+  noteId: string
+  /** One per instance. */
+  streams: SseStream[]
+}
+
 for (const kind of storeKinds()) {
   describe(`live update streams see changes made outside the service (${kind})`, { timeout: 180_000 }, () => {
-    it("an operator's SQL reaches every stream, and the CLI's revoke-sessions and delete end them", async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'notes-outside-'))
-      const env: Record<string, string> = { DATA_DIR: dataDir, ACCESS_TOKEN_SECRET: TEST_SECRET, STREAM_HEARTBEAT_MS: '600000' }
-      let sql: (text: string, values: string[]) => Promise<void> = () => Promise.reject(new Error('no SQL connection'))
-      let closeSql = async () => {}
+    const dataDir = mkdtempSync(join(tmpdir(), 'notes-outside-'))
+    const env: Record<string, string> = { DATA_DIR: dataDir, ACCESS_TOKEN_SECRET: TEST_SECRET, STREAM_HEARTBEAT_MS: '600000' }
+    let sql: (text: string, values: string[]) => Promise<void> = () => Promise.reject(new Error('no SQL connection'))
+    let closeSql = async () => {}
+    const servers: ChildServer[] = []
+    const streams: SseStream[] = []
+    before(async () => {
       if (kind === 'postgresql') {
         const db = await createTestDatabase()
         databases.push(db)
@@ -59,62 +68,59 @@ for (const kind of storeKinds()) {
         }
         closeSql = () => pool.end()
       }
-      const servers: ChildServer[] = []
-      const streams: SseStream[] = []
-      try {
-        for (let i = 0; i < (kind === 'postgresql' ? 2 : 1); i++) servers.push(await startChild({ dataDir, env }))
-        if (kind === 'sqlite') {
-          const db = new Database(join(dataDir, SQLITE_FILE))
-          db.pragma('busy_timeout = 5000')
-          sql = async (text, values) => void db.prepare(text).run(...values)
-          closeSql = async () => void db.close()
-        }
-        const run = async (...args: string[]) => {
-          const done = await runCli(args, env)
-          assert.equal(done.code, 0, done.stderr)
-        }
-
-        // Two accounts, each with a stream on every instance.
-        const accounts = []
-        for (const name of ['revoked', 'deleted']) {
-          const email = uniqueEmail(name)
-          const created = await call(servers[0]!.base, 'POST', '/create-account', undefined, { fullName: name, email, password: PASSWORD })
-          assert.equal(created.status, 200)
-          const token = created.json.accessToken as string
-          const added = await call(servers[0]!.base, 'POST', '/add-note', token, { title: 'by the API', content: 'c' })
-          assert.equal(added.status, 200)
-          const noteId = (added.json.note as { _id: string })._id
-          const opened = []
-          for (const server of servers) {
-            const stream = await openStream(server.base, { token })
-            assert.equal(stream.status, 200)
-            streams.push(stream)
-            opened.push(stream)
-          }
-          accounts.push({ email, noteId, streams: opened })
-        }
-
-        // An operator's SQL: each stream of the account gets the note as it is now.
-        for (const { noteId, streams: opened } of accounts) {
-          await sql('UPDATE notes SET title = ? WHERE id = ?', ['by SQL', noteId])
-          for (const stream of opened) {
-            const [event] = await within(stream.waitForEvents(1, WAIT_MS), 'the SQL change on a stream')
-            assert.equal(changeOf(event!).note?.title, 'by SQL')
-          }
-        }
-
-        // The CLI ends the sessions of one account and deletes the other: every stream of both ends.
-        const [revoked, deleted] = accounts as [(typeof accounts)[0], (typeof accounts)[0]]
-        await run('users', 'revoke-sessions', revoked.email)
-        for (const stream of revoked.streams) assert.equal(await within(stream.ended, 'the stream of a revoked session ends'), 'end')
-        await run('users', 'delete', deleted.email, '--yes')
-        for (const stream of deleted.streams) assert.equal(await within(stream.ended, 'the stream of a deleted account ends'), 'end')
-      } finally {
-        for (const stream of streams) stream.close()
-        await closeSql()
-        await Promise.all(servers.map((s) => s.stop()))
-        rmSync(dataDir, { recursive: true, force: true })
+      for (let i = 0; i < (kind === 'postgresql' ? 2 : 1); i++) servers.push(await startChild({ dataDir, env }))
+      if (kind === 'sqlite') {
+        const db = new Database(join(dataDir, SQLITE_FILE))
+        db.pragma('busy_timeout = 5000')
+        sql = async (text, values) => void db.prepare(text).run(...values)
+        closeSql = async () => void db.close()
       }
+    })
+    after(async () => {
+      for (const stream of streams) stream.close()
+      await closeSql()
+      await Promise.all(servers.map((s) => s.stop()))
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+
+    /** A new account with a note, and a stream on every instance. */
+    const watched = async (name: string): Promise<Watched> => {
+      const email = uniqueEmail(name)
+      const created = await call(servers[0]!.base, 'POST', '/create-account', undefined, { fullName: name, email, password: PASSWORD })
+      assert.equal(created.status, 200)
+      const token = created.json.accessToken as string
+      const added = await call(servers[0]!.base, 'POST', '/add-note', token, { title: 'by the API', content: 'c' })
+      assert.equal(added.status, 200)
+      const opened: SseStream[] = []
+      for (const server of servers) {
+        const stream = await openStream(server.base, { token })
+        assert.equal(stream.status, 200)
+        streams.push(stream)
+        opened.push(stream)
+      }
+      return { email, noteId: (added.json.note as { _id: string })._id, streams: opened }
+    }
+    const run = async (...args: string[]) => {
+      const done = await runCli(args, env)
+      assert.equal(done.code, 0, done.stderr)
+    }
+
+    it("an operator's SQL through the triggers reaches every stream of the account", async () => {
+      const { noteId, streams: opened } = await watched('sql')
+      await sql('UPDATE notes SET title = ? WHERE id = ?', ['by SQL', noteId])
+      for (const stream of opened) {
+        const [event] = await within(stream.waitForEvents(1, WAIT_MS), 'the SQL change on a stream')
+        assert.equal(changeOf(event!).note?.title, 'by SQL')
+      }
+    })
+
+    it("the CLI's users revoke-sessions and users delete end every stream of the account", async () => {
+      const revoked = await watched('revoked')
+      await run('users', 'revoke-sessions', revoked.email)
+      for (const stream of revoked.streams) assert.equal(await within(stream.ended, 'the stream of a revoked session ends'), 'end')
+      const deleted = await watched('deleted')
+      await run('users', 'delete', deleted.email, '--yes')
+      for (const stream of deleted.streams) assert.equal(await within(stream.ended, 'the stream of a deleted account ends'), 'end')
     })
   })
 }
