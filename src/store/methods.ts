@@ -10,8 +10,8 @@ export type AccountsOf<A extends unknown[]> = (args: A, ownerOf: (sessionId: str
 /**
  * What the cache layer forgets. 'nothing' and 'notes' pass through: a listing is always checked against a notes
  * version read after its request arrived, which a note write's triggers move. An `{ accounts }` write makes this
- * process forget each account it names once it settles, whatever its outcome, for versions used on the strength of
- * notices (cache/account-versions.ts). 'lifecycle' is the store's own.
+ * process forget each account it names once it settles, whatever its outcome (memory: every lookup compares what is
+ * kept with a version read after it asked). 'lifecycle' is the store's own.
  */
 export type Forgets<A extends unknown[]> = 'nothing' | 'notes' | 'lifecycle' | { accounts: AccountsOf<A> }
 

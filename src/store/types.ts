@@ -302,24 +302,12 @@ export interface UserVersions {
   account: string
 }
 
-/** What a driver tells the cache layer as account versions change (StoreDriver.listenForAccountChanges). */
-export interface AccountChangeHandler {
-  /** The account's version changed; undefined: any account's may have. */
-  changed(userId: string | undefined): void
-  /** Notices are proven to arrive (true), or are lost (false); told on every change. */
-  live(live: boolean): void
-  /** The driver is closing: nothing more will be pushed (not a loss to report). */
-  closed(): void
-}
-
 /** What a driver implements: the Store, and the versions the cache layer (cache/) checks. */
 export interface StoreDriver extends Store {
   /** The versions of these users as one read sees them; a user without an account is absent. */
   userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
   /** SQLite's version_clock: while it stands, earlier userVersions reads hold (PostgreSQL has none: docs/caching.md). */
   versionClock?(): Promise<string>
-  /** PostgreSQL's NOTIFY of account changes: resolves once listening or once a first attempt failed (it retries). */
-  listenForAccountChanges?(handler: AccountChangeHandler): Promise<void>
 }
 
 /** Store.updateUser's `replacing` hash is no longer the stored one: another change of the password came first. */

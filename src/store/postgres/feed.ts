@@ -1,5 +1,6 @@
-// The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). Migration 15's triggers
-// write it and its feed_page() reads a page under the account's feed lock; here it is called, and swept.
+// The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). The triggers of migrations
+// 15 and 17 write it, and feed_page() (migration 17's) reads a page under the account's feed lock; here it is called,
+// and swept.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Query } from './query.js'
 import { type ChangePage, StoreUnavailableError } from '../types.js'
@@ -119,7 +120,7 @@ export class PostgresFeed {
         'feed.sweep',
         `WITH gone AS (
            DELETE FROM note_changes WHERE (user_id, note_id) IN (
-             SELECT user_id, note_id FROM note_changes WHERE NOT live AND changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+             SELECT user_id, note_id FROM note_changes WHERE changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
            RETURNING user_id, seq),
          floors AS (
            UPDATE note_feeds f SET floor = greatest(f.floor, g.seq) FROM (SELECT user_id, max(seq) AS seq FROM gone GROUP BY user_id) g
