@@ -25,20 +25,25 @@ const FEED_LOCK_HELD = `locktype = 'advisory' AND classid = ${FEED_LOCK_CLASS} A
 
 /**
  * A page of changes numbered at most $4, read without the lock: the caller has seen every writer that could hold a
- * number up to $4 finish. The page is cut before it meets notes, so that a plan made before an import's rows were
- * counted (no ANALYZE yet) looks up one page of notes, not every change after the cursor. The head counts only those numbers; it is at least the cursor read from ($2), which an
+ * number up to $4 finish; otherwise as migration 17's feed_page(): live notes' changes from notes, gone ones from
+ * note_changes. The head counts only those numbers; it is at least the cursor read from ($2), which an
  * earlier page answered, though the note of that change may have moved above $4 since.
  */
 const PAGE_UP_TO = `
   SELECT f.epoch, f.floor,
-         greatest(f.floor, CASE WHEN $2 <= $4 THEN $2 ELSE 0 END, (SELECT max(m.seq) FROM note_changes m WHERE m.user_id = $1 AND m.seq <= $4)) AS head,
+         greatest(f.floor, CASE WHEN $2::bigint <= $4::bigint THEN $2::bigint ELSE 0 END,
+                  (SELECT max(n.change_seq) FROM notes n WHERE n.user_id = $1 AND n.change_seq <= $4::bigint),
+                  (SELECT max(g.seq) FROM note_changes g WHERE g.user_id = $1 AND g.seq <= $4::bigint)) AS head,
          c.seq, c.note_id, c.json
   FROM note_feeds f
   LEFT JOIN LATERAL (
-    SELECT c.seq, c.note_id, n.json
-    FROM (SELECT c.seq, c.note_id, c.user_id FROM note_changes c
-          WHERE c.user_id = f.user_id AND c.seq > $2 AND c.seq <= $4 AND (c.live OR NOT $5) ORDER BY c.seq LIMIT $3) c
-    LEFT JOIN notes n ON n.user_id = c.user_id AND n.id = c.note_id
+    SELECT u.seq, u.note_id, u.json FROM (
+      (SELECT n.change_seq AS seq, n.id AS note_id, n.json FROM notes n
+       WHERE n.user_id = f.user_id AND n.change_seq > $2::bigint AND n.change_seq <= $4::bigint ORDER BY n.change_seq LIMIT $3::int)
+      UNION ALL
+      (SELECT g.seq, g.note_id, NULL::text FROM note_changes g
+       WHERE g.user_id = f.user_id AND g.seq > $2::bigint AND g.seq <= $4::bigint AND NOT $5::boolean ORDER BY g.seq LIMIT $3::int)
+    ) u ORDER BY u.seq LIMIT $3::int
   ) c ON true
   WHERE f.user_id = $1
   ORDER BY c.seq`
