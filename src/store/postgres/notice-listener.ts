@@ -1,7 +1,7 @@
 // One dedicated connection LISTENs on a few channels and can NOTIFY on them. "Live" is proven: each check sends a
 // notice on this process's own channel and waits for it, so where notices never arrive (PgBouncer in transaction
-// pooling mode) it never is. Not pg-listen: it lacks this check. The account notices (account-notices.ts) and the
-// change bus (services/change-bus/postgres.ts) each hold one.
+// pooling mode) it never is. Not pg-listen: it lacks this check. The change bus (services/change-bus/postgresql.ts)
+// holds one.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
