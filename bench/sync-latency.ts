@@ -191,7 +191,7 @@ async function sqliteWorkers(run: Run): Promise<Row[]> {
       const stream = await openStream(service.url, authorization)
       held.push({ stream, where: placeOf(stream.localPort) })
     }
-    // New connections until one is held by each worker (the cluster hands them out in turn).
+    // New connections until one is held by each worker (the kernel deals them to either).
     const editors: Editor[] = []
     const placed = new Set<string>()
     // A kept-alive connection keeps its worker: each client port is looked up once.

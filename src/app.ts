@@ -30,6 +30,7 @@ import { createPasswordHasher } from './services/passwords.js'
 import { SearchPool } from './services/search-pool.js'
 import { SessionService } from './services/sessions.js'
 import { LiveStreams } from './services/streams.js'
+import { type VersionSource, watchVersions } from './services/version-watch.js'
 import { type TokenUser, createTokenService } from './services/tokens.js'
 import { LowDiskSpaceError, SessionEndedError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
 import { NAME_TEXT, WELL_FORMED, isNameText, isWellFormedText } from './unicode.js'
@@ -51,6 +52,8 @@ export interface AppOptions {
   webRoot?: string
   /** The change bus between processes (server.ts chooses it); undefined: this process alone, closed with the app. */
   changeBus?: ChangeBus
+  /** The store driver's version reads: with them, changes made outside the service reach open streams (version-watch.ts). */
+  versions?: VersionSource
 }
 
 /** Client errors raised by Fastify itself, in the contract's words. */
@@ -64,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const metrics = config.metrics.enabled ? createMetrics() : undefined
   const bus = options.changeBus ?? inProcessBus()
-  // Every write the app makes publishes from here once it commits (change-bus/publications.ts).
+  // Every write the app makes publishes from here once it commits (store/methods.ts).
   const store = publishingStore(metrics ? timedStore(options.store, metrics) : options.store, bus)
   const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
   const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))
@@ -205,8 +208,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics: metrics && streamMetrics(metrics),
     log: app.log,
   })
+  const stopWatch = options.versions ? watchVersions(options.versions, streams, app.log) : undefined
   // Before the server stops accepting: streams end at once, so that closing waits for none of them.
   app.addHook('preClose', (done) => {
+    stopWatch?.()
     streams.shutdown()
     done()
   })

@@ -22,6 +22,10 @@ async function runPrimary(config: Config, workers: number): Promise<number> {
   if (!config.redisUrl) new RateLimiterClusterMaster()
   if (busDriverFor(config, true) === 'cluster') relayChangesBetweenWorkers()
 
+  // The kernel deals connections to the workers, each accepting from the one listening socket. In node:cluster's
+  // default round-robin the primary accepts them and passes each to a worker over IPC: one in flight to a worker that
+  // dies stays open in the primary, and its client waits forever (docs/operations.md, "Workers").
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   let stopping = false
   let exitCode = 0
   /** Running workers, and whether each has started listening. */

@@ -7,7 +7,7 @@ import { listenForMetrics } from './plugins/metrics.js'
 import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openChangeBus } from './services/change-bus/choose.js'
-import { openStore } from './store/open.js'
+import { openStoreWithVersions } from './store/open.js'
 import { buildSearchIndexLogged } from './services/search-index.js'
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
@@ -36,22 +36,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   // ioredis costs resident memory: loaded only for REDIS_URL, and before the store opens so a failure leaves nothing open.
   const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
-  // Notices may go live before the logger exists: the last change is logged then. The first "live" says they work at all.
-  let log: FastifyInstance['log'] | undefined = undefined
-  let unlogged: boolean | undefined
-  let wasLive = false
-  const logNotices = (live: boolean) => {
-    if (!live) log!.warn('PostgreSQL account notices lost: each request reads its account version from the database until they are back')
-    else if (wasLive) log!.info('PostgreSQL account notices are back: kept accounts and sessions are used without a version query again')
-    else log!.info('PostgreSQL account notices are live: kept accounts and sessions are used without a version query')
-    wasLive ||= live
-  }
-  const store = await openStore(config, {
-    accountNotices: (live) => {
-      if (log) logNotices(live)
-      else unlogged = live
-    },
-  })
+  const { store, versions } = await openStoreWithVersions(config)
   let app: FastifyInstance
   const bus = await openChangeBus(config)
   try {
@@ -62,14 +47,13 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       logger: loggerOptions(config.logLevel),
       limiterFactory: limiters?.factory ?? limiterFactory,
       changeBus: bus,
+      versions,
     })
   } catch (err) {
     await bus.close()
     await store.close()
     throw err
   }
-  log = app.log
-  if (unlogged !== undefined) logNotices(unlogged)
   await limiters?.start(app.log)
   await bus.start(app.log)
   if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')

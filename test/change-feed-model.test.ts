@@ -44,7 +44,7 @@ class Replica {
   async readPage(h: Harness, token: string, limit: number): Promise<boolean> {
     const since = this.cursor === undefined ? '' : `&since=${encodeURIComponent(this.cursor)}`
     const res = await h.client.request('GET', `/get-changes?limit=${limit}${since}`, { token })
-    assert.equal(res.status, 200, res.text)
+    assert.equal(res.status, 200, `GET /get-changes: ${res.status} ${res.text}`)
     const page = res.json as Page
     if (this.cursor === undefined) assert.ok(page.changes.every((c) => c.note !== null), 'a first listing holds only live notes')
     for (const c of page.changes) {
@@ -84,6 +84,8 @@ for (const kind of storeKinds()) {
           const apply = async (on: 0 | 1, w: Write) => {
             if (w.kind === 'add') {
               const res = await send(on, 'POST', '/add-note', { title: w.title, content: 'c' })
+              // The status and body say what the service answered, should it answer anything but the note.
+              assert.equal(res.status, 200, `POST /add-note: ${res.status} ${res.text}`)
               ids.push((res.json as { note: NoteBody }).note._id)
               return
             }

@@ -219,6 +219,15 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
   }
 }
 
+/** UTF-8 that writes a lone surrogate as the three bytes of its code point (WTF-8), as V8 did on Node.js 20. */
+const wtf8 = (text: string) =>
+  Buffer.concat(
+    [...text].map((c) => {
+      const u = c.codePointAt(0)!
+      return u >= 0xd800 && u <= 0xdfff ? Buffer.from([0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)]) : Buffer.from(c, 'utf8')
+    }),
+  )
+
 const hashed = async () => Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await defaultPasswordHasher.hash(u.password) })))
 
 describe('SQLite migration 6: email keys recomputed, lone-surrogate text made valid UTF-8', () => {
@@ -231,12 +240,14 @@ describe('SQLite migration 6: email keys recomputed, lone-surrogate text made va
     migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 6))
     const insertUser = db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)')
     for (const u of await hashed()) insertUser.run(u.id, 'Name', u.email, u.emailKey, u.hash, u.createdOn)
-    // What the service stored before lone surrogates were refused: better-sqlite3 writes the
-    // bytes ED A0 80 for U+D800, and JSON.stringify writes the tag as the escape "\ud800".
-    insertUser.run('a00000000000000000000009', 'bad\ud800name', 'bad\udc00@example.com', 'bad\udc00@example.com', 'x', '2020-01-01T00:00:00.000Z')
+    // What the service stored before lone surrogates were refused: better-sqlite3 on Node.js 20
+    // writes the bytes ED A0 80 for U+D800 (on 24 and 26, EF BF BD: U+FFFD), so these rows are
+    // written as those bytes; JSON.stringify writes the tag as the escape "\ud800".
+    db.prepare('INSERT INTO users VALUES (?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)')
+      .run('a00000000000000000000009', wtf8('bad\ud800name'), wtf8('bad\udc00@example.com'), wtf8('bad\udc00@example.com'), 'x', '2020-01-01T00:00:00.000Z')
     const lone = makeNote(byId(1).id, { title: 'x\ud800y', content: 'c\udfff', tags: ['ok', '\ud800'] })
-    db.prepare('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, ?, ?, ?, 0, ?, ?)')
-      .run(lone._id, lone.userId, lone.title, lone.content, JSON.stringify(lone.tags), lone.createdOn, lone.updatedOn)
+    db.prepare('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, 0, ?, ?)')
+      .run(lone._id, lone.userId, wtf8(lone.title), wtf8(lone.content), JSON.stringify(lone.tags), lone.createdOn, lone.updatedOn)
     assert.deepEqual(db.prepare('SELECT CAST(title AS BLOB) FROM notes').pluck().get(), Buffer.from([0x78, 0xed, 0xa0, 0x80, 0x79]))
     db.close()
 

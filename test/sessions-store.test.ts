@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../src/services/ids.js'
 import { emptyInput } from '../src/note-shape.js'
-import type { SessionRecord, Store } from '../src/store/types.js'
+import { PasswordReplacedError, type SessionRecord, type Store } from '../src/store/types.js'
 import { makeUser } from './support/store-contract.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 import { listedNotes } from './support/listed.js'
@@ -103,6 +103,26 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.equal((await store.updateUser(user._id, {}, { notBefore: at(200), endSessions: true }))?.tokensNotBefore, at(200))
       assert.deepEqual(await store.listSessions(user._id, at(0)), [])
       assert.equal((await store.findUserById(user._id))?.tokensNotBefore, at(200))
+    })
+
+    it('changes a password only over the hash it replaces, else changes and ends nothing', async () => {
+      const user = makeUser()
+      await store.createUser(user)
+      const sessions = [session(user._id, 1), session(user._id, 2)]
+      for (const s of sessions) await store.createSession(s, KEEP_ALL)
+      const revocation = { notBefore: at(100), endSessions: true, keep: sessions[0]!._id }
+      const stale = { passwordHash: '$argon2id$late', replacing: '$argon2id$replaced-meanwhile' }
+      await assert.rejects(store.updateUser(user._id, stale, revocation), PasswordReplacedError)
+      assert.deepEqual(await store.findUserById(user._id, true), user)
+      assert.equal((await store.listSessions(user._id, at(0))).length, 2, 'nothing ends')
+
+      const changed = await store.updateUser(user._id, { passwordHash: '$argon2id$first', replacing: user.passwordHash }, revocation)
+      assert.equal(changed?.passwordHash, '$argon2id$first')
+      assert.deepEqual((await store.listSessions(user._id, at(0))).map((s) => s._id), [sessions[0]!._id])
+      const actor = { sessionId: sessions[0]!._id, issuedAt: at(200) }
+      await assert.rejects(store.updateUser(user._id, { passwordHash: '$argon2id$second', replacing: user.passwordHash }, revocation, actor), PasswordReplacedError)
+      assert.equal((await store.findUserById(user._id, true))?.passwordHash, '$argon2id$first')
+      assert.equal(await store.updateUser(newId(), { passwordHash: 'x', replacing: 'y' }), undefined, 'no account: undefined, as without a hash')
     })
 
     it('changes nothing for an unknown account', async () => {

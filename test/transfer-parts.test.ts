@@ -7,7 +7,7 @@ import { ObjectId } from 'bson'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type RawRecord, splitJson } from '../src/transfer/json-splitter.js'
 import { Progress } from '../src/transfer/progress.js'
-import { detectFormat } from '../src/transfer/source.js'
+import { detectFormat, linesOf } from '../src/transfer/source.js'
 import { type Layout, LAYOUTS, notesFile, sampleData, usersFile } from './support/mongoexport.js'
 import { openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, exportTexts, runImport } from './support/transfer.js'
@@ -81,6 +81,40 @@ describe('format detection', () => {
       assert.equal(await detectFormat(dir.file(`detect-${how}.json`, usersFile(users, 'relaxed', how))), expected[how])
     })
   }
+})
+
+describe('JSON lines', () => {
+  // U+2028 and U+2029 are text inside a JSON string, never line ends; \r\n is one line end.
+  const text = '{"a":"x\u2028y\u2029z"}\r\n\r\n{"b":1}\r{"c":2}\n{"d":"\u2028"}'
+  const expected = ['{"a":"x\u2028y\u2029z"}', '', '{"b":1}', '{"c":2}', '{"d":"\u2028"}']
+
+  it('ends lines at \\n, \\r\\n and \\r only, at every chunk size', async () => {
+    for (let size = 1; size <= text.length; size++) {
+      async function* chunks() {
+        for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
+      }
+      const lines: string[] = []
+      for await (const line of linesOf(chunks())) lines.push(line)
+      assert.deepEqual(lines, expected, `chunks of ${size}`)
+    }
+  })
+
+  it('imports a note holding U+2028 and U+2029 whole, and its export again', async () => {
+    const { users, notes } = sampleData()
+    const note = { ...notes[0]!, content: 'one\u2028two\u2029three' }
+    const store = openSqliteStore({ dataDir: ':memory:' })
+    try {
+      await runImport(store, { users: dir.file('ls-u.json', usersFile(users, 'relaxed', 'lines')) })
+      const first = await runImport(store, { notes: dir.file('ls-n.json', notesFile([note], 'relaxed', 'lines')) })
+      assert.deepEqual([first.summary.notes.imported, first.summary.notes.rejected], [1, 0], first.output)
+      assert.equal((await store.findNote(note.userId, note._id))?.content, note.content)
+      const out = await exportTexts(store, dir, 'ls-export', {})
+      const again = await runImport(store, { notes: dir.file('ls-again.json', out.notes) })
+      assert.deepEqual([again.summary.notes.rejected, again.summary.notes.skipped], [0, 1], again.output)
+    } finally {
+      await store.close()
+    }
+  })
 })
 
 describe('export', () => {

@@ -23,8 +23,7 @@
   user_id text COLLATE "C" NOT NULL,
   note_id text COLLATE "C" NOT NULL,
   seq bigint NOT NULL,
-  changed_on text COLLATE "C" NOT NULL,
-  live boolean NOT NULL
+  changed_on text COLLATE "C" NOT NULL
 )
 
 -- table note_feeds
@@ -65,7 +64,8 @@
   is_pinned boolean NOT NULL DEFAULT false,
   created_on text COLLATE "C" NOT NULL,
   updated_on text COLLATE "C" NOT NULL,
-  json text NOT NULL GENERATED ALWAYS AS (note_json(id, title, content, tags, is_pinned, user_id, created_on, updated_on)) STORED
+  json text NOT NULL GENERATED ALWAYS AS (note_json(id, title, content, tags, is_pinned, user_id, created_on, updated_on)) STORED,
+  change_seq bigint NOT NULL
 )
 
 -- table schema_changes
@@ -185,8 +185,8 @@ CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user
 -- index account_versions_pkey
 CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
 
--- index note_changes_gone
-CREATE INDEX note_changes_gone ON public.note_changes USING btree (changed_on) WHERE (NOT live)
+-- index note_changes_by_age
+CREATE INDEX note_changes_by_age ON public.note_changes USING btree (changed_on)
 
 -- index note_changes_in_order
 CREATE UNIQUE INDEX note_changes_in_order ON public.note_changes USING btree (user_id, seq)
@@ -208,6 +208,9 @@ CREATE UNIQUE INDEX note_versions_pkey ON public.note_versions USING btree (user
 
 -- index notes_by_user_in_list_order
 CREATE INDEX notes_by_user_in_list_order ON public.notes USING btree (user_id, is_pinned DESC, created_on DESC, id DESC)
+
+-- index notes_in_feed_order
+CREATE INDEX notes_in_feed_order ON public.notes USING btree (user_id, change_seq)
 
 -- index notes_pkey
 CREATE UNIQUE INDEX notes_pkey ON public.notes USING btree (id)
@@ -254,11 +257,17 @@ CREATE TRIGGER note_revisions_kept AFTER INSERT OR DELETE ON public.note_revisio
 -- trigger notes.notes_changed
 CREATE TRIGGER notes_changed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_changed()
 
--- trigger notes.notes_in_feed
-CREATE TRIGGER notes_in_feed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_feed_changed()
-
 -- trigger notes.notes_in_feed_truncated
 CREATE TRIGGER notes_in_feed_truncated AFTER TRUNCATE ON public.notes FOR EACH STATEMENT EXECUTE FUNCTION note_feed_changed()
+
+-- trigger notes.notes_moved_from_feed
+CREATE TRIGGER notes_moved_from_feed AFTER UPDATE OF user_id ON public.notes FOR EACH ROW WHEN ((old.user_id IS DISTINCT FROM new.user_id)) EXECUTE FUNCTION note_feed_changed()
+
+-- trigger notes.notes_numbered
+CREATE TRIGGER notes_numbered BEFORE INSERT OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION number_note_change()
+
+-- trigger notes.notes_removed_from_feed
+CREATE TRIGGER notes_removed_from_feed AFTER DELETE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_feed_changed()
 
 -- trigger notes.notes_truncated
 CREATE TRIGGER notes_truncated AFTER TRUNCATE ON public.notes FOR EACH STATEMENT EXECUTE FUNCTION note_changed()
@@ -332,12 +341,19 @@ AS $function$
           RETURN;
         END IF;
         RETURN QUERY
-          SELECT true, f.epoch, f.floor, greatest(f.floor, (SELECT max(m.seq) FROM note_changes m WHERE m.user_id = owner)),
+          SELECT true, f.epoch, f.floor,
+                 greatest(f.floor, (SELECT max(n.change_seq) FROM notes n WHERE n.user_id = owner),
+                          (SELECT max(g.seq) FROM note_changes g WHERE g.user_id = owner)),
                  c.seq, c.note_id, c.json
           FROM note_feeds f
           LEFT JOIN LATERAL (
-            SELECT c.seq, c.note_id, n.json FROM note_changes c LEFT JOIN notes n ON n.user_id = c.user_id AND n.id = c.note_id
-            WHERE c.user_id = f.user_id AND c.seq > after AND (c.live OR NOT live_only) ORDER BY c.seq LIMIT most
+            SELECT u.seq, u.note_id, u.json FROM (
+              (SELECT n.change_seq AS seq, n.id AS note_id, n.json FROM notes n
+               WHERE n.user_id = f.user_id AND n.change_seq > after ORDER BY n.change_seq LIMIT most)
+              UNION ALL
+              (SELECT g.seq, g.note_id, NULL::text FROM note_changes g
+               WHERE g.user_id = f.user_id AND g.seq > after AND NOT live_only ORDER BY g.seq LIMIT most)
+            ) u ORDER BY u.seq LIMIT most
           ) c ON true
           WHERE f.user_id = owner
           ORDER BY c.seq;
@@ -474,12 +490,14 @@ AS $function$
           UPDATE note_feeds SET floor = nextval('note_change');
           RETURN NULL;
         END IF;
-        IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
-          PERFORM record_note_change(OLD.user_id, OLD.id, false);
+        IF NOT EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id) THEN
+          RETURN NULL;
         END IF;
-        IF TG_OP <> 'DELETE' THEN
-          PERFORM record_note_change(NEW.user_id, NEW.id, true);
-        END IF;
+        PERFORM pg_advisory_xact_lock_shared(15, hashtext(OLD.user_id));
+        INSERT INTO note_changes AS c
+          VALUES (OLD.user_id, OLD.id, nextval('note_change'),
+                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+          ON CONFLICT (user_id, note_id) DO UPDATE SET seq = EXCLUDED.seq, changed_on = EXCLUDED.changed_on;
         RETURN NULL;
       END
     $function$
@@ -543,21 +561,18 @@ AS $function$
       END
       $function$
 
--- function record_note_change(owner text, note text, is_live boolean)
-CREATE OR REPLACE FUNCTION public.record_note_change(owner text, note text, is_live boolean)
- RETURNS void
+-- function number_note_change()
+CREATE OR REPLACE FUNCTION public.number_note_change()
+ RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
       BEGIN
-        -- A note leaving as its account is deleted: the account's feed goes with it.
-        IF NOT is_live AND NOT EXISTS (SELECT 1 FROM users WHERE id = owner) THEN
-          RETURN;
+        PERFORM pg_advisory_xact_lock_shared(15, hashtext(NEW.user_id));
+        NEW.change_seq := nextval('note_change');
+        IF TG_OP = 'INSERT' OR NEW.user_id IS DISTINCT FROM OLD.user_id THEN
+          DELETE FROM note_changes WHERE user_id = NEW.user_id AND note_id = NEW.id;
         END IF;
-        PERFORM pg_advisory_xact_lock_shared(15, hashtext(owner));
-        INSERT INTO note_changes AS c
-          VALUES (owner, note, nextval('note_change'),
-                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), is_live)
-          ON CONFLICT (user_id, note_id) DO UPDATE SET seq = EXCLUDED.seq, changed_on = EXCLUDED.changed_on, live = EXCLUDED.live;
+        RETURN NEW;
       END
     $function$
 

@@ -3,8 +3,8 @@
 --   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
 -- and checked by the same test without the variable.
 
--- index note_changes_gone
-CREATE INDEX note_changes_gone ON note_changes (changed_on) WHERE live = 0;
+-- index note_changes_by_age
+CREATE INDEX note_changes_by_age ON note_changes (changed_on);
 
 -- index note_changes_in_order
 CREATE UNIQUE INDEX note_changes_in_order ON note_changes (user_id, seq);
@@ -18,6 +18,9 @@ CREATE UNIQUE INDEX note_revisions_of_note ON note_revisions (note_id, edited_on
 -- index notes_by_user_in_list_order
 CREATE INDEX notes_by_user_in_list_order
 ON notes (user_id, is_pinned DESC, created_on DESC, id DESC);
+
+-- index notes_in_feed_order
+CREATE INDEX notes_in_feed_order ON notes (user_id, change_seq);
 
 -- index sessions_by_user
 CREATE INDEX sessions_by_user ON sessions (user_id, last_used_on DESC, created_on DESC, id DESC);
@@ -41,7 +44,6 @@ CREATE TABLE note_changes (
   note_id    TEXT NOT NULL,
   seq        INTEGER NOT NULL,
   changed_on TEXT NOT NULL,
-  live       INTEGER NOT NULL,
   PRIMARY KEY (user_id, note_id)
 ) STRICT, WITHOUT ROWID;
 
@@ -49,7 +51,6 @@ CREATE TABLE note_changes (
 CREATE TABLE note_feeds (
   user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
   epoch   TEXT NOT NULL,
-  head    INTEGER NOT NULL,
   floor   INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 
@@ -97,7 +98,7 @@ CREATE TABLE "notes" (
     'content', content, 'tags', json(tags),
     'isPinned', json(CASE is_pinned WHEN 1 THEN 'true' ELSE 'false' END),
     'userId', user_id, 'createdOn', created_on, 'updatedOn', updated_on)) STORED
-) STRICT;
+, change_seq INTEGER NOT NULL DEFAULT 0) STRICT;
 
 -- table schema_changes
 CREATE TABLE schema_changes (
@@ -222,46 +223,9 @@ CREATE TRIGGER account_usage_trashed_notes_removed AFTER DELETE ON trashed_notes
   UPDATE account_usage SET kept = kept - OLD.bytes WHERE user_id = OLD.user_id;
 END;
 
--- trigger note_feed_note_added
-CREATE TRIGGER note_feed_note_added AFTER INSERT ON notes BEGIN
-UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
-INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
-  SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
-  WHERE user_id = NEW.user_id
-  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
-END;
-
--- trigger note_feed_note_changed
-CREATE TRIGGER note_feed_note_changed AFTER UPDATE ON notes BEGIN
-UPDATE note_feeds SET head = head + 1 WHERE user_id = NEW.user_id;
-INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
-  SELECT NEW.user_id, NEW.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 1 FROM note_feeds
-  WHERE user_id = NEW.user_id
-  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
-END;
-
--- trigger note_feed_note_moved
-CREATE TRIGGER note_feed_note_moved AFTER UPDATE OF user_id ON notes WHEN NEW.user_id IS NOT OLD.user_id
-BEGIN
-UPDATE note_feeds SET head = head + 1 WHERE user_id = OLD.user_id;
-INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
-  SELECT OLD.user_id, OLD.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0 FROM note_feeds
-  WHERE user_id = OLD.user_id AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
-  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
-END;
-
--- trigger note_feed_note_removed
-CREATE TRIGGER note_feed_note_removed AFTER DELETE ON notes BEGIN
-UPDATE note_feeds SET head = head + 1 WHERE user_id = OLD.user_id;
-INSERT INTO note_changes (user_id, note_id, seq, changed_on, live)
-  SELECT OLD.user_id, OLD.id, head, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0 FROM note_feeds
-  WHERE user_id = OLD.user_id AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
-  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on, live = excluded.live;
-END;
-
 -- trigger note_feed_of_new_user
 CREATE TRIGGER note_feed_of_new_user AFTER INSERT ON users BEGIN
-  INSERT INTO note_feeds VALUES (NEW.id, lower(hex(randomblob(8))), 0, 0);
+  INSERT INTO note_feeds VALUES (NEW.id, lower(hex(randomblob(8))), 0);
 END;
 
 -- trigger note_text_added
@@ -273,22 +237,37 @@ CREATE TRIGGER note_text_changed AFTER UPDATE OF title, content ON notes WHEN NO
 -- trigger note_text_removed
 CREATE TRIGGER note_text_removed AFTER DELETE ON notes WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < OLD.rowid) BEGIN INSERT INTO note_text (note_text, rowid, title, content) VALUES ('delete', OLD.rowid, OLD.title, OLD.content); END;
 
--- trigger user_versions_note_added
-CREATE TRIGGER user_versions_note_added AFTER INSERT ON notes BEGIN
-  UPDATE version_clock SET now = now + 1;
-  UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id = NEW.user_id;
+-- trigger notes_numbered_added
+CREATE TRIGGER notes_numbered_added AFTER INSERT ON notes BEGIN
+UPDATE version_clock SET now = now + 1;
+UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id IN (NEW.user_id);
+UPDATE notes SET change_seq = (SELECT now FROM version_clock)
+  WHERE rowid = NEW.rowid AND change_seq IS NOT (SELECT now FROM version_clock);
+  DELETE FROM note_changes WHERE user_id = NEW.user_id AND note_id = NEW.id;
 END;
 
--- trigger user_versions_note_changed
-CREATE TRIGGER user_versions_note_changed AFTER UPDATE ON notes BEGIN
-  UPDATE version_clock SET now = now + 1;
-  UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id IN (OLD.user_id, NEW.user_id);
+-- trigger notes_numbered_changed
+CREATE TRIGGER notes_numbered_changed AFTER UPDATE OF id, user_id, title, content, tags, is_pinned, created_on, updated_on
+  ON notes BEGIN
+UPDATE version_clock SET now = now + 1;
+UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id IN (OLD.user_id, NEW.user_id);
+UPDATE notes SET change_seq = (SELECT now FROM version_clock)
+  WHERE rowid = NEW.rowid AND change_seq IS NOT (SELECT now FROM version_clock);
+  DELETE FROM note_changes WHERE NEW.user_id IS NOT OLD.user_id AND user_id = NEW.user_id AND note_id = NEW.id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on)
+  SELECT OLD.user_id, OLD.id, now, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM version_clock
+  WHERE NEW.user_id IS NOT OLD.user_id AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on;
 END;
 
--- trigger user_versions_note_removed
-CREATE TRIGGER user_versions_note_removed AFTER DELETE ON notes BEGIN
+-- trigger notes_numbered_removed
+CREATE TRIGGER notes_numbered_removed AFTER DELETE ON notes BEGIN
   UPDATE version_clock SET now = now + 1;
   UPDATE user_versions SET notes = (SELECT now FROM version_clock) WHERE user_id = OLD.user_id;
+INSERT INTO note_changes (user_id, note_id, seq, changed_on)
+  SELECT OLD.user_id, OLD.id, now, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM version_clock
+  WHERE  EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id)
+  ON CONFLICT (user_id, note_id) DO UPDATE SET seq = excluded.seq, changed_on = excluded.changed_on;
 END;
 
 -- trigger user_versions_session_added

@@ -1,6 +1,6 @@
 // A write commits only while the caller's session is alive (Store.updateUser's actor): one a revocation overtook answers 401.
 import { ContractError, badRequest } from '../errors.js'
-import { SessionEndedError, type Store } from '../store/types.js'
+import { PasswordReplacedError, SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
 import type { BruteForceGuard } from './brute-force.js'
 import { NEW_PASSWORD_MIN_LENGTH, type PasswordHasher, SAME_PASSWORD, passwordLength, passwordTooShort } from './passwords.js'
@@ -28,7 +28,16 @@ export class AccountSettings {
     await this.checkPassword(caller, currentPassword)
     const passwordHash = await this.passwords.hash(newPassword)
     const revocation = revokeNow({ endSessions: true, keep: caller.sessionId })
-    return (await this.store.updateUser(caller.account._id, { passwordHash }, revocation, actorOf(caller))) !== undefined
+    // Stored only over the hash the current password was verified against: of concurrent changes, one takes effect.
+    const change = { passwordHash, replacing: caller.account.passwordHash }
+    try {
+      return (await this.store.updateUser(caller.account._id, change, revocation, actorOf(caller))) !== undefined
+    } catch (err) {
+      // The password it verified is no longer the current one: answered as a wrong one, but not counted, since it
+      // was right when checked (docs/accounts.md, "Concurrent password changes").
+      if (err instanceof PasswordReplacedError) throw new ContractError(400, INVALID_CREDENTIALS)
+      throw err
+    }
   }
 
   async deleteAccount(caller: Authenticated, password: string): Promise<boolean> {

@@ -1,10 +1,11 @@
 // Live update streams (GET /stream-changes, docs/sync.md "Live updates"): each stream sends the change feed's entries
 // after its cursor as server-sent events, reads the feed again when the change bus says its account's notes changed
 // (and at every heartbeat, in case a notice was lost), checks its session when the bus says the account's sessions
-// changed, and ends when the session does, when its reader falls too far behind, or when the instance shuts down.
+// changed (the version watch tells both of changes made outside the service, version-watch.ts), and ends when the
+// session does, when its reader falls too far behind, or when the instance shuts down.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { ContractError } from '../errors.js'
-import type { ChangeBus } from './change-bus.js'
+import type { ChangeBus, ChangeKind } from './change-bus.js'
 import type { ChangesAnswer } from './changes.js'
 import type { Authenticated } from './sessions.js'
 import { TOKEN_LIFETIME_MS } from './tokens.js'
@@ -75,14 +76,7 @@ export class LiveStreams {
 
   constructor(readonly deps: StreamDeps) {
     this.unsubscribe = deps.bus.subscribe({
-      change: (event) => {
-        const streams = this.byAccount.get(event.userId)
-        if (!streams) return
-        for (const stream of streams) {
-          if (event.kind === 'notes') stream.poke(event.publishedAt)
-          else stream.checkSession(true)
-        }
-      },
+      change: (event) => this.changed(event.kind, event.userId, event.publishedAt),
       resync: () => {
         for (const streams of this.byAccount.values()) for (const stream of streams) stream.poke(undefined)
       },
@@ -137,6 +131,21 @@ export class LiveStreams {
       release()
       throw err
     }
+  }
+
+  /** The account's notes or sessions changed: its streams read the feed, or check their session past the cache. */
+  changed(kind: ChangeKind, userId: string, publishedAt?: number): void {
+    const streams = this.byAccount.get(userId)
+    if (!streams) return
+    for (const stream of streams) {
+      if (kind === 'notes') stream.poke(publishedAt)
+      else stream.checkSession(true)
+    }
+  }
+
+  /** The accounts that hold a stream here (version-watch.ts). */
+  accounts(): Iterable<string> {
+    return this.byAccount.keys()
   }
 
   /** Ends every stream cleanly, at once, and refuses new ones: their clients reconnect to another instance. */

@@ -9,12 +9,22 @@ export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
 }
 
-/** Opens and migrates the configured store; rejects with one clear line if it cannot. `accountNotices`: CacheOptions.onNotices. */
-export async function openStore(config: Config, events: { accountNotices?: (live: boolean) => void } = {}): Promise<Store> {
-  const driver = await openDriver(config)
-  if (!config.storeCache) return driver
-  return cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20, onNotices: events.accountNotices })
+/** Opens and migrates the configured store; rejects with one clear line if it cannot. */
+export async function openStore(config: Config): Promise<Store> {
+  return (await openStoreWithVersions(config)).store
 }
+
+/** The store, and its driver's version reads: what a server watches for changes made outside it (services/version-watch.ts). */
+export async function openStoreWithVersions(config: Config): Promise<{ store: Store; versions: VersionsRead }> {
+  const driver = await openDriver(config)
+  const clock = driver.versionClock?.bind(driver)
+  const versions: VersionsRead = { userVersions: (ids) => driver.userVersions(ids), ...(clock && { versionClock: clock }) }
+  if (!config.storeCache) return { store: driver, versions }
+  return { store: cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }), versions }
+}
+
+/** StoreDriver's version reads, apart from the Store. */
+export type VersionsRead = Pick<StoreDriver, 'userVersions' | 'versionClock'>
 
 async function openDriver(config: Config): Promise<StoreDriver> {
   if (!config.databaseUrl) {

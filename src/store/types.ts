@@ -50,7 +50,13 @@ export interface CheckedVersions {
 }
 
 /** What may change in an account (Store.updateUser); absent fields are left alone. */
-export type AccountChange = Partial<Pick<UserRecord, 'fullName' | 'passwordHash'>>
+export type AccountChange = Partial<Pick<UserRecord, 'fullName' | 'passwordHash'>> & {
+  /**
+   * The hash a new `passwordHash` replaces, as the caller verified the current password against it: the change is
+   * made only while it is still the stored one, else PasswordReplacedError (docs/accounts.md, "Concurrent password changes").
+   */
+  replacing?: string
+}
 
 /** Tokens to end with an account change: "not before" moves to `notBefore`, sessions end (all but `keep`). */
 export interface Revocation {
@@ -194,7 +200,8 @@ export interface Store {
   findUserById(id: string, fresh?: boolean): Promise<UserRecord | undefined>
   /**
    * Applies the change and the revocation in one transaction: the account as stored, or undefined
-   * when absent. With an actor no longer admitted, rejects with SessionEndedError, changing nothing.
+   * when absent. With an actor no longer admitted, rejects with SessionEndedError, changing nothing; with a
+   * `replacing` hash no longer stored, with PasswordReplacedError, changing nothing.
    */
   updateUser(userId: string, change: AccountChange, revocation?: Revocation, actor?: Actor): Promise<UserRecord | undefined>
   /** Deletes the account, its notes and its sessions in one transaction; false when absent. Actor: as updateUser. */
@@ -295,24 +302,20 @@ export interface UserVersions {
   account: string
 }
 
-/** What a driver tells the cache layer as account versions change (StoreDriver.listenForAccountChanges). */
-export interface AccountChangeHandler {
-  /** The account's version changed; undefined: any account's may have. */
-  changed(userId: string | undefined): void
-  /** Notices are proven to arrive (true), or are lost (false); told on every change. */
-  live(live: boolean): void
-  /** The driver is closing: nothing more will be pushed (not a loss to report). */
-  closed(): void
-}
-
 /** What a driver implements: the Store, and the versions the cache layer (cache/) checks. */
 export interface StoreDriver extends Store {
   /** The versions of these users as one read sees them; a user without an account is absent. */
   userVersions(userIds: readonly string[]): Promise<Map<string, UserVersions>>
   /** SQLite's version_clock: while it stands, earlier userVersions reads hold (PostgreSQL has none: docs/caching.md). */
   versionClock?(): Promise<string>
-  /** PostgreSQL's NOTIFY of account changes: resolves once listening or once a first attempt failed (it retries). */
-  listenForAccountChanges?(handler: AccountChangeHandler): Promise<void>
+}
+
+/** Store.updateUser's `replacing` hash is no longer the stored one: another change of the password came first. */
+export class PasswordReplacedError extends Error {
+  constructor() {
+    super('the password was changed meanwhile')
+    this.name = 'PasswordReplacedError'
+  }
 }
 
 /** Thrown by a driver when its database cannot be reached; answered with 503. */

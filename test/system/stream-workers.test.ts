@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { type ChildServer, startChild } from '../support/child-server.js'
 import { type SseStream, changeOf, openStream } from '../support/sse.js'
 
-/** A request on a connection of its own (no keep-alive pool), so that the primary deals requests to both workers. */
+/** A request on a connection of its own (no keep-alive pool), so that requests go to both workers. */
 function call(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = {}
   if (body !== undefined) headers['content-type'] = 'application/json'
@@ -33,7 +33,7 @@ function call(base: string, method: string, path: string, body?: unknown, token?
       res.on('error', reject)
     })
     req.on('error', reject)
-    // A connection the primary handed to a worker as it was killed is never answered (node:cluster drops it).
+    // Never expected (test/system/worker-handover.test.ts): a connection to a killed worker is closed.
     req.setTimeout(5000, () => req.destroy(new Error('no answer within 5 s')))
     req.end(body === undefined ? undefined : JSON.stringify(body))
   })
@@ -93,7 +93,7 @@ describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, 
   it('sends writes served by either worker to a stream held by one of them', async () => {
     const token = await account()
     const s = await stream({ token })
-    // New connections are dealt to the workers in turn, so these writes land on both. Each must arrive before the
+    // The kernel deals new connections to either worker, so these writes land on both, mostly. Each must arrive before the
     // next is made: a write of the stream's own worker would otherwise bring the other's along when it reads the feed.
     for (let i = 0; i < 6; i++) {
       const note = (await call(server.base, 'POST', '/add-note', { title: `n${i}`, content: 'c' }, token)).json.note as { _id: string }

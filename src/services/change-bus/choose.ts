@@ -27,7 +27,7 @@ export async function openChangeBus(config: Config): Promise<StartableBus> {
       return (await import('./postgresql.js')).postgresBus({
         url: config.databaseUrl!,
         connectTimeoutMs: config.databaseConnectTimeoutMs,
-        // As the account listener's: a check slower than any query is a loss.
+        // Past the pool's own query timeout: a check slower than any query is a loss.
         checkTimeoutMs: config.databaseStatementTimeoutMs + 1000,
       })
     case 'cluster':

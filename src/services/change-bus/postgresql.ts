@@ -1,5 +1,5 @@
 // The bus over PostgreSQL LISTEN/NOTIFY (DATABASE_URL without REDIS_URL): a dedicated connection per process, proven
-// live and reconnected as the account notices' is (store/postgres/notice-listener.ts), and published on.
+// live and reconnected by store/postgres/notice-listener.ts, and published on.
 import { NoticeListener } from '../../store/postgres/notice-listener.js'
 import type { BusTransport } from '../change-bus.js'
 import { type TransportBus, busOverTransport } from './over-transport.js'

@@ -1,19 +1,19 @@
-// The one place that publishes: a Store whose writes, once committed, publish what PUBLICATIONS names. Every write
+// The one place that publishes: a Store whose writes, once committed, publish what store/methods.ts says. Every write
 // of the service goes through the Store the app holds, so none can forget; writes of other processes that do not
 // publish (the CLI's import) reach streams at their next heartbeat, when each reads the feed again.
 import type { Store } from '../../store/types.js'
 import type { ChangeBus, ChangeKind } from '../change-bus.js'
-import { PUBLICATIONS, type Publication } from './publications.js'
+import { STORE_METHODS, type Publishes } from '../../store/methods.js'
 
 type Call = (...args: unknown[]) => Promise<unknown>
-type Loose = Publication<unknown[], unknown>
+type Loose = Publishes<unknown[], unknown>
 
-/** Built from PUBLICATIONS, not the store's keys, so an unlisted method cannot pass through. */
+/** Built from STORE_METHODS, not the store's keys, so an unlisted method cannot pass through. */
 export function publishingStore(store: Store, bus: ChangeBus): Store {
   const published: Record<string, unknown> = {}
-  for (const [name, publication] of Object.entries(PUBLICATIONS) as [keyof Store, Loose][]) {
+  for (const [name, { publishes: publication }] of Object.entries(STORE_METHODS) as [keyof Store, { publishes: Loose }][]) {
     const method = (store[name] as Call).bind(store)
-    if (publication === 'none') {
+    if (publication === 'nothing') {
       published[name] = method
       continue
     }

@@ -1,27 +1,24 @@
 // The cache layer above either driver: listings (the JSON bytes GET /get-all-notes sends),
 // accounts and sessions kept in memory, each with the version of its user's notes or account read
 // BEFORE its data, and used only while the database, asked after the request arrived, answers
-// that version (docs/caching.md). Triggers move versions with every write, by any path; the
-// exception is PostgreSQL's account notices (account-versions.ts). Everything else passes
-// through as methods.ts classifies it.
+// that version (docs/caching.md). Triggers move versions with every write, by any path, and the
+// versions compared are only those read after the lookup asked (CurrentVersion, versions-reader.ts).
+// Everything else passes through as store/methods.ts says it forgets.
 import { LRUCache } from 'lru-cache'
 import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
-import { type AccountCheck, accountVersions } from './account-versions.js'
-import { type AccountsOf, STORE_METHODS, type StoreMethods } from './methods.js'
-import { versionsReader } from './versions-reader.js'
+import { type AccountsOf, STORE_METHODS } from '../methods.js'
+import { type CurrentVersion, type CurrentVersions, versionsReader } from './versions-reader.js'
 
 export interface CacheOptions {
   /** Bytes of listings kept; 0: every listing is read from the database. */
   listingBytes: number
-  /** Told when the driver's account notices become live or are lost (PostgreSQL). */
-  onNotices?: (live: boolean) => void
 }
 
 /** Accounts kept, and sessions kept: the same bound as the verified-token cache. */
 const CACHE_ENTRIES = 10_000
 
-/** Kept data with the version read before it. */
-type Versioned<Kept> = { version: string; kept: Kept }
+/** Kept data with the version read before it: only a version read after some lookup asked can be kept. */
+type Versioned<Kept> = { version: CurrentVersion; kept: Kept }
 
 /** A session's account, learnt at its first lookup (a session never changes account), and the session once read after a version check. */
 interface KeptSession {
@@ -29,7 +26,7 @@ interface KeptSession {
   found?: Versioned<SessionOfAccount>
   /** `found` with the proof of `checkedNotes`, answered again while that notes version is read: no object per request. */
   checked?: SessionOfAccount
-  checkedNotes?: string | null
+  checkedNotes?: CurrentVersion | null
 }
 
 /** Closing the result closes the driver. */
@@ -47,21 +44,19 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
           sizeCalculation: (entry) => Math.max(1, entry.kept.length + entry.version.length),
         })
       : undefined
-  const accountChecks = accountVersions(versionsOf, CACHE_ENTRIES, options.onNotices)
 
   // SessionOfAccount.checked as this store makes it: listNotesJson trusts only instances of this
   // class of its own (instanceof), so no other code, and no other store, can make one it accepts.
   class Checked {
     constructor(
       readonly userId: string,
-      readonly notes: string | null,
+      readonly notes: CurrentVersion | null,
     ) {}
   }
-  const proof = (userId: string, notes: string | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
-  void driver.listenForAccountChanges?.(accountChecks)
+  const proof = (userId: string, notes: CurrentVersion | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
 
   /** `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with `now` unless undefined. */
-  function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+  function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: CurrentVersion, read: () => Promise<T | undefined>): Promise<T | undefined> {
     const entry = cache.get(key)
     if (entry?.version === now) return Promise.resolve(entry.kept)
     return read().then((kept) => {
@@ -73,7 +68,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 
   async function findUserById(id: string, fresh?: boolean): Promise<UserRecord | undefined> {
     if (fresh) return driver.findUserById(id)
-    const now = await accountChecks.of(id)
+    const now = await versionsOf(id)
     if (now !== undefined) return validated(accounts, id, now.account, () => driver.findUserById(id))
     accounts.delete(id)
     return driver.findUserById(id)
@@ -89,7 +84,7 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       if (found) sessions.set(sessionId, { userId: found.user._id })
       return found
     }
-    const now = await accountChecks.of(known.userId)
+    const now = await versionsOf(known.userId)
     if (now !== undefined && known.found?.version === now.account) return withChecked(known, known.found.kept, now)
     const found = await driver.findSession(sessionId)
     if (found?.user._id !== known.userId) {
@@ -102,8 +97,8 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   }
 
   /** `found` with the notes version read for this lookup, if any: a copy, as kept entries are shared. */
-  function withChecked(known: KeptSession, found: SessionOfAccount, now: AccountCheck | undefined): SessionOfAccount {
-    if (now?.notes === undefined) return found
+  function withChecked(known: KeptSession, found: SessionOfAccount, now: CurrentVersions | undefined): SessionOfAccount {
+    if (now === undefined) return found
     if (known.checkedNotes === now.notes && known.checked) return known.checked
     known.checked = { session: found.session, user: found.user, checked: proof(known.userId, now.notes) }
     known.checkedNotes = now.notes
@@ -120,12 +115,14 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   /** Kept as bytes, so that each answer sends them without encoding (JsonText). */
   const asBytes = (json: JsonText): Buffer => (typeof json === 'string' ? Buffer.from(json) : json)
 
-  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: string | null | undefined): Promise<JsonText> {
+  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: CurrentVersion | null | undefined): Promise<JsonText> {
     if (now == null) return driver.listNotesJson(userId)
     return validated(kept, userId, now, () => driver.listNotesJson(userId).then(asBytes)) as Promise<Buffer>
   }
 
-  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accountChecks.changed(userId))
+  // An account write drops the kept account at once: memory, not correctness, as the next lookup
+  // compares it with a version read after it asked.
+  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accounts.delete(userId))
 
   return {
     ...passed,
@@ -149,13 +146,13 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 /** Built from STORE_METHODS, not the driver's keys, so an unclassified method cannot pass through. */
 function throughClassification(driver: StoreDriver, ownerOf: (sessionId: string) => string | undefined, changed: (userId: string) => void): Store {
   const store: Record<string, unknown> = {}
-  for (const [name, treatment] of Object.entries(STORE_METHODS) as [keyof Store, StoreMethods[keyof Store]][]) {
+  for (const [name, { forgets }] of Object.entries(STORE_METHODS) as [keyof Store, { forgets: unknown }][]) {
     const method = (driver[name] as (...args: unknown[]) => Promise<unknown>).bind(driver)
-    if (typeof treatment !== 'object') {
+    if (typeof forgets !== 'object' || forgets === null) {
       store[name] = method
       continue
     }
-    const accountsOf = treatment.account as AccountsOf<unknown[]>
+    const accountsOf = (forgets as { accounts: AccountsOf<unknown[]> }).accounts
     store[name] = (...args: unknown[]) => {
       // Read before the write: a session's owner may be forgotten by the time it settles.
       const accounts = accountsOf(args, ownerOf)

@@ -2,8 +2,7 @@
 import pg from 'pg'
 import { type RecordedRow, earlierNumbers, sharedNumbers } from '../migrations.js'
 import { limits, resizes } from '../note-quota.js'
-import { type AccountChangeHandler, type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
-import { AccountListener } from './account-notices.js'
+import { type StoreDriver, StoreUnavailableError, type UserVersions } from '../types.js'
 import { type Migration, migrations } from './migrations.js'
 import { PostgresFeed } from './feed.js'
 import { PostgresKept } from './kept.js'
@@ -21,9 +20,6 @@ export interface PostgresOptions {
   /** Server-side limit for one statement; the client gives up one second later. */
   statementTimeoutMs?: number
   connectTimeoutMs?: number
-  /** The account listener's check interval and reconnect pause (tests shorten them). */
-  listenerCheckEveryMs?: number
-  listenerRetryMs?: number
 }
 
 /** Where the database is, without user or password. */
@@ -144,7 +140,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const quota = new PostgresQuota(query)
   const kept = new PostgresKept(query, pool)
   const feed = new PostgresFeed(query)
-  let listening: { listener: AccountListener; handler: AccountChangeHandler } | undefined
   let closed: Promise<void> | undefined
   return {
     ...users,
@@ -191,32 +186,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       )
       return new Map<string, UserVersions>(rows.map((r) => [r.user_id, { notes: r.notes, account: r.account }]))
     },
-    listenForAccountChanges: async (handler) => {
-      const listener = new AccountListener({
-        url: options.url,
-        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-        // The pool's client-side query timeout: a check slower than any query is a loss.
-        checkTimeoutMs: (options.statementTimeoutMs ?? 5000) + 1000,
-        checkEveryMs: options.listenerCheckEveryMs,
-        retryMs: options.listenerRetryMs,
-        onNotice: (id) => handler.changed(id),
-        onLive: (live) => handler.live(live),
-      })
-      listening = { listener, handler }
-      await listener.start()
-    },
     noteUsage: (userId) => quota.usage(userId, async () => (await users.findUserById(userId)) !== undefined),
     accountsOverQuota: (q) => quota.accountsOver(q),
     ping: async () => {
       await query('ping', 'SELECT 1', [])
     },
     close: () => {
-      // Nothing is answered from memory on the strength of notices any more.
-      listening?.handler.closed()
       // The index build's socket is cut, not ended: end() waits for the statement, and CREATE INDEX CONCURRENTLY may
       // wait for other transactions for long. PostgreSQL leaves an invalid index, which the next start builds again.
       ;(building as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy()
-      return (closed ??= Promise.all([listening?.listener.close(), pool.end(), versionPool.end()]).then(() => {}))
+      return (closed ??= Promise.all([pool.end(), versionPool.end()]).then(() => {}))
     },
   }
 }

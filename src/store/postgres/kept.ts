@@ -58,6 +58,9 @@ export class PostgresKept {
   restoreNote(userId: string, noteId: string, now: string, quota?: NoteQuota): Promise<NoteRecord | undefined> {
     return inTransaction(this.pool, async (client) => {
       const query = queryOn(client)
+      // The quota's check below takes this connection's usage slot before the usage row, as every checked write does;
+      // taken after the trash's usage row, another connection on the same slot could hold the one and wait for the other.
+      if (limits(quota)) await query('trash.takeSlot', 'SELECT pg_advisory_xact_lock(hashtext($1), pg_backend_pid() % 16)', [userId])
       const { rows } = await query<NoteRow>('trash.take', `DELETE FROM trashed_notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
       if (!rows[0]) return undefined
       const trashed = noteFromRow(rows[0])

@@ -13,7 +13,8 @@ import { migration as m0010 } from './migrations/0010-account-versions.js'
 import { migration as m0013 } from './migrations/0013-drop-account-change-notices.js'
 import { migration as m0014 } from './migrations/0014-trash-and-history.js'
 import { migration as m0015 } from './migrations/0015-change-feed.js'
+import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
 
 export type Migration = DialectMigration<pg.ClientBase, Promise<void>>
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010, m0013, m0014, m0015]
+export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010, m0013, m0014, m0015, m0017]

@@ -1,7 +1,7 @@
 // One dedicated connection LISTENs on a few channels and can NOTIFY on them. "Live" is proven: each check sends a
 // notice on this process's own channel and waits for it, so where notices never arrive (PgBouncer in transaction
-// pooling mode) it never is. Not pg-listen: it lacks this check. The account notices (account-notices.ts) and the
-// change bus (services/change-bus/postgres.ts) each hold one.
+// pooling mode) it never is. Not pg-listen: it lacks this check. The change bus (services/change-bus/postgresql.ts)
+// holds one.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
@@ -30,6 +30,8 @@ export class NoticeListener {
   private closed = false
   private checks = 0
   private awaited: { payload: string; arrived: () => void } | undefined
+  /** The last query sent on the current client, settled or not: the next one waits for it. */
+  private lastQuery: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly options: NoticeListenerOptions) {}
 
@@ -45,6 +47,7 @@ export class NoticeListener {
       application_name: options.applicationName,
     })
     this.client = client
+    this.lastQuery = Promise.resolve()
     client.on('error', () => this.lost(client))
     client.on('end', () => this.lost(client))
     client.on('notification', (notice) => {
@@ -54,7 +57,7 @@ export class NoticeListener {
     })
     try {
       await client.connect()
-      await client.query([...options.channels, this.checkChannel].map((channel) => `LISTEN ${channel}`).join('; '))
+      await this.inTurn(client, [...options.channels, this.checkChannel].map((channel) => `LISTEN ${channel}`).join('; '))
     } catch {
       this.lost(client)
       return
@@ -66,7 +69,7 @@ export class NoticeListener {
   async notify(channel: string, payload: string): Promise<void> {
     const client = this.client
     if (!client || !this.live) throw new Error('PostgreSQL notices are not live')
-    await client.query('SELECT pg_notify($1, $2)', [channel, payload])
+    await this.inTurn(client, 'SELECT pg_notify($1, $2)', [channel, payload])
   }
 
   /** Stops for good, reporting nothing: closing is not a loss. */
@@ -96,7 +99,7 @@ export class NoticeListener {
       timeout = setTimeout(() => resolve(false), this.options.checkTimeoutMs).unref()
     })
     try {
-      await client.query('SELECT pg_notify($1, $2)', [this.checkChannel, payload])
+      await this.inTurn(client, 'SELECT pg_notify($1, $2)', [this.checkChannel, payload])
       return await arrival
     } catch {
       return false
@@ -104,6 +107,18 @@ export class NoticeListener {
       clearTimeout(timeout)
       this.awaited = undefined
     }
+  }
+
+  /**
+   * Sends a query once the client's previous one has settled. Publishes come from many requests at
+   * once and checks from a timer; handing them all to client.query() would queue them inside
+   * node-postgres, which deprecates a query sent while another is queued (pg 9 refuses it). One
+   * at a time on one connection is what node-postgres does anyway, so this costs no round trip.
+   */
+  private inTurn(client: pg.Client, text: string, values?: unknown[]): Promise<void> {
+    const sent = this.lastQuery.then(() => client.query(text, values))
+    this.lastQuery = sent.catch(() => {})
+    return sent.then(() => {})
   }
 
   /** Only the first sign of a loss of the current client counts. */

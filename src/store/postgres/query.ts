@@ -34,6 +34,20 @@ export function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m))
 }
 
+/**
+ * A deadlock (40P01) or a serialization failure (40001): PostgreSQL rolled the whole statement or transaction back,
+ * so running it again is safe, and is what the contract needs: writes of one account under way together (a note's
+ * edit and the account's deletion, writers whose usage shards collide) can close a cycle of row locks, and the one
+ * PostgreSQL picks to break it did nothing wrong (docs/postgresql.md, "Deadlocks").
+ */
+export function mustRunAgain(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  return code === '40P01' || code === '40001'
+}
+
+/** Runs of one statement or transaction that a deadlock may end, before its error is answered. */
+export const RUNS_ON_DEADLOCK = 4
+
 /** `err` as StoreUnavailableError when it means the database cannot be reached. */
 export function mapped(err: unknown): unknown {
   return isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
@@ -42,10 +56,13 @@ export function mapped(err: unknown): unknown {
 /** A query function that prepares each named statement once per connection and maps outages. */
 export function queryOver(pool: pg.Pool): Query {
   return async <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => {
-    try {
-      return await pool.query<R>({ name, text, values })
-    } catch (err) {
-      throw mapped(err)
+    for (let run = 1; ; run++) {
+      try {
+        return await pool.query<R>({ name, text, values })
+      } catch (err) {
+        if (run < RUNS_ON_DEADLOCK && mustRunAgain(err)) continue
+        throw mapped(err)
+      }
     }
   }
 }
@@ -73,13 +90,20 @@ export async function transaction<T>(client: pg.ClientBase, work: () => Promise<
   }
 }
 
-/** Runs `work` in one transaction on one pooled connection. */
+/** Runs `work` in one transaction on one pooled connection; again, from its start, when a deadlock ended it. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect().catch((err: unknown) => {
     throw mapped(err)
   })
   try {
-    return await transaction(client, () => work(client))
+    for (let run = 1; ; run++) {
+      try {
+        return await transaction(client, () => work(client))
+      } catch (err) {
+        if (run < RUNS_ON_DEADLOCK && mustRunAgain(err)) continue
+        throw err
+      }
+    }
   } catch (err) {
     throw mapped(err)
   } finally {

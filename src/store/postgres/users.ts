@@ -1,6 +1,6 @@
 // User queries of the PostgreSQL driver (mirrors sqlite/users.ts).
 import type pg from 'pg'
-import { type Actor, SessionEndedError, type StoreDriver } from '../types.js'
+import { type Actor, PasswordReplacedError, SessionEndedError, type StoreDriver } from '../types.js'
 import type { UserRow } from '../row-shapes.js'
 import { INSERT_USER, encodeText, userFromRow, userValues } from './rows.js'
 import { type Query, inTransaction } from './query.js'
@@ -66,10 +66,13 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
 
     // One statement: COALESCE keeps a column whose parameter is NULL, GREATEST ignores a NULL (so a
     // first "not before" is simply set), and sessions end only when the row was there to update.
+    // $7, the hash a new one replaces (AccountChange.replacing): with the row locked, no row changed
+    // means another hash was stored.
     async updateUser(userId, change, revocation, actor) {
       const fullName = change.fullName === undefined ? null : encodeText(change.fullName)
       const { notBefore = null, endSessions = false, keep = null } = revocation ?? {}
-      const values = [userId, fullName, change.passwordHash ?? null, notBefore, endSessions, keep]
+      const replacing = change.replacing ?? null
+      const values = [userId, fullName, change.passwordHash ?? null, notBefore, endSessions, keep, replacing]
       const update = async (query: Query) => {
         const { rows } = await query<UserRow>(
           'users.update',
@@ -78,7 +81,7 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
              full_name = COALESCE($2, full_name),
              password_hash = COALESCE($3, password_hash),
              tokens_not_before = CASE WHEN $4::text IS NULL THEN tokens_not_before ELSE GREATEST(tokens_not_before, $4::text) END
-           WHERE id = $1
+           WHERE id = $1 AND ($7::text IS NULL OR password_hash = $7)
            RETURNING *
          ), ended AS (
            DELETE FROM sessions WHERE $5::boolean AND user_id = $1 AND id IS DISTINCT FROM $6::text AND EXISTS (SELECT 1 FROM changed)
@@ -86,16 +89,25 @@ export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, Ac
          SELECT * FROM changed`,
           values,
         )
+        if (!rows[0] && replacing !== null) throw new PasswordReplacedError()
         return rows[0] && userFromRow(rows[0])
       }
-      return actor ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', undefined, update) : update(query)
+      return actor || replacing !== null ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', undefined, update) : update(query)
     },
 
-    // With the row locked, a note or session inserted meanwhile waits on its foreign key, then fails,
-    // instead of failing the deletion. notes.user_id has no ON DELETE CASCADE, so that a note never
-    // loses its owner by accident; the rest follows the account by cascade.
+    // A note write locks its note's row first and the account's row last (the KEY SHARE of a foreign key, as an
+    // edit keeps a revision), so the deletion takes them in that order too, else the two wait for each other: the
+    // account's row in a mode those KEY SHARE locks pass (and every revocation waits for), then the account's notes
+    // and trash, waiting for the writes under way, then the row FOR UPDATE. From then on a note or session inserted
+    // waits on its foreign key, then fails, instead of failing the deletion. notes.user_id has no ON DELETE CASCADE,
+    // so that a note never loses its owner by accident; the rest follows the account by cascade. A cycle this order
+    // cannot prevent (usage shards shared by two connections) ends in a deadlock error, and the deletion runs again
+    // (query.ts, inTransaction).
     deleteUser(userId, actor) {
-      return lockAccount(pool, userId, actor, 'UPDATE', false, async (query) => {
+      return lockAccount(pool, userId, actor, 'NO KEY UPDATE', false, async (query) => {
+        await query('users.lockNotes', 'SELECT count(*) FROM (SELECT 1 FROM notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
+        await query('users.lockTrash', 'SELECT count(*) FROM (SELECT 1 FROM trashed_notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
+        await query('users.lockToDelete', 'SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])
         await query('users.deleteNotes', 'DELETE FROM notes WHERE user_id = $1', [userId])
         await query('users.delete', 'DELETE FROM users WHERE id = $1', [userId])
         return true

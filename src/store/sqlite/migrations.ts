@@ -13,7 +13,8 @@ import { migration as m0012 } from './migrations/0012-account-usage-without-octe
 import { migration as m0014 } from './migrations/0014-trash-and-history.js'
 import { migration as m0015 } from './migrations/0015-change-feed.js'
 import { migration as m0016 } from './migrations/0016-search-index.js'
+import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
 
 export type Migration = DialectMigration<Database, void>
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012, m0014, m0015, m0016]
+export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012, m0014, m0015, m0016, m0017]

@@ -1,6 +1,6 @@
 // User queries of the SQLite driver (mirrors postgres/users.ts).
 import type { Database } from 'better-sqlite3'
-import { type AccountChange, type Actor, type Revocation, SessionEndedError, type SessionRecord, type StoreDriver, type UserRecord } from '../types.js'
+import { type AccountChange, type Actor, PasswordReplacedError, type Revocation, SessionEndedError, type SessionRecord, type StoreDriver, type UserRecord } from '../types.js'
 import type { Writes } from './index.js'
 import type { UserRow } from '../row-shapes.js'
 import { userFromRow } from './rows.js'
@@ -33,14 +33,15 @@ export function sqliteUsers(db: Database, { write, adding }: Writes, assertAdmit
   const byEmailKey = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email_key = ?')
   const byId = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?')
   // coalesce keeps a column whose parameter is NULL; SQLite's max() of two texts is the later
-  // ISO time, but NULL if either is NULL, hence the coalesce around the stored one.
+  // ISO time, but NULL if either is NULL, hence the coalesce around the stored one. @replacing:
+  // the hash the change replaces, else no row is changed (AccountChange.replacing).
   const change = db.prepare<[Record<string, unknown>], UserRow>(
     `UPDATE users SET
        full_name = coalesce(@fullName, full_name),
        password_hash = coalesce(@passwordHash, password_hash),
        tokens_not_before = CASE WHEN @notBefore IS NULL THEN tokens_not_before
                                 ELSE max(coalesce(tokens_not_before, ''), @notBefore) END
-     WHERE id = @userId
+     WHERE id = @userId AND (@replacing IS NULL OR password_hash = @replacing)
      RETURNING *`,
   )
   // `id IS NOT NULL` is true of every row: with no session to keep, all end.
@@ -62,7 +63,9 @@ export function sqliteUsers(db: Database, { write, adding }: Writes, assertAdmit
       fullName: fields.fullName ?? null,
       passwordHash: fields.passwordHash ?? null,
       notBefore: revocation?.notBefore ?? null,
+      replacing: fields.replacing ?? null,
     })
+    if (!row && fields.replacing !== undefined && byId.get(userId)) throw new PasswordReplacedError()
     if (row && revocation?.endSessions) endSessions.run(userId, revocation.keep ?? null)
     return row && userFromRow(row)
   })

@@ -15,7 +15,7 @@ import { ReplicaDb, deleteOtherReplicas } from './replica-db'
 
 export type { Client } from './feed'
 export { deleteReplica } from './replica-db'
-export { localSearch } from './offline-search'
+export { localMatcher, localSearch } from './offline-search'
 export { SyncIndicator } from './SyncIndicator'
 
 export interface SyncStatus {
