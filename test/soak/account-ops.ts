@@ -54,6 +54,7 @@ export const logoutEverywhere = (d: Device): Promise<boolean> =>
 export const changePassword = (d: Device): Promise<boolean> =>
   asEvent(d.account, async () => {
     const account = d.account
+    account.passwordEpoch++
     const candidates = [...account.passwords]
     const current = candidates[0]!
     const count = d.random.chance(0.3) ? 2 + d.random.below(3) : 1
@@ -76,6 +77,7 @@ export const changePassword = (d: Device): Promise<boolean> =>
     // Accepted: the current password was right, and one of the accepted is in force now. None accepted (the current
     // one sent may have been the wrong candidate): every candidate stays one.
     account.passwords = accepted.length > 0 ? [...accepted, ...unknown] : [...candidates, ...unknown]
+    account.passwordEpoch++
   })
 
 export const deleteAccount = (d: Device): Promise<boolean> =>

@@ -81,6 +81,7 @@ export class Device {
       const tried = [...this.account.passwords, ...this.account.refusedPasswords.keys()]
       for (const password of tried) {
         this.account.loginsInFlight++
+        const epoch = this.account.passwordEpoch
         const answer = await this.request('POST', '/login', { body: { email: this.account.email, password } }, '').finally(() => this.account.loginsInFlight--)
         if (answer.status === 200) {
           const token = answer.json.accessToken as string
@@ -91,7 +92,7 @@ export class Device {
           this.sid = sidOf(token)
           this.needsLogin = false
           this.account.loggedIn(this.sid, this.index, answer.sentAt, answer.answeredAt)
-          this.account.passwordWorked(password)
+          this.account.passwordWorked(password, epoch)
           return true
         }
         if (answer.status !== 400) break // no answer, 5xx: try again below

@@ -142,11 +142,17 @@ export class AccountModel {
     this.eventBusy = false
   }
 
-  /** The password a login succeeded with is the one in force. */
-  passwordWorked(password: string): void {
+  /** Moves on at the start and at the end of each password change: odd while one is in flight. */
+  passwordEpoch = 0
+
+  /**
+   * A login sent at `epoch` succeeded with `password`: it is the one in force, unless a password change started
+   * since the login was sent (the login may have been checked before it committed).
+   */
+  passwordWorked(password: string, epoch: number): void {
     const refused = this.refusedPasswords.get(password)
     if (refused) this.recorder.violate('nothing answered with an error is stored', `${this.label}: change-password answered ${refused}, yet its new password is in force`)
-    this.passwords = [password]
+    if (epoch === this.passwordEpoch && epoch % 2 === 0) this.passwords = [password]
   }
 
   /** The certain live and trashed notes of one device, by the token prefix of its notes. */
