@@ -1,16 +1,32 @@
 // What ends sessions, sent by a device among its note traffic (logout, delete-session, logout-everywhere,
 // change-password, delete-account) or by the operator (`users revoke-sessions`). Each records when its answer
 // arrived, which sessions it ended, and what it leaves uncertain when it gets no answer.
+import { performance } from 'node:perf_hooks'
 import { type SoakContext, type Device } from './device.js'
 import { cliRevoke } from './deployments.js'
 import { messageOf } from './http.js'
-import type { AccountModel } from './model.js'
+import type { AccountModel, TimelineEntry } from './model.js'
+
+/** Puts a request that may end sessions on the account's timeline; `settle` adds its answer. */
+function onTimeline(account: AccountModel, what: string, sid?: string): (a: { status: number; noAnswer?: string; answeredAt?: number }) => void {
+  const entry: TimelineEntry = { what, sentAt: performance.now(), ...(sid !== undefined && { sid }) }
+  account.timeline.push(entry)
+  return (a) => {
+    entry.answeredAt = a.answeredAt
+    entry.what += ` ${a.status || a.noAnswer}`
+  }
+}
 
 export async function logout(d: Device): Promise<void> {
   const sid = d.sid
+  const settle = onTimeline(d.account, 'logout', sid)
+  // The device's stream runs beside it: an open sent meanwhile may be refused before this answers.
+  d.account.loggingOut.add(sid)
   const a = await d.request('POST', '/logout')
+  settle(a)
   if (a.status === 200) d.account.ended(sid, a.answeredAt, 'logout')
   else if (a.status === 0) d.account.mayHaveEnded.add(sid)
+  d.account.loggingOut.delete(sid)
   d.needsLogin = true
 }
 
@@ -33,14 +49,18 @@ export const deleteSession = (d: Device): Promise<boolean> =>
     const others = [...d.account.sessions.entries()].filter(([sid, s]) => s.device !== d.index && !d.ctx.recorder.revokedAt.has(sid))
     if (others.length === 0) return
     const [sid] = others[others.length - 1 - d.random.below(Math.min(others.length, 3))]!
+    const settle = onTimeline(d.account, 'delete-session', sid)
     const a = await d.request('DELETE', `/delete-session/${sid}`)
+    settle(a)
     if (a.status === 200) d.account.ended(sid, a.answeredAt, 'delete-session')
     else if (a.status === 0) d.account.mayHaveEnded.add(sid)
   })
 
 export const logoutEverywhere = (d: Device): Promise<boolean> =>
   asEvent(d.account, async () => {
+    const settle = onTimeline(d.account, 'logout-everywhere')
     const a = await d.request('POST', '/logout-everywhere')
+    settle(a)
     if (a.status === 200) d.account.endedAll(a.sentAt, a.answeredAt, 'logout-everywhere')
     else if (a.status === 0) d.account.endedMaybe()
     d.needsLogin = true
@@ -59,7 +79,12 @@ export const changePassword = (d: Device): Promise<boolean> =>
     const current = candidates[0]!
     const count = d.random.chance(0.3) ? 2 + d.random.below(3) : 1
     const proposed = Array.from({ length: count }, () => `pw-${d.random.word(12)}`)
-    const answers = await Promise.all(proposed.map((newPassword) => d.request('PUT', '/change-password', { body: { currentPassword: current, newPassword } })))
+    const answers = await Promise.all(
+      proposed.map((newPassword) => {
+        const settle = onTimeline(account, `change-password (keeps ${d.sid.slice(-6)})`)
+        return d.request('PUT', '/change-password', { body: { currentPassword: current, newPassword } }).then((a) => (settle(a), a))
+      }),
+    )
     const accepted: string[] = []
     const unknown: string[] = []
     answers.forEach((a, i) => {
@@ -84,7 +109,9 @@ export const deleteAccount = (d: Device): Promise<boolean> =>
   asEvent(d.account, async () => {
     const account = d.account
     account.deletion = 'in flight'
+    const settle = onTimeline(account, 'delete-account')
     const a = await d.request('DELETE', '/delete-account', { body: { password: account.passwords[0] } })
+    settle(a)
     if (a.status === 200) {
       account.deletion = 'done'
       account.deletedAt = a.answeredAt
@@ -108,7 +135,9 @@ export const revokeByCli = (ctx: SoakContext, account: AccountModel): Promise<bo
   asEvent(account, async () => {
     account.loginsBlocked = true
     while (account.loginsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    const settle = onTimeline(account, 'users revoke-sessions')
     const run = await cliRevoke(ctx.deployment.cliEnv, account.email).finally(() => (account.loginsBlocked = false))
+    settle({ status: run.answeredAt === undefined ? 0 : 200, noAnswer: `exit ${run.code}`, ...(run.answeredAt !== undefined && { answeredAt: run.answeredAt }) })
     if (run.answeredAt !== undefined) {
       ctx.recorder.requests++
       account.endedAll(run.sentAt, run.answeredAt, 'users revoke-sessions')

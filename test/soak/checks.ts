@@ -73,7 +73,7 @@ async function storedState(d: Device): Promise<StoredState | string> {
 
 /** The notes as stored against the model of what was acknowledged. */
 function checkNotes(ctx: SoakContext, account: AccountModel, listing: NoteJson[], trash: NoteJson[]): void {
-  const lost = (detail: string) => ctx.recorder.violate('every acknowledged write is stored', `${account.label}: ${detail}`)
+  const lost = (detail: string): void => void ctx.recorder.violate('every acknowledged write is stored', `${account.label}: ${detail}`)
   const listed = new Map(listing.map((n) => [n._id, n]))
   const trashed = new Map(trash.map((n) => [n._id, n]))
   for (const note of account.notes.values()) {

@@ -1,8 +1,9 @@
 // One client of an account (a phone, a laptop): its own session, its own notes, a replica from get-changes and one
 // from a stream. It sends one request at a time, logs in again when its session has ended, and records every answer.
+import { performance } from 'node:perf_hooks'
 import type { Deployment } from './deployments.js'
 import { type Answer, type CallOptions, type Recorder, call, routeOf, sidOf } from './http.js'
-import type { AccountModel } from './model.js'
+import type { AccountModel, TimelineEntry } from './model.js'
 import { type Change, Replica, type StreamRecord, openLive, streamRecord, takeEvents } from './replica.js'
 import type { Random } from './settings.js'
 
@@ -57,14 +58,17 @@ export class Device {
         continue
       }
       this.ctx.recorder.record(route, answer, sid)
-      if (answer.status === 401 && sid) this.unauthorized(sid, route)
+      if (answer.status === 401 && sid) this.unauthorized(sid, route, answer)
       return answer
     }
   }
 
-  private unauthorized(sid: string, route: string): void {
+  private unauthorized(sid: string, route: string, answer: Answer): void {
+    this.account.timeline.push({ what: `401 to ${route}`, sentAt: answer.sentAt, answeredAt: answer.answeredAt, sid })
     if (!this.account.explains401(sid)) {
-      this.ctx.recorder.violate('a session ends only when something ended it', `${this.account.label}: ${route} answered 401 for a session nothing ended`)
+      const violation = this.ctx.recorder.violate('a session ends only when something ended it', `${this.account.label}: ${route} answered 401 for a session nothing ended`)
+      // What the account's sessions went through around it, completed once the traffic is over (see report.ts).
+      if (violation) this.account.unexplained401s.push({ violation, sid, at: answer.answeredAt })
       this.account.mayHaveEnded.add(sid) // said once per session
     }
     if (sid === this.sid) this.needsLogin = true
@@ -137,7 +141,7 @@ export class Device {
       }
       const { answer, stream } = await openLive(this.random.pick(bases), token, this.live)
       this.ctx.recorder.record('GET /stream-changes', answer, sidOf(token))
-      if (answer.status === 401) this.unauthorized(sidOf(token), 'GET /stream-changes')
+      if (answer.status === 401) this.unauthorized(sidOf(token), 'GET /stream-changes', answer)
       if (!stream) {
         if (answer.status === 410) this.live.copyFrom(this.pulled)
         // After a 401, wait for the device to log in again; after anything else, try again a moment later.
@@ -146,6 +150,9 @@ export class Device {
         continue
       }
       const record = streamRecord(this.account.label, token, answer.answeredAt, stream)
+      const opened: TimelineEntry = { what: 'stream', sentAt: answer.sentAt, answeredAt: answer.answeredAt, sid: sidOf(token) }
+      this.account.timeline.push(opened)
+      void stream.ended.then(() => (opened.endedAt = performance.now()))
       this.stream = record
       this.ctx.streams.push(record)
       this.ctx.recorder.figures.streams++

@@ -139,10 +139,13 @@ export class Recorder {
   }
 
   /** Records a broken invariant; past 20 of one invariant, only counts them (the report says how many). */
-  violate(invariant: string, detail: string): void {
+  violate(invariant: string, detail: string): { invariant: string; detail: string } | undefined {
     const count = (this.violationCounts.get(invariant) ?? 0) + 1
     this.violationCounts.set(invariant, count)
-    if (count <= 20) this.violations.push({ invariant, detail })
+    if (count > 20) return undefined
+    const violation = { invariant, detail }
+    this.violations.push(violation)
+    return violation
   }
 
   violationsOf(invariant: string): number {

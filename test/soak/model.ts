@@ -43,6 +43,17 @@ interface SessionEntry {
   loginAnsweredAt: number
 }
 
+/** One thing that happened to the account's sessions, for the report's account of an unexplained 401. */
+export interface TimelineEntry {
+  what: string
+  sentAt: number
+  answeredAt?: number
+  /** A stream's: when the soak saw it end. */
+  endedAt?: number
+  /** The session it concerns; none: every session of the account. */
+  sid?: string
+}
+
 /** An end of many sessions (sign-out everywhere, a password change, the CLI, account deletion) that answered. */
 interface WideEnd {
   sentAt: number
@@ -67,6 +78,12 @@ export class AccountModel {
   private readonly wideEnds: WideEnd[] = []
   /** Ends of sessions sent and not answered yet; a 401 meanwhile is explained. */
   endsInFlight = 0
+  /** Sessions whose own logout is in flight: a 401 for one of them meanwhile is explained. */
+  readonly loggingOut = new Set<string>()
+  /** What happened to the account's sessions, with the soak's times: the report's account of an unexplained 401. */
+  readonly timeline: TimelineEntry[] = []
+  /** 401s nothing explained when they came: their violation's detail gets the timeline at the end. */
+  readonly unexplained401s: Array<{ violation: { detail: string }; sid: string; at: number }> = []
   /** Logins wait while this is set, and how many are in flight: see revokeByCli. */
   loginsBlocked = false
   loginsInFlight = 0
@@ -96,6 +113,7 @@ export class AccountModel {
   /** A login answered with a session. */
   loggedIn(sid: string, device: number, sentAt: number, answeredAt: number): void {
     this.sessions.set(sid, { device, loginSentAt: sentAt, loginAnsweredAt: answeredAt })
+    this.timeline.push({ what: `login (device ${device})`, sentAt, answeredAt, sid })
     if (answeredAt > this.deletedAt) this.recorder.revoked(sid, this.deletedAt, 'delete-account')
     for (const end of this.wideEnds) if (sentAt < end.answeredAt && answeredAt > end.sentAt) this.mayHaveEnded.add(sid)
   }
@@ -128,7 +146,16 @@ export class AccountModel {
 
   /** Whether a 401 for `sid` has a cause the soak knows of. */
   explains401(sid: string): boolean {
-    return this.recorder.revokedAt.has(sid) || this.mayHaveEnded.has(sid) || this.endsInFlight > 0 || this.deletion !== 'none'
+    return this.recorder.revokedAt.has(sid) || this.mayHaveEnded.has(sid) || this.loggingOut.has(sid) || this.endsInFlight > 0 || this.deletion !== 'none'
+  }
+
+  /** The timeline of `sid` and of the account-wide events, around a 401 answered at `at` (times relative to it). */
+  timelineOf(sid: string, at: number): string {
+    const ms = (t: number | undefined) => (t === undefined ? '?' : `${t - at >= 0 ? '+' : ''}${(t - at).toFixed(0)}`)
+    return this.timeline
+      .filter((e) => (e.sid === undefined || e.sid === sid) && e.sentAt > at - 10_000 && e.sentAt < at + 10_000)
+      .map((e) => `${e.what}${e.sid === undefined ? '' : ` ${e.sid.slice(-6)}`} sent ${ms(e.sentAt)} answered ${ms(e.answeredAt)}${e.endedAt === undefined ? '' : ` ended ${ms(e.endedAt)}`}`)
+      .join('; ')
   }
 
   /** Takes the account-wide event slot; false when another event holds it. */

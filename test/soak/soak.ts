@@ -52,6 +52,7 @@ async function soak(deployment: Deployment, s: SoakSettings): Promise<{ recorder
     streamsOver = true
     await Promise.all(population.streamTasks)
     recorder.checkServedAfterRevocation()
+    for (const a of population.accounts) for (const u of a.unexplained401s) u.violation.detail += `; around it (ms): ${a.timelineOf(u.sid, u.at)}`
     await deployment.stop()
     checkStored(ctx, population.accounts, await readStoredAccounts(deployment, population.accounts.map((a) => a.userId)))
     const report = formatReport(deployment.store, s, recorder, {
