@@ -154,6 +154,7 @@ export class AccountModel {
     const ms = (t: number | undefined) => (t === undefined ? '?' : `${t - at >= 0 ? '+' : ''}${(t - at).toFixed(0)}`)
     return this.timeline
       .filter((e) => (e.sid === undefined || e.sid === sid) && e.sentAt > at - 10_000 && e.sentAt < at + 10_000)
+      .sort((x, y) => x.sentAt - y.sentAt)
       .map((e) => `${e.what}${e.sid === undefined ? '' : ` ${e.sid.slice(-6)}`} sent ${ms(e.sentAt)} answered ${ms(e.answeredAt)}${e.endedAt === undefined ? '' : ` ended ${ms(e.endedAt)}`}`)
       .join('; ')
   }
