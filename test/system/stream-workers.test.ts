@@ -5,9 +5,11 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { once } from 'node:events'
 import { type ChildServer, startChild } from '../support/child-server.js'
 import { type SseStream, changeOf, openStream } from '../support/sse.js'
 
@@ -65,6 +67,25 @@ function workerHolding(primary: number, serverPort: number, clientPort: number):
   assert.fail('no worker holds the connection')
 }
 
+/**
+ * Resolves once each of the primary's two workers has accepted a connection. The server answers as soon as one worker
+ * listens; while the other still starts, killing the first leaves no process listening, and node:cluster closes the
+ * port until a worker listens again (docs/operations.md, "Workers"): a reconnection then is refused.
+ */
+async function untilBothWorkersAccept(server: ChildServer): Promise<void> {
+  const seen = new Set<number>()
+  for (const deadline = Date.now() + 60_000; seen.size < 2; ) {
+    assert.ok(Date.now() < deadline, `both workers accept connections (seen ${[...seen].join(', ') || 'none'})`)
+    const socket = connect(server.port, '127.0.0.1')
+    await once(socket, 'connect')
+    // An answer proves a worker accepted the connection, so /proc names the worker holding it.
+    socket.write('GET /ready-probe HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await once(socket, 'data')
+    seen.add(workerHolding(server.pid, server.port, socket.localPort!))
+    socket.destroy()
+  }
+}
+
 describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, () => {
   let dataDir: string
   let server: ChildServer
@@ -73,6 +94,7 @@ describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, 
     dataDir = mkdtempSync(join(tmpdir(), 'notes-stream-workers-'))
     // Heartbeats (and their feed reads) out of the way: what arrives came through the bus.
     server = await startChild({ dataDir, env: { WORKERS: '2', STREAM_HEARTBEAT_MS: '60000' } })
+    await untilBothWorkersAccept(server)
   })
   after(async () => {
     streams.forEach((s) => s.close())
