@@ -9,6 +9,8 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import { type Socket, connect } from 'node:net'
 import { Readable } from 'node:stream'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { after, before, describe, it } from 'node:test'
 import { discardBody } from '../src/unread-body.js'
 import { type Account, type Harness, register, startHarness } from './support/harness.js'
@@ -303,18 +305,26 @@ describe('discardBody', () => {
 
   it('keeps none of what it reads: 512 MiB go through with memory growing by far less', async () => {
     const TOTAL = 512 * 1024 * 1024
+    // A full collection before each sample, so that what is measured is what is still reachable, not how lazily this
+    // release's collector frees what is not (Node.js 24 left up to 185 MiB of discarded chunks uncollected).
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    gc()
     const before = process.memoryUsage().arrayBuffers
     let peak = before
     let chunks = 0
     const outcome = await discardBody(
       stream(TOTAL, () => {
-        if (++chunks % 64 === 0) peak = Math.max(peak, process.memoryUsage().arrayBuffers)
+        if (++chunks % 512 === 0) {
+          gc()
+          peak = Math.max(peak, process.memoryUsage().arrayBuffers)
+        }
       }),
       TOTAL,
     )
     assert.equal(outcome, 'ended')
-    // Kept chunks would hold all 512 MiB; discarded ones are freed by the next collections.
-    assert.ok(peak - before < 160 * 1024 * 1024, `array buffers grew by ${((peak - before) / 1048576).toFixed(0)} MiB`)
+    // Kept chunks would hold all 512 MiB; discarded ones are unreachable at the next collection.
+    assert.ok(peak - before < 64 * 1024 * 1024, `array buffers still reachable grew by ${((peak - before) / 1048576).toFixed(0)} MiB`)
   })
 
   it('stops at its budget, and settles as closed when the connection goes first', async () => {
