@@ -25,7 +25,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
     if (failing) return
     failing = true
     const reason = err instanceof Error ? err.message : String(err)
-    log?.warn({ bus: driver, reason }, 'change bus: publishing failed; streams on other processes see changes at their next heartbeat until it works again')
+    log?.warn({ bus: driver, reason }, 'change bus: publishing failed; streams on other processes see changes through the version watch, within a second, until it works again')
   }
   return {
     driver,
@@ -62,7 +62,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
         lost(reason) {
           if (closed || !isLive) return
           isLive = false
-          log?.warn({ bus: driver, reason }, 'change bus lost: streams see changes made on other processes at their next heartbeat until it is back')
+          log?.warn({ bus: driver, reason }, 'change bus lost: streams see changes made on other processes through the version watch, within a second, until it is back')
         },
       })
     },

@@ -1,6 +1,6 @@
 // The one place that publishes: a Store whose writes, once committed, publish what store/methods.ts says. Every write
 // of the service goes through the Store the app holds, so none can forget; writes of other processes that do not
-// publish (the CLI's import) reach streams at their next heartbeat, when each reads the feed again.
+// publish (the CLI's import) reach streams through the version watch (services/version-watch.ts), within a second.
 import type { Store } from '../../store/types.js'
 import type { ChangeBus, ChangeKind } from '../change-bus.js'
 import { STORE_METHODS, type Publishes } from '../../store/methods.js'
