@@ -56,13 +56,21 @@ export function mapped(err: unknown): unknown {
 /** A query function that prepares each named statement once per connection and maps outages. */
 export function queryOver(pool: pg.Pool): Query {
   return async <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => {
-    for (let run = 1; ; run++) {
-      try {
-        return await pool.query<R>({ name, text, values })
-      } catch (err) {
-        if (run < RUNS_ON_DEADLOCK && mustRunAgain(err)) continue
-        throw mapped(err)
-      }
+    try {
+      return await runAgainOnDeadlock(() => pool.query<R>({ name, text, values }))
+    } catch (err) {
+      throw mapped(err)
+    }
+  }
+}
+
+/** `run`'s answer; `run` again, from its start, while a deadlock or serialization failure ends it (mustRunAgain). */
+async function runAgainOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let runs = 1; ; runs++) {
+    try {
+      return await run()
+    } catch (err) {
+      if (runs >= RUNS_ON_DEADLOCK || !mustRunAgain(err)) throw err
     }
   }
 }
@@ -96,14 +104,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     throw mapped(err)
   })
   try {
-    for (let run = 1; ; run++) {
-      try {
-        return await transaction(client, () => work(client))
-      } catch (err) {
-        if (run < RUNS_ON_DEADLOCK && mustRunAgain(err)) continue
-        throw err
-      }
-    }
+    return await runAgainOnDeadlock(() => transaction(client, () => work(client)))
   } catch (err) {
     throw mapped(err)
   } finally {
