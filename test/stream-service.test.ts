@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { defaultConfig } from '../src/config.js'
-import { type BusTransport, type ChangeBus, type ChangeEvent, type TransportEvents, decodeEvent, encodeEvent } from '../src/services/change-bus.js'
+import { type BusTransport, type ChangeBus, type ChangeEvent, type TransportEvents, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from '../src/services/change-bus.js'
 import { inProcessBus } from '../src/services/change-bus/in-process.js'
 import { busOverTransport } from '../src/services/change-bus/over-transport.js'
 import { publishingStore } from '../src/services/change-bus/publishing.js'
@@ -195,13 +195,50 @@ async function responseFor(prepared: Awaited<ReturnType<LiveStreams['prepare']>>
 }
 
 describe('the bus between processes', () => {
-  it('encodes and decodes every event, and ignores texts it did not write', () => {
+  it('encodes and decodes every list of events, and ignores texts it did not write', () => {
+    const event = fc.record({ kind: fc.constantFrom('notes' as const, 'sessions' as const), userId: fc.string(), publishedAt: fc.nat() }).map((e) => ({ ...e }))
     fc.assert(
-      fc.property(fc.constantFrom('notes' as const, 'sessions' as const), fc.string(), fc.nat(), fc.string(), (kind, userId, publishedAt, origin) => {
-        assert.deepEqual(decodeEvent(encodeEvent({ kind, userId, publishedAt }, origin)), { event: { kind, userId, publishedAt }, origin })
+      fc.property(fc.array(event, { minLength: 1, maxLength: EVENTS_PER_TEXT }), fc.string(), (events, origin) => {
+        assert.deepEqual(decodeEvents(encodeEvents(events, origin)), { events, origin })
       }),
     )
-    for (const text of ['', 'null', '{}', '["x","u",1,"o"]', '["n",1,1,"o"]', '["n","u","1","o"]', '["n","u",1]']) assert.equal(decodeEvent(text), undefined)
+    // The largest text fits PostgreSQL's NOTIFY payload (under 8000 bytes) with ids as long as the service makes them.
+    const longest = Array.from({ length: EVENTS_PER_TEXT }, () => ({ kind: 'sessions' as const, userId: 'f'.repeat(24), publishedAt: Date.now() }))
+    assert.ok(Buffer.byteLength(encodeEvents(longest, 'f'.repeat(16))) < 8000)
+    const texts = ['', 'null', '{}', '[]', '["x","u",1,"o"]', '["n",1,1,"o"]', '["n","u","1","o"]', '["n","u",1]', '[["n","u",1,"o"],["n","v",1,"p"]]', '[["n","u",1,"o"],"x"]']
+    for (const text of texts) assert.equal(decodeEvents(text), undefined, text)
+  })
+
+  it('sends one text at a time: what is published meanwhile leaves in the next, once per account and kind', async () => {
+    const transport = fakeTransport()
+    const releases: Array<() => void> = []
+    transport.send = (text) => {
+      transport.sent.push(text)
+      return new Promise((resolve) => releases.push(resolve))
+    }
+    const bus = busOverTransport('fake', transport)
+    await started(bus, transport)
+    const kinds = ['notes', 'sessions'] as const
+    const published = Array.from({ length: 200 }, (_, i) => ({ kind: kinds[i % 2]!, userId: `u${i % 70}`, publishedAt: i }))
+    for (const event of published) bus.publish(event)
+    assert.equal(transport.sent.length, 1, 'the first goes at once, the others wait for it')
+    while (releases.length > 0) {
+      releases.shift()!()
+      await settle()
+    }
+    const sent = transport.sent.map((text) => decodeEvents(text)!.events)
+    assert.ok(sent.every((events) => events.length <= EVENTS_PER_TEXT))
+    const keysOf = (events: ChangeEvent[]) => events.map((e) => `${e.kind}:${e.userId}`)
+    for (const events of sent) assert.equal(new Set(keysOf(events)).size, events.length, 'each account and kind once in a text')
+    const distinct = new Set(keysOf(published))
+    assert.deepEqual(new Set(keysOf(sent.flat())), distinct)
+    // The first event alone, then every account and kind that waited for it (the first's again among them).
+    assert.deepEqual(sent.map((events) => events.length), [1, EVENTS_PER_TEXT, distinct.size - EVENTS_PER_TEXT])
+    // Once the queue is empty, the next event leaves at once again.
+    bus.publish({ kind: 'notes', userId: 'later', publishedAt: 1 })
+    assert.equal(decodeEvents(transport.sent.at(-1)!)!.events[0]!.userId, 'later')
+    releases.shift()!()
+    await bus.close()
   })
 
   it("delivers its own events at once, others' when they arrive, and drops its own echoes", async () => {
@@ -218,7 +255,7 @@ describe('the bus between processes', () => {
     events.receive(transport.sent[0]!)
     assert.deepEqual(got, [mine], 'its own echo is not delivered twice')
     const theirs = { kind: 'sessions' as const, userId: 'v', publishedAt: 2 }
-    events.receive(encodeEvent(theirs, 'another process'))
+    events.receive(encodeEvents([theirs], 'another process'))
     assert.deepEqual(got, [mine, theirs])
     await bus.close()
   })

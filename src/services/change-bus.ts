@@ -40,9 +40,9 @@ export interface TransportEvents {
   lost(reason: string): void
 }
 
-/** What a driver moves between processes: one text per event, and word of its connection. */
+/** What a driver moves between processes: texts of events, and word of its connection. */
 export interface BusTransport {
-  /** Rejects when the event could not be handed over (the bus logs it and moves on). */
+  /** Rejects when the text could not be handed over (the bus logs it and moves on). */
   send(text: string): Promise<void>
   /** Starts receiving; resolves once listening or once a first attempt failed (the transport retries). */
   start(events: TransportEvents): Promise<void>
@@ -54,21 +54,37 @@ export type BusLog = Record<'info' | 'warn', (obj: object, msg: string) => void>
 
 const KINDS: Record<string, ChangeKind> = { n: 'notes', s: 'sessions' }
 
-/** A short text, well under PostgreSQL's 8000-byte NOTIFY payload: kind, account, time and the sending process. */
-export function encodeEvent(event: ChangeEvent, origin: string): string {
-  return JSON.stringify([event.kind === 'notes' ? 'n' : 's', event.userId, event.publishedAt, origin])
+/**
+ * How many events one text carries at most: about 60 bytes each, so a text stays well under PostgreSQL's 8000-byte
+ * NOTIFY payload.
+ */
+export const EVENTS_PER_TEXT = 64
+
+/** One text for one or more events of one process: one event's fields, or a list of them. */
+export function encodeEvents(events: readonly ChangeEvent[], origin: string): string {
+  const fields = events.map((event) => [event.kind === 'notes' ? 'n' : 's', event.userId, event.publishedAt, origin])
+  return JSON.stringify(fields.length === 1 ? fields[0] : fields)
 }
 
-/** The event and its origin, or undefined for a text this build did not write (another version during an upgrade). */
-export function decodeEvent(text: string): { event: ChangeEvent; origin: string } | undefined {
+/** The events and their origin, or undefined for a text this build did not write (another version during an upgrade). */
+export function decodeEvents(text: string): { events: ChangeEvent[]; origin: string } | undefined {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (!Array.isArray(parsed) || parsed.length < 4) return undefined
-  const [k, userId, publishedAt, origin] = parsed as unknown[]
+  if (!Array.isArray(parsed)) return undefined
+  const list: unknown[] = parsed.every(Array.isArray) ? parsed : [parsed]
+  const decoded = list.map(decodeOne)
+  const origin = decoded[0]?.origin
+  if (origin === undefined || decoded.some((d) => d === undefined || d.origin !== origin)) return undefined
+  return { events: decoded.map((d) => d!.event), origin }
+}
+
+function decodeOne(fields: unknown): { event: ChangeEvent; origin: string } | undefined {
+  if (!Array.isArray(fields) || fields.length < 4) return undefined
+  const [k, userId, publishedAt, origin] = fields as unknown[]
   const kind = typeof k === 'string' ? KINDS[k] : undefined
   if (!kind || typeof userId !== 'string' || typeof publishedAt !== 'number' || typeof origin !== 'string') return undefined
   return { event: { kind, userId, publishedAt }, origin }

@@ -1,7 +1,10 @@
 // A bus between processes over one driver's transport (cluster IPC, PostgreSQL NOTIFY, Redis pub/sub): this process's
 // listeners get its own events at once, the transport carries them to the others, and echoes of its own are dropped.
+// One text is in flight at a time: events published meanwhile wait for it and leave together, one per account and
+// kind, in the next text. A quiet process sends each event at once; a busy one sends one text per round trip instead
+// of one per write, which on PostgreSQL is one pg_notify query (docs/performance.md, "The change bus's cost").
 import { randomBytes } from 'node:crypto'
-import { type BusLog, type BusTransport, type ChangeBus, decodeEvent, encodeEvent } from '../change-bus.js'
+import { type BusLog, type BusTransport, type ChangeBus, type ChangeEvent, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from '../change-bus.js'
 import { Listeners } from './listeners.js'
 
 export interface TransportBus extends ChangeBus {
@@ -16,7 +19,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
   let closed = false
   /** Set while sends fail, so that a lost transport is one warning, not one per write. */
   let failing = false
-  const sent = () => {
+  const worked = () => {
     if (!failing) return
     failing = false
     log?.info({ bus: driver }, 'change bus: publishing works again')
@@ -27,18 +30,33 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
     const reason = err instanceof Error ? err.message : String(err)
     log?.warn({ bus: driver, reason }, 'change bus: publishing failed; streams on other processes see changes through the version watch, within a second, until it works again')
   }
+  /** Events waiting for the text in flight, one per kind and account: a notice says "look again", once is enough. */
+  const waiting = new Map<string, ChangeEvent>()
+  let sending = false
+  const sendWaiting = () => {
+    if (closed || waiting.size === 0) {
+      sending = false
+      return
+    }
+    sending = true
+    const batch = [...waiting.values()].slice(0, EVENTS_PER_TEXT)
+    for (const event of batch) waiting.delete(`${event.kind}\u0000${event.userId}`)
+    let sent: Promise<void>
+    try {
+      sent = transport.send(encodeEvents(batch, origin))
+    } catch (err) {
+      sent = Promise.reject(err instanceof Error ? err : new Error(String(err)))
+    }
+    sent.then(worked, failed).finally(sendWaiting)
+  }
   return {
     driver,
     publish(event) {
       if (closed) return
       listeners.change(event)
-      let sending: Promise<void>
-      try {
-        sending = transport.send(encodeEvent(event, origin))
-      } catch (err) {
-        sending = Promise.reject(err instanceof Error ? err : new Error(String(err)))
-      }
-      sending.then(sent, failed)
+      const key = `${event.kind}\u0000${event.userId}`
+      if (!waiting.has(key)) waiting.set(key, event)
+      if (!sending) sendWaiting()
     },
     subscribe: (listener) => listeners.add(listener),
     start(startLog) {
@@ -47,8 +65,9 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
       let isLive = false
       return transport.start({
         receive(text) {
-          const received = decodeEvent(text)
-          if (!closed && received && received.origin !== origin) listeners.change(received.event)
+          const received = decodeEvents(text)
+          if (closed || !received || received.origin === origin) return
+          for (const event of received.events) listeners.change(event)
         },
         live() {
           if (closed || isLive) return
