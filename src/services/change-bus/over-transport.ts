@@ -2,7 +2,8 @@
 // listeners get its own events at once, the transport carries them to the others, and echoes of its own are dropped.
 // One text is in flight at a time: events published meanwhile wait for it and leave together, one per account and
 // kind, in the next text. A quiet process sends each event at once; a busy one sends one text per round trip instead
-// of one per write, which on PostgreSQL is one pg_notify query (docs/performance.md, "The change bus's cost").
+// of one per write, which on PostgreSQL is one pg_notify query (docs/performance.md, "The change bus's cost, and
+// where PostgreSQL's write time goes").
 import { randomBytes } from 'node:crypto'
 import { type BusLog, type BusTransport, type ChangeBus, type ChangeEvent, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from '../change-bus.js'
 import { Listeners } from './listeners.js'
