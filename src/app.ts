@@ -192,7 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('tokenIssuedAt', 0)
   app.decorateRequest('versionsChecked', undefined)
   accountRoutes(app, accounts, authenticate)
-  // No search thread starts before the first search; closing the app ends them.
+  // No search thread starts before the first search, and they stay from then on; closing the app ends them.
   const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
   app.addHook('onClose', () => searches.close())
   const notes = new NoteService(store, searches, config.noteQuota, config.retention)

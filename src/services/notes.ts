@@ -136,6 +136,7 @@ export class NoteService {
 
   /** RE2 runs on the search threads (search-pool.ts): a refused or over-budget pattern is a 400; no thread in time, a 503. */
   async searchJson(userId: string, query: string): Promise<string> {
+    await this.searches.started()
     const search = this.searches.start(query)
     try {
       return await this.store.searchNotesJson(userId, search)

@@ -20,20 +20,42 @@ export const SEARCH_BUSY = 'Too many searches are running: try again shortly'
 const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
 
 export class SearchPool {
-  readonly threads: Piscina<MatchTask, MatchResult>
   /** Searches admitted, counted until the last task of each has settled. */
   underWay = 0
+  private pool: Piscina<MatchTask, MatchResult> | undefined
+  private starting: Promise<void> | undefined
 
-  constructor(readonly limits: SearchLimits) {
-    this.threads = new Piscina<MatchTask, MatchResult>({
+  constructor(readonly limits: SearchLimits) {}
+
+  /** Made at the first search, not before: an instance that is never searched starts no thread. */
+  get threads(): Piscina<MatchTask, MatchResult> {
+    this.pool ??= new Piscina<MatchTask, MatchResult>({
       filename: WORKER,
-      minThreads: 0,
-      maxThreads: limits.threads,
-      idleTimeout: 60_000,
+      // Once started, they stay: a thread started inside a search's budget spends it on starting, which on a busy
+      // machine is longer than the budget, and the search would be refused as if every thread were busy.
+      minThreads: this.limits.threads,
+      maxThreads: this.limits.threads,
       // A thread only copies texts in and numbers out: a small young generation is enough (docs/performance.md, "Memory").
       resourceLimits: { maxYoungGenerationSizeMb: 6 },
       // No niceIncrement: at a lower priority than the main thread's, a busy main thread starves them.
     })
+    return this.pool
+  }
+
+  /**
+   * Resolves once a thread has run a task: a search waits for it before its budget starts, since starting a thread is
+   * the server's cost, neither the pattern's (400) nor a sign that every thread is busy (503). Tried again after a
+   * failure.
+   */
+  started(): Promise<void> {
+    this.starting ??= this.threads.run({ pattern: '', texts: [], control: new Int32Array(new SharedArrayBuffer(4)), deadline: Infinity }).then(
+      () => {},
+      (err: unknown) => {
+        this.starting = undefined
+        throw err
+      },
+    )
+    return this.starting
   }
 
   /** An admitted search, or a 400 or 503; the caller calls end() when the search is over, answered or failed. */
@@ -48,7 +70,7 @@ export class SearchPool {
 
   /** Ends the threads; one inside a long RE2 call ends when the call returns. */
   close(): Promise<void> {
-    return this.threads.destroy()
+    return this.pool?.destroy() ?? Promise.resolve()
   }
 
   busy(): ContractError {
