@@ -52,23 +52,6 @@ const COSTLY = [
 const isRefusal = (message: RegExp) => (err: unknown) => err instanceof ContractError && err.statusCode === 400 && message.test(err.message)
 const TOO_COMPLEX = /^query is too complex: its estimated cost is \d+ \(at most 1000\); large counted repetitions such as \{1000\} multiply the cost of what they repeat$/
 
-/** Waits until the pool's thread has started (under tsx on a busy machine, longer than a budget). */
-async function warm(pool: SearchPool): Promise<void> {
-  await eventually('a search thread started', async () => {
-    let search
-    try {
-      search = pool.start('a')
-      await search.matchPage([])
-      return true
-    } catch {
-      return false
-    } finally {
-      search?.end()
-    }
-  }, 60_000)
-  await eventually('the place given back', async () => pool.underWay === 0)
-}
-
 describe('search cost estimate', () => {
   it('accepts the patterns people type, up to 500 characters of literals', () => {
     for (const pattern of ORDINARY) {
@@ -139,7 +122,7 @@ describe('search cost estimate', () => {
 describe('search cost bound (pool)', () => {
   const BUDGET_MS = 500
   const pool = new SearchPool({ threads: 1, queue: 0, timeoutMs: BUDGET_MS })
-  before(() => warm(pool))
+  before(() => pool.started())
   after(() => pool.close())
 
   it('refuses a costly pattern with 400 at once, before RE2 compiles it: no thread, no place among the searches', () => {

@@ -14,23 +14,6 @@ import { eventually } from './support/eventually.js'
 const LARGEST = '漢字'.repeat(50_000)
 const COSTLY_ACCEPTED = '\\pL{19}!'
 
-/** Waits until the pool's thread has started: under tsx on a busy machine that takes longer than the budget. */
-async function warm(pool: SearchPool): Promise<void> {
-  await eventually('a search thread started', async () => {
-    let search
-    try {
-      search = pool.start('a')
-      await search.matchPage([])
-      return true
-    } catch {
-      return false // 503: still starting (or the previous try's place not given back yet)
-    } finally {
-      search?.end()
-    }
-  }, 60_000)
-  await eventually('the place given back', async () => pool.underWay === 0)
-}
-
 describe('search pool', () => {
   const pool = new SearchPool({ threads: 1, queue: 4, timeoutMs: 300 })
   /** No queue: one search under way fills it; a budget shorter than one RE2 call of COSTLY_ACCEPTED. */
@@ -44,7 +27,7 @@ describe('search pool', () => {
     err instanceof ContractError && err.statusCode === status && (typeof message === 'string' ? err.message === message : message.test(err.message))
 
   it('answers which notes match in title or content, case-insensitively, by code point', async () => {
-    await warm(pool)
+    await pool.started()
     const search = pool.start('straße|^é.$')
     try {
       const notes = [
@@ -74,7 +57,7 @@ describe('search pool', () => {
 
   it('answers 400 at the budget, and holds the place until the thread has stopped', async () => {
     const pool = single
-    await warm(pool)
+    await pool.started()
     const search = pool.start(COSTLY_ACCEPTED)
     const started = performance.now()
     await assert.rejects(search.matchPage([{ title: 'x', content: LARGEST }, { title: 'y', content: LARGEST }]), refusal(400, 'Search took longer than 100 ms: use a simpler pattern'))
@@ -102,7 +85,7 @@ describe('search pool', () => {
 
   it('stops a page read ahead at the search\'s deadline too: the thread is free after the call in progress', async () => {
     const pool = longer
-    await warm(pool)
+    await pool.started()
     const search = pool.start(COSTLY_ACCEPTED)
     const page = () => Array.from({ length: 16 }, (_, i) => ({ title: `t${i}`, content: LARGEST }))
     const started = performance.now()

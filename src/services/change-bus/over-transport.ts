@@ -33,6 +33,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
   }
   /** Events waiting for the text in flight, one per kind and account: a notice says "look again", once is enough. */
   const waiting = new Map<string, ChangeEvent>()
+  const keyOf = (event: ChangeEvent) => `${event.kind}\u0000${event.userId}`
   let sending = false
   const sendWaiting = () => {
     if (closed || waiting.size === 0) {
@@ -41,7 +42,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
     }
     sending = true
     const batch = [...waiting.values()].slice(0, EVENTS_PER_TEXT)
-    for (const event of batch) waiting.delete(`${event.kind}\u0000${event.userId}`)
+    for (const event of batch) waiting.delete(keyOf(event))
     let sent: Promise<void>
     try {
       sent = transport.send(encodeEvents(batch, origin))
@@ -55,7 +56,7 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
     publish(event) {
       if (closed) return
       listeners.change(event)
-      const key = `${event.kind}\u0000${event.userId}`
+      const key = keyOf(event)
       if (!waiting.has(key)) waiting.set(key, event)
       if (!sending) sendWaiting()
     },
