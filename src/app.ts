@@ -151,7 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (err instanceof ContractError) answer = err
     else if (err.validation) {
       const context = err.validationContext ?? 'body'
-      answer = contractErrorFromValidation(err.validation, context, context === 'body' ? request.body : undefined)
+      answer = contractErrorFromValidation(err.validation, context, request)
     } else if (err instanceof StoreUnavailableError) {
       request.log.error({ err }, 'store unavailable')
       answer = new ContractError(503, DATABASE_UNREACHABLE)

@@ -1,5 +1,5 @@
-// Error bodies are serialised through the documented response schemas (src/schemas/
-// error-responses.ts). This pins their exact bytes, key order included, as the error handler
+// Error bodies are serialised through the documented response schemas (each feature's file in
+// src/schemas/). This pins their exact bytes, key order included, as the error handler
 // wrote them before any schema existed, so documenting them can never change what clients read.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'

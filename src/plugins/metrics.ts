@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { BruteForceGuard } from '../services/brute-force.js'
 import type { StreamMetrics } from '../services/streams.js'
-import { operatorOperation } from '../schemas/operations.js'
+import { metrics as metricsSchema } from '../schemas/metrics.js'
 import type { Store } from '../store/types.js'
 import { CellHistogram, type HistogramCell } from './metric-cells.js'
 
@@ -198,12 +198,8 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
 
 /** /metrics on the API's port, when METRICS_PORT is unset. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const description = 'Prometheus text format. Off with METRICS_ENABLED=false; moved off this port by METRICS_PORT.'
   app.get('/metrics', {
-    schema: {
-      ...operatorOperation('metrics', 'Prometheus metrics', description),
-      response: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
-    },
+    schema: metricsSchema,
     handler: async (_request, reply) => {
       const text = await metrics.registry.metrics()
       return reply.type(metrics.registry.contentType).send(text)

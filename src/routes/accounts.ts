@@ -1,23 +1,17 @@
-import { type Static, Type } from '@sinclair/typebox'
+// POST /create-account, POST /login and GET /get-user (docs/contract.md, "Endpoints"): thin handlers over AccountService.
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
 import { type AccountService, USER_EXISTS } from '../services/accounts.js'
-import { email, fullName, password } from '../schemas/fields.js'
-import { errorResponses as errors } from '../schemas/error-responses.js'
-import { operations as about } from '../schemas/operations.js'
-import { CreateAccountOk, GetUserOk, LoginOk } from '../schemas/responses.js'
+import { createAccount, getUser, login } from '../schemas/accounts.js'
 import { dropFalsyFields } from './falsy.js'
 
-// `required` order is the order of the answers: fullName, then email, then password.
-const CreateAccountBody = Type.Object({ fullName, email, password }, { required: ['fullName', 'email', 'password'] })
-const LoginBody = Type.Object({ email, password }, { required: ['email', 'password'] })
-
 export function accountRoutes(app: FastifyInstance, accounts: AccountService, authenticate: Authenticate): void {
-  app.post<{ Body: Static<typeof CreateAccountBody> }>('/create-account', {
+  app.post<{ Body: Static<typeof createAccount.body> }>('/create-account', {
     // Closed registration answers 403 whatever the body: checked before it is read.
     onRequest: async () => accounts.assertRegistrationOpen(),
     preValidation: dropFalsyFields,
-    schema: { ...about.createAccount, body: CreateAccountBody, response: { 200: CreateAccountOk, ...errors.createAccount } },
+    schema: createAccount,
     handler: async (request) => {
       const result = await accounts.register(request.body, { ip: request.ip, userAgent: request.headers['user-agent'] })
       if (!result.created) return { error: true, message: USER_EXISTS }
@@ -25,9 +19,9 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
     },
   })
 
-  app.post<{ Body: Static<typeof LoginBody> }>('/login', {
+  app.post<{ Body: Static<typeof login.body> }>('/login', {
     preValidation: dropFalsyFields,
-    schema: { ...about.login, body: LoginBody, response: { 200: LoginOk, ...errors.login } },
+    schema: login,
     handler: async (request) => {
       const origin = { ip: request.ip, userAgent: request.headers['user-agent'] }
       const { email, accessToken } = await accounts.login(request.body.email, request.body.password, origin)
@@ -37,7 +31,7 @@ export function accountRoutes(app: FastifyInstance, accounts: AccountService, au
 
   app.get('/get-user', {
     onRequest: authenticate,
-    schema: { ...about.getUser, response: { 200: GetUserOk, ...errors.getUser } },
+    schema: getUser,
     // The hook has read the account. Synchronous: an async handler costs a promise per request.
     handler: (request, reply) => reply.send({ user: request.user, message: '' }),
   })

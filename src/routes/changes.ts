@@ -1,21 +1,12 @@
 // GET /get-changes (docs/contract.md, "Change feed"): a thin handler over services/changes.ts. The notes are the stored
 // JSON the listing sends, so the body is joined as text, as the listing's is.
-import { type Static, Type } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
-import { errorResponses as errors } from '../schemas/error-responses.js'
-import { operations as about } from '../schemas/operations.js'
-import { ChangesOk } from '../schemas/responses.js'
+import { LIMIT_OUT_OF_RANGE, getChanges } from '../schemas/changes.js'
 import { CHANGES_LIMIT, type ChangesAnswer, readChanges } from '../services/changes.js'
 import type { Store } from '../store/types.js'
 import { badRequest } from '../errors.js'
-import { RANGE_MESSAGES } from '../schemas/fields.js'
-
-const ChangesQuery = Type.Object({
-  since: Type.Optional(Type.String({ maxLength: 100, description: 'A cursor from an earlier answer; absent: every note.' })),
-  // The query string is not coerced (app.ts): a number is its digits.
-  limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `1 to ${CHANGES_LIMIT.max}; ${CHANGES_LIMIT.default} when absent.` })),
-})
 
 /** The 200 body as JSON text: each note as stored, never parsed and written again. */
 export function changesBody(answer: ChangesAnswer): string {
@@ -24,13 +15,13 @@ export function changesBody(answer: ChangesAnswer): string {
 }
 
 export function changeRoutes(app: FastifyInstance, store: Store, authenticate: Authenticate): void {
-  app.get<{ Querystring: Static<typeof ChangesQuery> }>('/get-changes', {
+  app.get<{ Querystring: Static<typeof getChanges.querystring> }>('/get-changes', {
     onRequest: authenticate,
-    schema: { ...about.getChanges, querystring: ChangesQuery, response: { 200: ChangesOk, ...errors.getChanges } },
+    schema: getChanges,
     handler: async (request, reply) => {
       const { since } = request.query
       const limit = request.query.limit === undefined ? CHANGES_LIMIT.default : Number(request.query.limit)
-      if (limit > CHANGES_LIMIT.max) throw badRequest(RANGE_MESSAGES.limit!)
+      if (limit > CHANGES_LIMIT.max) throw badRequest(LIMIT_OUT_OF_RANGE)
       const answer = await readChanges(store, request.user._id, since, limit)
       return reply.type('application/json; charset=utf-8').send(changesBody(answer))
     },

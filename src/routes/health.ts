@@ -1,23 +1,16 @@
 // GET /healthz (the process answers) and GET /readyz (the store answers too, in bounded time: a hung database fails it).
-import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { operatorOperation } from '../schemas/operations.js'
+import { healthz, readyz } from '../schemas/health.js'
 import type { Store } from '../store/types.js'
-
-const Up = Type.Object({ status: Type.Literal('ok') }, { description: 'Up.' })
-const Down = Type.Object(
-  { status: Type.Literal('unavailable'), message: Type.String() },
-  { description: 'The store does not answer; the service cannot serve requests.' },
-)
 
 export function healthRoutes(app: FastifyInstance, store: Store, readinessTimeoutMs = 2000): void {
   app.get('/healthz', {
-    schema: { ...operatorOperation('healthz', 'Liveness: the process answers'), response: { 200: Up } },
+    schema: healthz,
     handler: async () => ({ status: 'ok' as const }),
   })
 
   app.get('/readyz', {
-    schema: { ...operatorOperation('readyz', 'Readiness: the store answers'), response: { 200: Up, 503: Down } },
+    schema: readyz,
     handler: async (request, reply) => {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_resolve, reject) => {

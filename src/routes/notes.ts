@@ -1,24 +1,14 @@
 // The note endpoints (docs/contract.md, "Endpoints"): they parse, call NoteService (the rules) and shape the reply.
-import { type Static, Type } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { type Authenticate, sendUnauthorized } from '../plugins/auth.js'
 import type { NoteService } from '../services/notes.js'
 import type { JsonText } from '../store/types.js'
-import { noteIdParams, query } from '../schemas/fields.js'
-import { noteInput } from '../note-shape.js'
-import { errorResponses as errors } from '../schemas/error-responses.js'
-import { operations as about } from '../schemas/operations.js'
-import { NoteOk, NotesOk } from '../schemas/responses.js'
+import { addNote, deleteNote, editNote, getAllNotes, pinNote, searchNotes } from '../schemas/notes.js'
 import { dropFalsyFields, dropFalsyQueryFields, emptyBodyIsObject } from './falsy.js'
 import { expectedOf, withVersion } from './if-match.js'
 
-// A note is added unpinned; title and content are required, every other field is optional.
-const { title, content, isPinned, ...optional } = noteInput
-const AddNoteBody = Type.Composite([Type.Object({ title, content }), Type.Partial(Type.Object(optional))])
-const EditNoteBody = Type.Partial(Type.Object(noteInput))
-const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
-const SearchQuery = Type.Object({ query }, { required: ['query'] })
-type Params = Static<typeof noteIdParams>
+type Params = Static<typeof editNote.params>
 
 const TRAILING_SPACE_500 = { internalErrorMessage: 'Internal Server Error ' }
 
@@ -32,10 +22,10 @@ const notesBody = (message: string) => {
     bytes: (notes: Buffer): Buffer => Buffer.concat([headBytes, notes, tailBytes]),
   }
 }
-const FOUND = notesBody('Notes matching the search query retrieved successfully').text
+const searchBody = notesBody('Notes matching the search query retrieved successfully').text
 
 /** The listing's body, made once per cached Buffer (the same while the notes are unchanged), held weakly (docs/performance.md). */
-const LISTED = (() => {
+const listingBody = (() => {
   const wrap = notesBody('All notes retrieved successfully')
   const bodies = new WeakMap<Buffer, Buffer>()
   return (notes: JsonText): JsonText => {
@@ -53,10 +43,10 @@ function sendJson(reply: FastifyReply, body: JsonText): FastifyReply {
 }
 
 export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
-  app.post<{ Body: Static<typeof AddNoteBody> }>('/add-note', {
+  app.post<{ Body: Static<typeof addNote.body> }>('/add-note', {
     onRequest: authenticate,
     preValidation: dropFalsyFields,
-    schema: { ...about.addNote, body: AddNoteBody, response: { 200: NoteOk, ...errors.addNote } },
+    schema: addNote,
     handler: async (request, reply) => {
       const note = await notes.add(request.user._id, request.body)
       // The account was deleted after the authenticate hook found it: 401, as the hook answers.
@@ -65,11 +55,11 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     },
   })
 
-  app.put<{ Body: Static<typeof EditNoteBody>; Params: Params }>('/edit-note/:noteId', {
+  app.put<{ Body: Static<typeof editNote.body>; Params: Params }>('/edit-note/:noteId', {
     onRequest: authenticate,
     preValidation: dropFalsyFields,
     config: TRAILING_SPACE_500,
-    schema: { ...about.editNote, params: noteIdParams, body: EditNoteBody, response: { 200: NoteOk, ...errors.editNote } },
+    schema: editNote,
     handler: async (request, reply) => {
       const note = await notes.edit(request.user._id, request.params.noteId, request.body, expectedOf(request))
       return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
@@ -79,18 +69,18 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
   app.delete<{ Params: Params }>('/delete-note/:noteId', {
     onRequest: authenticate,
     config: TRAILING_SPACE_500,
-    schema: { ...about.deleteNote, params: noteIdParams, response: { 200: NoteOk, ...errors.deleteNote } },
+    schema: deleteNote,
     handler: async (request, reply) => {
       const note = await notes.delete(request.user._id, request.params.noteId, expectedOf(request))
       return { error: false, note: withVersion(reply, note), message: 'Note deleted successfully' }
     },
   })
 
-  app.put<{ Body: Static<typeof PinBody>; Params: Params }>('/update-note-pinned/:noteId', {
+  app.put<{ Body: Static<typeof pinNote.body>; Params: Params }>('/update-note-pinned/:noteId', {
     onRequest: authenticate,
     preValidation: emptyBodyIsObject, // here `false` is a value, not an absence
     config: TRAILING_SPACE_500,
-    schema: { ...about.pinNote, params: noteIdParams, body: PinBody, response: { 200: NoteOk, ...errors.pinNote } },
+    schema: pinNote,
     handler: async (request, reply) => {
       const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned, expectedOf(request))
       return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
@@ -99,20 +89,20 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
 
   app.get('/get-all-notes', {
     onRequest: authenticate,
-    schema: { ...about.getAllNotes, response: { 200: NotesOk, ...errors.getAllNotes } },
+    schema: getAllNotes,
     // The versions the hook read serve the cache check too. Not async: a kept listing is sent without a promise of its own.
     handler: (request, reply) => {
       notes.listJson(request.user._id, request.versionsChecked).then(
-        (json) => sendJson(reply, LISTED(json)),
+        (json) => sendJson(reply, listingBody(json)),
         (err: unknown) => reply.send(err),
       )
     },
   })
 
-  app.get<{ Querystring: Static<typeof SearchQuery> }>('/search-notes', {
+  app.get<{ Querystring: Static<typeof searchNotes.querystring> }>('/search-notes', {
     onRequest: authenticate,
     preValidation: dropFalsyQueryFields,
-    schema: { ...about.searchNotes, querystring: SearchQuery, response: { 200: NotesOk, ...errors.searchNotes } },
-    handler: async (request, reply) => sendJson(reply, FOUND(await notes.searchJson(request.user._id, request.query.query))),
+    schema: searchNotes,
+    handler: async (request, reply) => sendJson(reply, searchBody(await notes.searchJson(request.user._id, request.query.query))),
   })
 }

@@ -3,22 +3,22 @@
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Authenticate, callerOf } from '../plugins/auth.js'
-import { StreamQuery, streamChanges } from '../schemas/streams.js'
+import { streamChanges } from '../schemas/streams.js'
 import type { LiveStreams } from '../services/streams.js'
 
 /** Last-Event-ID (an EventSource reconnecting) wins over since; an empty one is none. */
-function startingCursor(request: FastifyRequest<{ Querystring: Static<typeof StreamQuery> }>): string | undefined {
+function startingCursor(request: FastifyRequest<{ Querystring: Static<typeof streamChanges.querystring> }>): string | undefined {
   const header = request.headers['last-event-id']
   const lastEventId = Array.isArray(header) ? header[0] : header
   return lastEventId || request.query.since
 }
 
 export function streamRoutes(app: FastifyInstance, streams: LiveStreams, authenticate: Authenticate): void {
-  app.get<{ Querystring: Static<typeof StreamQuery> }>('/stream-changes', {
+  app.get<{ Querystring: Static<typeof streamChanges.querystring> }>('/stream-changes', {
     onRequest: authenticate,
     // A HEAD would hold a slot for a stream with no body.
     exposeHeadRoute: false,
-    schema: { ...streamChanges, querystring: StreamQuery },
+    schema: streamChanges,
     handler: async (request, reply) => {
       const stream = await streams.prepare(callerOf(request), startingCursor(request))
       // Hijacked replies skip Fastify's onSend: the headers set so far (CORS) are carried over by hand.

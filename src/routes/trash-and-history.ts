@@ -1,28 +1,24 @@
 // The trash and history endpoints (docs/contract.md, "Trash, history and versions"), in the contract's style: thin handlers
 // over NoteService, which holds the rules.
-import { type Static, Type } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
-import { errorResponses as errors } from '../schemas/error-responses.js'
-import { noteIdParams } from '../schemas/fields.js'
-import { operations as about } from '../schemas/operations.js'
-import { DoneOk, HistoryOk, NoteOk, TrashEmptiedOk, TrashOk } from '../schemas/responses.js'
+import { deleteNoteForever, emptyTrash, getTrash, noteHistory, restoreNote, restoreRevision } from '../schemas/trash-and-history.js'
 import type { NoteService } from '../services/notes.js'
 import { expectedOf, withVersion } from './if-match.js'
 
-type Params = Static<typeof noteIdParams>
-const RevisionParams = Type.Object({ noteId: Type.String(), revisionId: Type.String() })
+type Params = Static<typeof restoreNote.params>
 
 export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, authenticate: Authenticate): void {
   app.get('/get-trash', {
     onRequest: authenticate,
-    schema: { ...about.getTrash, response: { 200: TrashOk, ...errors.getTrash } },
+    schema: getTrash,
     handler: async (request) => ({ error: false, notes: await notes.listTrash(request.user._id), message: 'Trash retrieved successfully' }),
   })
 
   app.put<{ Params: Params }>('/restore-note/:noteId', {
     onRequest: authenticate,
-    schema: { ...about.restoreNote, params: noteIdParams, response: { 200: NoteOk, ...errors.restoreNote } },
+    schema: restoreNote,
     handler: async (request, reply) => {
       const note = await notes.restore(request.user._id, request.params.noteId)
       return { error: false, note: withVersion(reply, note), message: 'Note restored successfully' }
@@ -31,7 +27,7 @@ export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, 
 
   app.delete<{ Params: Params }>('/delete-note-forever/:noteId', {
     onRequest: authenticate,
-    schema: { ...about.deleteNoteForever, params: noteIdParams, response: { 200: DoneOk, ...errors.deleteNoteForever } },
+    schema: deleteNoteForever,
     handler: async (request) => {
       await notes.deleteForever(request.user._id, request.params.noteId)
       return { error: false, message: 'Note deleted forever' }
@@ -40,13 +36,13 @@ export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, 
 
   app.delete('/empty-trash', {
     onRequest: authenticate,
-    schema: { ...about.emptyTrash, response: { 200: TrashEmptiedOk, ...errors.emptyTrash } },
+    schema: emptyTrash,
     handler: async (request) => ({ error: false, deleted: await notes.emptyTrash(request.user._id), message: 'Trash emptied' }),
   })
 
   app.get<{ Params: Params }>('/get-note-history/:noteId', {
     onRequest: authenticate,
-    schema: { ...about.noteHistory, params: noteIdParams, response: { 200: HistoryOk, ...errors.noteHistory } },
+    schema: noteHistory,
     handler: async (request) => ({
       error: false,
       revisions: await notes.history(request.user._id, request.params.noteId),
@@ -54,9 +50,9 @@ export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, 
     }),
   })
 
-  app.put<{ Params: Static<typeof RevisionParams> }>('/restore-revision/:noteId/:revisionId', {
+  app.put<{ Params: Static<typeof restoreRevision.params> }>('/restore-revision/:noteId/:revisionId', {
     onRequest: authenticate,
-    schema: { ...about.restoreRevision, params: RevisionParams, response: { 200: NoteOk, ...errors.restoreRevision } },
+    schema: restoreRevision,
     handler: async (request, reply) => {
       const { noteId, revisionId } = request.params
       const note = await notes.restoreRevision(request.user._id, noteId, revisionId, expectedOf(request))

@@ -1,9 +1,9 @@
-// The request schemas (fields.ts) applied to what an operator types (`users` commands), in an HTTP client's words.
+// The request fields (fields.ts) applied to what an operator types (`users` commands), in an HTTP client's words.
 import type { TObject } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, isNameText, isWellFormedText, notWellFormedMessage } from '../unicode.js'
-import { REQUIRED_MESSAGES } from './fields.js'
+import { answersOf } from './fields.js'
 
 if (!FormatRegistry.Has(WELL_FORMED)) FormatRegistry.Set(WELL_FORMED, isWellFormedText)
 if (!FormatRegistry.Has(NAME_TEXT)) FormatRegistry.Set(NAME_TEXT, isNameText)
@@ -12,7 +12,7 @@ if (!FormatRegistry.Has(NAME_TEXT)) FormatRegistry.Set(NAME_TEXT, isNameText)
 export function firstProblem(schema: TObject, value: Record<string, string | undefined>): string | undefined {
   const given = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== ''))
   for (const field of schema.required ?? []) {
-    if (!(field in given)) return REQUIRED_MESSAGES[field] ?? `${field} is required`
+    if (!(field in given)) return answersOf(schema, field).required ?? `${field} is required`
   }
   const error = Value.Errors(schema, given).First()
   if (!error) return undefined

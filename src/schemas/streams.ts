@@ -1,11 +1,11 @@
-// The schema and OpenAPI description of GET /stream-changes (docs/sync.md, "Live updates").
+// GET /stream-changes (docs/sync.md, "Live updates"): the query, the answers, their errors and the OpenAPI operation.
 import { Type } from '@sinclair/typebox'
 import { CURSOR_EXPIRED, DATABASE_UNREACHABLE } from '../errors.js'
 import { TOO_MANY_FOR_ACCOUNT, TOO_MANY_FOR_INSTANCE } from '../services/streams.js'
 import { Unauthorized, errorBody } from './error-responses.js'
 import { operationsOf } from './operations.js'
 
-export const StreamQuery = Type.Object({
+const StreamQuery = Type.Object({
   since: Type.Optional(Type.String({ description: 'A cursor of /get-changes or an event id; Last-Event-ID wins when both are sent.' })),
 })
 
@@ -21,6 +21,7 @@ export const streamChanges = {
       'every STREAM_HEARTBEAT_MS. The stream ends when the session does, when the reader falls STREAM_BUFFER_BYTES ' +
       'behind, or when the server shuts down: reconnect with Last-Event-ID. The token goes in the Authorization header only.',
   ),
+  querystring: StreamQuery,
   response: {
     200: {
       description: 'The event stream (text/event-stream), open until the client, the session or the server ends it.',

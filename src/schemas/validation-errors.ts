@@ -1,13 +1,17 @@
 // The first Ajv error of a request as the contract's answer (docs/contract.md, "Field problems").
+import type { FastifyRequest } from 'fastify'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
 import { ContractError } from '../errors.js'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'
-import { BARE_REQUIRED_FIELDS, RANGE_MESSAGES, REQUIRED_MESSAGES } from './fields.js'
+import { answersOf } from './fields.js'
 
 const ARTICLE: Record<string, string> = { string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', number: 'a number' }
 
-/** `data`: the body, since the answer for a NAME_TEXT failure (fullName only) depends on the value. */
-export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, data?: unknown): ContractError {
+/** `context`: the part of `request` that failed (body, querystring, params); its route schema holds the fields' answers. */
+export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, request: FastifyRequest): ContractError {
+  const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context]
+  // The answer for a NAME_TEXT failure (fullName only) depends on the value.
+  const data = context === 'body' ? request.body : undefined
   const first = errors[0]
   if (!first) return new ContractError(400, 'Invalid request')
   const params = first.params
@@ -16,15 +20,15 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
 
   if (first.keyword === 'required') {
     const missing = String(params.missingProperty)
-    const message = REQUIRED_MESSAGES[missing] ?? `${missing} is required`
-    return new ContractError(400, message, !(context === 'body' && BARE_REQUIRED_FIELDS.has(missing)))
+    const answers = answersOf(schema, missing)
+    return new ContractError(400, answers.required ?? `${missing} is required`, !answers.bare)
   }
   if (!field) {
     const what = context === 'body' ? 'Request body' : context === 'querystring' ? 'Query string' : context
     return new ContractError(400, `${what} must be a JSON object`)
   }
-  const range = RANGE_MESSAGES[field]
-  if (range && (first.keyword === 'type' || first.keyword === 'pattern')) return new ContractError(400, range)
+  const invalid = answersOf(schema, field).invalid
+  if (invalid && (first.keyword === 'type' || first.keyword === 'pattern')) return new ContractError(400, invalid)
   switch (first.keyword) {
     case 'type':
       if (path.length > 1) return new ContractError(400, `${field} must be an array of strings`)

@@ -9,7 +9,7 @@
 
 import type { Static } from '@sinclair/typebox'
 import type { NoteRecord, RevisionRecord, TrashedNoteRecord } from '../../src/note-shape.js'
-import type { User as UserSchema } from '../../src/schemas/responses.js'
+import type { User as UserSchema } from '../../src/schemas/fields.js'
 
 /** The shapes the server's schemas give (a type-only import: nothing of the server is bundled). */
 export type Note = NoteRecord
