@@ -1,4 +1,4 @@
-// The parts of live updates below the route: pokes coalesce into at most one more feed read, a reconnected bus makes
+// The parts of live updates below the route: notices coalesce into at most one more feed read, a reconnected bus makes
 // every stream read again, a session notice is checked past the cache, the bus between processes drops its own echoes,
 // and the publishing Store publishes what each committed write changed and never fails a write for the bus.
 import assert from 'node:assert/strict'
@@ -14,6 +14,7 @@ import { publishingStore } from '../src/services/change-bus/publishing.js'
 import type { ChangesAnswer } from '../src/services/changes.js'
 import type { Authenticated } from '../src/services/sessions.js'
 import { LiveStreams } from '../src/services/streams.js'
+import { startEventStream } from '../src/routes/stream-wire.js'
 import { cachedStore } from '../src/store/cache/index.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { UserRecord } from '../src/store/types.js'
@@ -56,7 +57,7 @@ describe('a live stream and its feed reads', () => {
     })
     server = createServer((request, response) => {
       const userId = new URL(request.url ?? '/', 'http://x').searchParams.get('user') ?? 'u'
-      streams.prepare(caller(userId), undefined).then((prepared) => prepared.start(response, {}), () => response.destroy())
+      streams.prepare(caller(userId), undefined).then((prepared) => startEventStream(prepared, response, {}), () => response.destroy())
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -182,7 +183,7 @@ async function started(bus: ReturnType<typeof busOverTransport>, transport: Retu
 
 /** Starts a prepared stream on a real socket; resolves to the client's side. */
 async function responseFor(prepared: Awaited<ReturnType<LiveStreams['prepare']>>): Promise<SseStream> {
-  const server = createServer((_request, response) => prepared.start(response, {}))
+  const server = createServer((_request, response) => startEventStream(prepared, response, {}))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const s = await openStream(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
   const close = s.close.bind(s)

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Authenticate, callerOf } from '../plugins/auth.js'
 import { streamChanges } from '../schemas/streams.js'
 import type { LiveStreams } from '../services/streams.js'
+import { startEventStream } from './stream-wire.js'
 
 /** Last-Event-ID (an EventSource reconnecting) wins over since; an empty one is none. */
 function startingCursor(request: FastifyRequest<{ Querystring: Static<typeof streamChanges.querystring> }>): string | undefined {
@@ -24,7 +25,7 @@ export function streamRoutes(app: FastifyInstance, streams: LiveStreams, authent
       // Hijacked replies skip Fastify's onSend: the headers set so far (CORS) are carried over by hand.
       const headers = reply.getHeaders()
       reply.hijack()
-      stream.start(reply.raw, headers)
+      startEventStream(stream, reply.raw, headers)
     },
   })
 }
