@@ -1,5 +1,6 @@
 // The contract treats a falsy value ("", 0, false, null) like an absent field (docs/contract.md,
-// "Missing means falsy"): dropping such keys before validation gives that from one schema.
+// "Missing means falsy"): dropping such keys before validation gives that from one schema, and is the one place the
+// rule is applied (edit-note's "only truthy fields" included: services/notes.ts takes what is left).
 import type { FastifyRequest } from 'fastify'
 
 function withoutFalsy(value: unknown): unknown {

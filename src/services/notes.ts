@@ -78,10 +78,12 @@ export class NoteService {
     return (await this.held(() => this.store.insertNote(note, this.quota))) ? note : undefined
   }
 
-  /** Only the truthy fields (docs/contract.md, "PUT /edit-note/:noteId"): `isPinned: false` does not unpin. */
+  /**
+   * The fields `edit` holds, which are truthy ones only (docs/contract.md, "PUT /edit-note/:noteId"): the route drops a
+   * falsy field before validation as for every body (routes/falsy.ts), so `isPinned: false` never unpins here.
+   */
   async edit(userId: string, noteId: string, edit: NotePatch, expected?: Expected): Promise<NoteRecord> {
-    const truthy = NOTE_INPUT_FIELDS.filter((field) => edit[field])
-    return this.patch(userId, noteId, pick(edit, truthy), expected)
+    return this.patch(userId, noteId, pick(edit, NOTE_INPUT_FIELDS), expected)
   }
 
   /** `isPinned` whenever it is present, false included (docs/contract.md, "PUT /update-note-pinned/:noteId"). */
