@@ -1,11 +1,11 @@
-// The per-request histograms (src/plugins/metric-cells.ts) replace prom-client's Histogram on
+// The per-request histograms (src/plugins/metrics/cells.ts) replace prom-client's Histogram on
 // the hot path; /metrics must print exactly what prom-client's own Histogram and Counter print
 // for the same observations, whatever they are.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Counter, Histogram, Registry } from 'prom-client'
-import { CellHistogram } from '../src/plugins/metric-cells.js'
+import { CellHistogram } from '../src/plugins/metrics/cells.js'
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const LABELS = ['method', 'route', 'status_code'] as const

@@ -1,4 +1,4 @@
-// The request and store metrics of src/plugins/metrics.ts, checked against their definitions:
+// The request and store metrics of src/plugins/metrics/, checked against their definitions:
 // every answered request is counted under (method, route pattern or "(unmatched)", status), as
 // `request.routeOptions.url` names it, and every Store call under (operation, ok | error).
 // The per-route hooks and the plain-object timed store that record them are built for speed;
@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
-import { UNMATCHED_ROUTE, createMetrics, timedStore } from '../src/plugins/metrics.js'
+import { UNMATCHED_ROUTE, createMetrics } from '../src/plugins/metrics/definitions.js'
+import { timedStore } from '../src/plugins/metrics/hooks.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type Store, StoreUnavailableError } from '../src/store/types.js'
 import { MODES, TEST_SECRET, testConfig } from './support/harness.js'
