@@ -8,7 +8,7 @@ import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openChangeBus } from './services/change-bus/choose.js'
 import { openStoreWithVersions } from './store/open.js'
-import { buildSearchIndexLogged } from './services/search-index.js'
+import { buildSearchIndexLogged } from './services/search-index-build.js'
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
 

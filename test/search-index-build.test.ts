@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
-import { buildSearchIndexLogged } from '../src/services/search-index.js'
+import { buildSearchIndexLogged } from '../src/services/search-index-build.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import { SEARCH_INDEX } from '../src/store/postgres/search.js'
 import { migrateSqlite, openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'

@@ -62,7 +62,7 @@ export class NoteService {
   }
 
   /** `write()`, with the store's quota refusal put in the words of the limit it met. */
-  private async held<T>(write: () => Promise<T>): Promise<T> {
+  private async withQuotaAnswer<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write()
     } catch (err) {
@@ -75,7 +75,7 @@ export class NoteService {
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
         const note: NoteRecord = { _id: newId(), ...emptyInput(), ...pick(input, ADDED_FIELDS), userId, createdOn: now, updatedOn: now }
-    return (await this.held(() => this.store.insertNote(note, this.quota))) ? note : undefined
+    return (await this.withQuotaAnswer(() => this.store.insertNote(note, this.quota))) ? note : undefined
   }
 
   /**
@@ -104,7 +104,7 @@ export class NoteService {
 
   /** The trashed note back among the notes, held to the quota as an added note is. */
   async restore(userId: string, noteId: string): Promise<NoteRecord> {
-    const note = isWellFormedId(noteId) ? await this.held(() => this.store.restoreNote(userId, noteId, new Date().toISOString(), this.quota)) : undefined
+    const note = isWellFormedId(noteId) ? await this.withQuotaAnswer(() => this.store.restoreNote(userId, noteId, new Date().toISOString(), this.quota)) : undefined
     if (!note) throw noteNotFound()
     return note
   }
@@ -155,7 +155,7 @@ export class NoteService {
       return settled(note && (holdsVersion(note, expected) ? { note } : { conflict: note }))
     }
     const terms: NoteWriteTerms = { quota: this.quota, expected, keepRevisions: this.keepRevisions, revisionId: newId() }
-    return settled(await this.held(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))
+    return settled(await this.withQuotaAnswer(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))
   }
 }
 

@@ -1,5 +1,5 @@
 // The listeners of one process's bus: every driver delivers to them, its own publishes at once.
-import type { BusListener, ChangeEvent } from '../change-bus.js'
+import type { BusListener, ChangeEvent } from './index.js'
 
 export class Listeners {
   private readonly all = new Set<BusListener>()
@@ -17,7 +17,7 @@ export class Listeners {
       try {
         listener.change(event)
       } catch {
-        // Each listener guards its own work (streams.ts); nothing to undo here.
+        // Each listener guards its own work (services/streams.ts); nothing to undo here.
       }
     }
   }
