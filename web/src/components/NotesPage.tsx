@@ -82,10 +82,8 @@ export function NotesPage() {
   const [editing, setEditing] = useState<EditorTarget>()
   const [historyOf, setHistoryOf] = useState<string>()
   const editorDirty = useRef(false)
-  const editingId = useRef<string | undefined>(undefined)
-  editingId.current = editing?.noteId
   const notice = useCallback((message: string) => toasts.show({ kind: 'error', message }), [toasts])
-  const notes = useNotes({ token, userId: user._id, typed, regex, onSessionEnded: session.ended, onNotice: notice, editing: editingId })
+  const notes = useNotes({ token, userId: user._id, typed, regex, onSessionEnded: session.ended, onNotice: notice, editing: editing?.noteId })
 
   useEffect(() => void loadEditor().catch(() => {}), [])
 
