@@ -22,8 +22,8 @@ import { parseArgs } from 'node:util'
 import { type LoadRequest, REALISTIC, runLoad } from './load.js'
 import { BenchDatabases } from './postgres-seed.js'
 import { type ServiceProcess, addNotes, cpuSeconds, registerAccount, rssOf, startService } from './processes.js'
-import { argsWithoutOut, writeResults } from './results-files.js'
-import { type OpenStream, openStream } from './sse-client.js'
+import { argsWithoutOut, writeResults } from './report.js'
+import { type OpenStream, openStream } from './stream-clients.js'
 
 /** The service's per-instance stream limit, set above the run's streams. */
 const INSTANCE_STREAM_LIMIT = 'STREAMS_PER_INSTANCE'

@@ -1,8 +1,18 @@
-// The Markdown report: machine, disk limit, every comparison with the ceiling, login under
-// load, growth, scale, and the targets (docs/performance.md) with their outcome.
-import type { CommitRate } from './disk.js'
+// The Markdown report of the benchmark: machine, disk limit, every comparison with the ceiling,
+// login under load, growth, scale, and the targets (docs/performance.md) with their outcome. And
+// the results files of the tools that keep theirs (search-index/, sync-latency.ts,
+// idle-streams.ts): the Markdown and the JSON side by side in bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { LoadResult } from './load.js'
 import type { Plan, StoreResult } from './store-bench.js'
+
+/** The disk's single-row durable commit rate (run.ts measures it). */
+export interface CommitRate {
+  commitsPerSecond: number
+  commits: number
+  seconds: number
+}
 
 export interface Machine {
   date: string
@@ -170,4 +180,19 @@ export function header(machine: Machine, plan: Plan, disk: CommitRate): string {
     `- each measurement: ${plan.timing.warmup} s warm-up, then ${plan.timing.duration} s`,
     `- disk: ${int(disk.commitsPerSecond)} single-row durable commits/s (SQLite WAL, synchronous=FULL, same file system)`,
   ].join('\n')
+}
+
+/** This run's arguments without --out and its value: the report shows the command that made it. */
+export function argsWithoutOut(): string[] {
+  const args = process.argv.slice(2)
+  return args.filter((a, i) => !a.startsWith('--out') && args[i - 1] !== '--out')
+}
+
+/** Writes `out`.md and `out`.json; nothing when `out` is empty (`--out ''`). */
+export function writeResults(out: string | undefined, markdown: string, json: object): void {
+  if (!out) return
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(`${out}.md`, markdown)
+  writeFileSync(`${out}.json`, `${JSON.stringify({ date: new Date().toISOString(), ...json }, null, 2)}\n`)
+  process.stderr.write(`written: ${out}.md and ${out}.json\n`)
 }

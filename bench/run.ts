@@ -10,12 +10,39 @@ import { cpus, freemem, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { singleRowCommitRate } from './disk.js'
+import { openSqliteDatabase } from '../src/store/sqlite/index.js'
 import { startCeiling } from './processes.js'
-import { header, storeSection } from './report.js'
+import { type CommitRate, header, storeSection } from './report.js'
 import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
 import { SqliteSeeder } from './seed.js'
 import { type Plan, type StoreSetup, benchStore } from './store-bench.js'
+
+/**
+ * The disk's own limit: single rows committed for `seconds` (at most `maxCommits`) in a scratch
+ * database in `dir`, one transaction (and one fsync) each, with the service's settings (WAL,
+ * synchronous=FULL), on the same file system as the service's database. Group commit is how the
+ * service's add-note rate can exceed this figure.
+ */
+function singleRowCommitRate(dir: string, seconds: number, maxCommits = 100_000): CommitRate {
+  const db = openSqliteDatabase({ dataDir: dir, synchronous: 'FULL' })
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+    const insert = db.prepare('INSERT INTO probe (body) VALUES (?)')
+    const body = 'x'.repeat(300) // about the size of a note row
+    const start = performance.now()
+    const until = start + seconds * 1000
+    let commits = 0
+    while (commits < maxCommits && performance.now() < until) {
+      insert.run(body) // autocommit: its own transaction and fsync
+      commits++
+    }
+    const elapsed = (performance.now() - start) / 1000
+    return { commitsPerSecond: commits / elapsed, commits, seconds: elapsed }
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 const FULL: Plan = {
   quick: false,

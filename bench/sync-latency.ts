@@ -10,7 +10,7 @@
 //   postgresql+redis  the same with REDIS_URL (Redis pub/sub)
 //   sqlite-workers    `serve --workers 2`; four streams spread over the workers by the cluster,
 //                     the edits alternating between two connections held on different workers;
-//                     which worker holds each connection is read from /proc (process-of-socket.ts)
+//                     which worker holds each connection is read from /proc (stream-clients.ts)
 // Run: npm run build:bench && DATABASE_URL=postgres://… REDIS_URL=redis://…/14 node dist-bench/bench/sync-latency.js
 //      [--edits 1000] [--warmup 50] [--only NAME,NAME] [--out bench/results/sync-latency]
 // Without DATABASE_URL the PostgreSQL scenarios are skipped, without REDIS_URL the Redis one.
@@ -20,12 +20,10 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { KeepAliveClient } from './keep-alive-client.js'
 import { BenchDatabases } from './postgres-seed.js'
-import { childrenOf, processOfConnection } from './process-of-socket.js'
 import { type ServiceProcess, registerAccount, startService } from './processes.js'
-import { argsWithoutOut, writeResults } from './results-files.js'
-import { type ChangeEvent, type OpenStream, openStream } from './sse-client.js'
+import { argsWithoutOut, writeResults } from './report.js'
+import { type ChangeEvent, KeepAliveClient, type OpenStream, childrenOf, openStream, processOfConnection } from './stream-clients.js'
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/sync-latency', import.meta.url))
 /** An edit whose event has not reached a stream by then counts as missed. */

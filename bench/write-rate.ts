@@ -17,7 +17,7 @@ import { resolve } from 'node:path'
 import pg from 'pg'
 import { type LoadRequest, LoadTally, REALISTIC, runLoad } from './load.js'
 import { type ServiceWithUser, cpuSeconds, startServiceWithUser } from './processes.js'
-import { argsWithoutOut, writeResults } from './results-files.js'
+import { argsWithoutOut, writeResults } from './report.js'
 
 const SERVICE_SETTINGS = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'SQLITE_SYNCHRONOUS']
 const SCENARIOS = ['add-note', 'edit-note'] as const

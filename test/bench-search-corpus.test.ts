@@ -1,8 +1,8 @@
-// The search benchmark's corpus (bench/search-corpus.ts): the shares of notes each pattern finds
+// The search benchmark's corpus (bench/search-index/corpus.ts): the shares of notes each pattern finds
 // are what the benchmark's report is read against, and the same seed gives the same text.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { SEARCH_PATTERNS, makeSearchNotes } from '../bench/search-corpus.js'
+import { SEARCH_PATTERNS, makeSearchNotes } from '../bench/search-index/corpus.js'
 
 const NOTES = [...makeSearchNotes('user', 10_000)]
 

@@ -3,7 +3,7 @@
 // when first shown, so the notes screen's initial download does not carry them (docs/web-app.md).
 import { type ComponentType, Suspense, lazy, useEffect } from 'react'
 import { AuthPage } from './components/AuthPage'
-import { NotesPage } from './components/NotesPage'
+import { NotesPage } from './components/notes/NotesPage'
 import { type Page, navigate, usePage } from './router'
 import { useSession } from './session'
 

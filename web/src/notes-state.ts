@@ -6,7 +6,7 @@
 // the API's order (note-order.ts). Changes go through the outbox: online each is sent at once and
 // a 412 or 404 comes back to the caller as before (the note as it is now is shown); offline they
 // wait, and the engine sends them when the network returns.
-import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { ApiError, type Note, type NoteFields, SessionEndedError, UNREACHABLE, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'
 import { liveResults, versionsOf } from './live-search'
@@ -68,8 +68,8 @@ export interface NotesOptions {
   onSessionEnded: () => void
   /** Something to tell the person about a change sent from the outbox. */
   onNotice: (message: string) => void
-  /** The id of the note open in the editor, if any. */
-  editing: RefObject<string | undefined>
+  /** The id of the note open in the editor, if any: an outbox edit of it that meets a newer version waits for the person's choice. */
+  editing: string | undefined
 }
 
 function upsert(list: Note[], note: Note): Note[] {
@@ -100,6 +100,8 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
   allRef.current = all
   const callbacks = useRef({ onSessionEnded, onNotice })
   callbacks.current = { onSessionEnded, onNotice }
+  const holding = useRef(editing)
+  holding.current = editing
 
   const failed = useCallback((err: unknown): string => {
     if (err instanceof SessionEndedError) callbacks.current.onSessionEnded()
@@ -124,24 +126,29 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
     }
     const started = import('./sync/engine').then(({ SyncEngine, localMatcher }) => {
       matcherOf.current = localMatcher
-      return abort.signal.aborted
-        ? undefined
-        : new SyncEngine(token, userId, {
-            notes(notes) {
-              listed.current = true
-              setAll(notes)
-              setLoadError(undefined)
-            },
-            status: setSync,
-            loadFailed(message) {
-              if (!listed.current && !allRef.current) setLoadError(message)
-            },
-            sessionEnded: () => callbacks.current.onSessionEnded(),
-            notice: (message) => callbacks.current.onNotice(message),
-            editing: () => editing.current,
-            conflict: (seq, _mine, theirs) => setConflict({ seq, noteId: theirs._id, theirs }),
-          }, { api, answerOf })
-      },
+      if (abort.signal.aborted) return undefined
+      const engine = new SyncEngine(
+        token,
+        userId,
+        {
+          notes(notes) {
+            listed.current = true
+            setAll(notes)
+            setLoadError(undefined)
+          },
+          status: setSync,
+          loadFailed(message) {
+            if (!listed.current && !allRef.current) setLoadError(message)
+          },
+          sessionEnded: () => callbacks.current.onSessionEnded(),
+          notice: (message) => callbacks.current.onNotice(message),
+          conflict: (seq, _mine, theirs) => setConflict({ seq, noteId: theirs._id, theirs }),
+        },
+        { api, answerOf },
+      )
+      engine.hold(holding.current)
+      return engine
+    },
       () => {
         if (!abort.signal.aborted && !allRef.current) setLoadError(UNREACHABLE)
         return undefined
@@ -152,7 +159,11 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
       abort.abort()
       void started.then((e) => e?.stop())
     }
-  }, [token, userId, loadCount, failed, editing])
+  }, [token, userId, loadCount, failed])
+
+  useEffect(() => {
+    void engine.current.then((e) => e?.hold(editing))
+  }, [editing])
 
   const online = sync?.online ?? true
   const pattern = searchPattern(typed, regex)

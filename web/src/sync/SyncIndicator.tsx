@@ -1,7 +1,7 @@
-// Part of the sync chunk (engine.ts), which the page loads as it starts.
+// Part of the sync chunk (engine.ts re-exports it), which the page loads as it starts.
 // A quiet line under the toolbar: offline, and how many changes made here wait to be sent. It
 // says nothing while online with nothing waiting.
-import type { SyncStatus } from './engine'
+import type { SyncStatus } from './status'
 
 const changes = (n: number) => (n === 1 ? '1 change' : `${n} changes`)
 

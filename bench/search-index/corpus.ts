@@ -1,11 +1,11 @@
-// The notes of the search benchmark (bench/search-index.ts): one account's deterministic text of
+// The notes of the search benchmark (run.ts): one account's deterministic text of
 // about 200–600 characters a note, with known shares of what the benchmark's patterns look for,
 // so a search's result count is the same on every run and store. The base vocabulary holds no
 // digit, no q and none of the looked-for words; only the features below bring them in.
-import { newId } from '../src/services/ids.js'
-import { emptyInput } from '../src/note-shape.js'
-import type { NoteRecord } from '../src/store/types.js'
-import { random } from './seed.js'
+import { newId } from '../../src/services/ids.js'
+import { emptyInput } from '../../src/note-shape.js'
+import type { NoteRecord } from '../../src/store/types.js'
+import { random } from '../seed.js'
 
 export interface SearchPattern {
   /** The query as sent to GET /search-notes. */

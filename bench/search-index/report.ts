@@ -1,5 +1,5 @@
-// The search benchmark's Markdown (bench/search-index.ts): one section per store and size.
-import type { Relation, StoreSize, Timed } from './search-index-measure.js'
+// The search benchmark's Markdown (run.ts): one section per store and size.
+import type { Relation, StoreSize, Timed } from './measure.js'
 
 export interface PatternRow extends Timed {
   query: string

@@ -1,13 +1,13 @@
 // Search at 1 000, 100 000 and 1 000 000 notes of one account, on each store: the figures a
 // search index is to be judged by (before and after). For each store (SQLite always, PostgreSQL
 // when DATABASE_URL is set, in a database of its own, dropped after) and each size, one account
-// is seeded straight into the store with the corpus of bench/search-corpus.ts, and a second
-// account with copies of the notes "grocery" finds; the built service is started fresh on them
+// is seeded straight into the store with the corpus of corpus.ts, and a second account with
+// copies of the notes "grocery" finds; the built service is started fresh on them
 // (listing cache off, so a listing reads the store as a search does; the note quotas raised for
 // the run) and measured one request at a time over one kept-alive connection: p50 and p99 of each
 // pattern, GET /get-all-notes of the second account, at 1 000 notes "grocery" at 32 connections,
 // and then, service stopped, what the store occupies: every table and index.
-// Run: npm run build:bench && node dist-bench/bench/search-index.js [--out bench/results/search-index]
+// Run: npm run build:bench && node dist-bench/bench/search-index/run.js [--out bench/results/search-index]
 //      SIZES=1000,100000 (1000000 works too); SEARCHES=N timed searches per pattern at every size
 //      (default 200 at 1 000 notes, 50 up to 100 000, 20 above); DATABASE_URL=postgres://… adds
 //      PostgreSQL (STORES=postgresql: that one alone); SEARCH_THREADS, SEARCH_TIMEOUT_MS,
@@ -18,22 +18,21 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { publicUser } from '../src/services/accounts.js'
-import { newId } from '../src/services/ids.js'
-import { createTokenService } from '../src/services/tokens.js'
-import type { NoteRecord } from '../src/store/types.js'
-import { REALISTIC, runLoad } from './load.js'
-import { BenchDatabases, PostgresSeeder } from './postgres-seed.js'
-import { startService } from './processes.js'
-import { awaitSearchIndex, emptySqliteIndex } from './search-index-build.js'
-import { argsWithoutOut, writeResults } from './results-files.js'
-import { LISTING_PATTERN, SEARCH_PATTERNS, makeSearchNotes } from './search-corpus.js'
-import { SerialClient, type StoreSize, postgresSize, sqliteSize, timeSerial } from './search-index-measure.js'
-import { type SizeResult, report } from './search-index-report.js'
-import { SqliteSeeder, makeUser } from './seed.js'
-import { searchPath, seed } from './store-bench.js'
+import { publicUser } from '../../src/services/accounts.js'
+import { newId } from '../../src/services/ids.js'
+import { createTokenService } from '../../src/services/tokens.js'
+import type { NoteRecord } from '../../src/store/types.js'
+import { REALISTIC, runLoad } from '../load.js'
+import { BenchDatabases, PostgresSeeder } from '../postgres-seed.js'
+import { startService } from '../processes.js'
+import { argsWithoutOut, writeResults } from '../report.js'
+import { SqliteSeeder, makeUser } from '../seed.js'
+import { searchPath, seed } from '../store-bench.js'
+import { LISTING_PATTERN, SEARCH_PATTERNS, makeSearchNotes } from './corpus.js'
+import { SerialClient, type StoreSize, awaitSearchIndex, emptySqliteIndex, postgresSize, sqliteSize, timeSerial } from './measure.js'
+import { type SizeResult, report } from './report.js'
 
-const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/search-index', import.meta.url))
+const DEFAULT_OUT = fileURLToPath(new URL('../../../bench/results/search-index', import.meta.url))
 /** Service settings taken from this process's environment (the service gets no other). */
 const PASSED_THROUGH = ['SEARCH_THREADS', 'SEARCH_QUEUE', 'SEARCH_TIMEOUT_MS', 'LISTING_CACHE_MB', 'DATABASE_POOL_SIZE', 'NODE_OPTIONS', 'GLIBC_TUNABLES']
 /** The size at which "grocery" is also run at 32 connections. */
@@ -151,7 +150,7 @@ function commandLine(out: string): string {
     return `${k}=${url.toString()}`
   })
   const args = [...argsWithoutOut(), ...(out === DEFAULT_OUT ? [] : ['--out', out.replace(`${process.cwd()}/`, '')])]
-  return [...settings, 'node dist-bench/bench/search-index.js', ...args].join(' ')
+  return [...settings, 'node dist-bench/bench/search-index/run.js', ...args].join(' ')
 }
 
 async function main(): Promise<void> {
