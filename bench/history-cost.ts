@@ -10,7 +10,8 @@ import pg from 'pg'
 import { newId } from '../src/services/ids.js'
 import { openPostgresStore } from '../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../src/store/sqlite/index.js'
-import type { NoteRecord, StoreDriver } from '../src/store/types.js'
+import type { NoteRecord } from '../src/store/types.js'
+import type { StoreDriver } from '../src/store/driver.js'
 
 const EDITS = 1000
 const text = (seed: number) => `Note ${seed}: `.padEnd(1024, 'lorem ipsum dolor sit amet ')

@@ -3,10 +3,10 @@
 // request's session still there?), on each store, in alternating rounds (each round's order
 // rotates: A B, B A, …, so the machine's drift falls on every variant alike), straight against
 // the store (no HTTP, no service): the difference is the check's whole cost.
-// - SQLite: the driver's own code (SqliteNotes.insertNote, and users.ts actorCheck's
+// - SQLite: the driver's own code (SqliteNotes.insert, and accounts.ts actorCheck's
 //   `SELECT 1 FROM sessions WHERE id = ? AND user_id = ?` first, as updateUser runs it) through
 //   the driver's group-commit writer, synchronous=FULL, in a temporary directory.
-// - PostgreSQL: the driver's PostgresNotes.insertNote against one statement carrying the check:
+// - PostgreSQL: the driver's postgresNotes insertNote against one statement carrying the check:
 //   `session`, an EXISTS over the session row FOR KEY SHARE (a revoker's DELETE of the row waits
 //   for the note's commit; a row deleted by a committed revoker is not found); `account+session`,
 //   the users row locked first (FOR KEY SHARE OF u, s: the OF list's order is the lock order),
@@ -27,12 +27,12 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { newId } from '../src/services/ids.js'
 import { createPostgresPool, migrateDatabase } from '../src/store/postgres/index.js'
-import { PostgresNotes } from '../src/store/postgres/notes.js'
+import { postgresNotes } from '../src/store/postgres/notes.js'
 import { queryOver } from '../src/store/postgres/query.js'
 import { encodeText } from '../src/store/postgres/rows.js'
 import { migrateSqlite, openSqliteDatabase, sqliteGroupCommit } from '../src/store/sqlite/index.js'
 import { SqliteNotes } from '../src/store/sqlite/notes.js'
-import { actorCheck } from '../src/store/sqlite/users.js'
+import { actorCheck } from '../src/store/sqlite/accounts.js'
 import { emptyInput } from '../src/note-shape.js'
 import type { NoteRecord } from '../src/store/types.js'
 
@@ -138,13 +138,13 @@ async function sqlite(): Promise<string[]> {
     const assertAdmitted = actorCheck(db)
     const actor = { sessionId: SESSION, issuedAt: NOW }
     const variants: Variant[] = [
-      { name: 'insert (today)', write: () => writer.write(() => notes.insertNote(note())) },
+      { name: 'insert (today)', write: () => writer.write(() => notes.insert(note())) },
       {
         name: 'session check + insert',
         write: () =>
           writer.write(() => {
             assertAdmitted(USER, actor) // throws SessionEndedError when the session is gone
-            return notes.insertNote(note())
+            return notes.insert(note())
           }),
       },
     ]
@@ -203,7 +203,7 @@ async function postgres(): Promise<string[]> {
     clients.forEach((c) => c.release())
     const cpu = () => pids.reduce((sum, pid) => sum + procCpuUs(pid), 0)
     const query = queryOver(pool)
-    const notes = new PostgresNotes(query)
+    const notes = postgresNotes(query, pool)
     // The driver's parameters (notes.ts insertNote), and the session's id as $9.
     const checked = (label: string, check: string) => async () => {
       const n = note()

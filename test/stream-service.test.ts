@@ -303,10 +303,6 @@ describe('the publishing Store', () => {
     await store.deleteNote(user._id, note._id, { trashedOn: new Date().toISOString() })
     await store.restoreNote(user._id, note._id, new Date().toISOString())
     assert.deepEqual(kinds(), [`notes:${user._id}`, `notes:${user._id}`])
-    const other = makeUser()
-    await store.createUser(other)
-    await store.importNotes([makeNote(user._id), makeNote(other._id), makeNote(other._id), makeNote(makeUser()._id)])
-    assert.deepEqual(kinds().sort(), [`notes:${other._id}`, `notes:${user._id}`].sort())
   })
 
   it('publishes sessions for each write that may end a session', async () => {

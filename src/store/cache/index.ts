@@ -5,7 +5,11 @@
 // versions compared are only those read after the lookup asked (CurrentVersion, versions-reader.ts).
 // Everything else passes through as store/methods.ts says it forgets.
 import { LRUCache } from 'lru-cache'
-import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import type { UserRecord } from '../accounts.js'
+import type { StoreDriver } from '../driver.js'
+import type { JsonText } from '../notes.js'
+import type { CheckedVersions, SessionOfAccount } from '../sessions.js'
+import type { Store } from '../types.js'
 import { type AccountsOf, STORE_METHODS } from '../methods.js'
 import { type CurrentVersion, type CurrentVersions, versionsReader } from './versions-reader.js'
 

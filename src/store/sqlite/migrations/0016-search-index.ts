@@ -3,7 +3,7 @@
 // that exist when this runs are indexed afterwards, a batch at a time (sqlite/search-index.ts): while that build
 // lasts, note_text_build says up to which rowid the index holds the notes, the triggers keep only those, and search
 // reads every note. The rowids of notes never change: nothing here rebuilds or vacuums notes.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 /** The triggers act only on notes the index already holds. */
 const indexed = (ref: 'NEW' | 'OLD') => `WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < ${ref}.rowid)`
