@@ -5,7 +5,7 @@
 // session does, when its reader falls too far behind, or when the instance shuts down.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { ContractError } from '../errors.js'
-import type { ChangeBus, ChangeKind } from './change-bus.js'
+import type { ChangeBus, ChangeKind } from './change-bus/bus.js'
 import type { ChangesAnswer } from './changes.js'
 import type { Authenticated } from './sessions.js'
 import { TOKEN_LIFETIME_MS } from './tokens.js'

@@ -2,16 +2,17 @@
 // of the service goes through the Store the app holds, so none can forget; writes of other processes that do not
 // publish (the CLI's import) reach streams through the version watch (services/version-watch.ts), within a second.
 import type { Store } from '../../store/types.js'
-import type { ChangeBus, ChangeKind } from '../change-bus.js'
+import type { ChangeBus, ChangeKind } from './bus.js'
 import { STORE_METHODS, type Publishes } from '../../store/methods.js'
 
 type Call = (...args: unknown[]) => Promise<unknown>
-type Loose = Publishes<unknown[], unknown>
+/** A row's publication, whatever the method's arguments and result. */
+type AnyPublication = Publishes<unknown[], unknown>
 
 /** Built from STORE_METHODS, not the store's keys, so an unlisted method cannot pass through. */
 export function publishingStore(store: Store, bus: ChangeBus): Store {
   const published: Record<string, unknown> = {}
-  for (const [name, { publishes: publication }] of Object.entries(STORE_METHODS) as [keyof Store, { publishes: Loose }][]) {
+  for (const [name, { publishes: publication }] of Object.entries(STORE_METHODS) as [keyof Store, { publishes: AnyPublication }][]) {
     const method = (store[name] as Call).bind(store)
     if (publication === 'nothing') {
       published[name] = method

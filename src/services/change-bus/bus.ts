@@ -1,8 +1,8 @@
 // The change bus: after a write commits, the instance that made it tells every instance (its own first) whose notes or
-// sessions changed, so that live update streams (streams.ts) read the feed or check their session at once rather than
-// at the version watch's next read (version-watch.ts). A notice says "look again", never what changed: a lost one costs
+// sessions changed, so that live update streams (../streams.ts) read the feed or check their session at once rather
+// than at the version watch's next read (../version-watch.ts). A notice says "look again", never what changed: a lost one costs
 // latency, not correctness.
-// The drivers (change-bus/) and how one is chosen: docs/sync.md, "The change bus".
+// The drivers (this folder's other files) and how one is chosen: docs/sync.md, "The change bus".
 
 /** What changed for an account: its notes (a stream reads the feed) or its sessions (a stream checks its own). */
 export type ChangeKind = 'notes' | 'sessions'
