@@ -23,7 +23,7 @@ export function postgresSessions(query: Query, pool: pg.Pool): SessionStore {
       return { session, user: userFromRow(row) }
     },
 
-    // One statement locks the account's row (the pruning ends sessions: users.ts lockAccount), deletes
+    // One statement locks the account's row (the pruning ends sessions: accounts.ts lockAccount), deletes
     // the sessions `prune` pushes out and inserts the new one. The deletion reads the snapshot before
     // the insert, so it keeps keepMost - 1. Nothing is inserted when the account is gone.
     async createSession(session, prune) {
