@@ -5,14 +5,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { StoreUnavailableError } from '../src/store/types.js'
 import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
+import type { TestStore } from './support/stores.js'
 
 /**
  * The real store, but the hook's lookups (findSession for tokens that name a session,
  * findUserById for those that do not) answer as `behaviour` says for the account ids in it.
  */
-function storeWithFailingLookups(real: Store, behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>): Store {
+function storeWithFailingLookups(real: TestStore, behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>): TestStore {
   const as = async <T>(id: string | undefined, read: () => Promise<T | undefined>): Promise<T | undefined> => {
     const how = id === undefined ? undefined : behaviour.get(id)
     if (how === 'unavailable') throw new StoreUnavailableError('connection refused')

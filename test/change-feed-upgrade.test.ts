@@ -9,7 +9,8 @@ import { migratePostgres, openPostgresStore } from '../src/store/postgres/index.
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.js'
 import { migrateSqlite, openSqliteDatabase, openSqliteStore } from '../src/store/sqlite/index.js'
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.js'
-import type { ChangePage, StoreDriver } from '../src/store/types.js'
+import type { ChangePage } from '../src/store/types.js'
+import type { StoreDriver } from '../src/store/driver.js'
 import { type TestDatabase, createTestDatabase, serviceAvailable } from './support/services.js'
 import { tempDir } from './support/temp.js'
 

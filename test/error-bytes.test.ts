@@ -5,13 +5,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { defaultConfig } from '../src/config.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { StoreUnavailableError } from '../src/store/types.js'
 import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
+import type { TestStore } from './support/stores.js'
 
 const id = '0123456789abcdef01234567'
 
 /** Listing fails like a lost database; deleteNote like a bug. */
-function partlyFailingStore(real: Store): Store {
+function partlyFailingStore(real: TestStore): TestStore {
   return {
     ...real,
     listNotesJson: async () => {

@@ -12,10 +12,10 @@ import { migrations as postgresMigrations } from '../src/store/postgres/migratio
 import { encodeText } from '../src/store/postgres/rows.js'
 import { migrateSqlite } from '../src/store/sqlite/index.js'
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.js'
-import { type NoteQuota, NoteQuotaExceededError, type NoteRecord, type Store } from '../src/store/types.js'
+import { type NoteQuota, NoteQuotaExceededError, type NoteRecord } from '../src/store/types.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
-import { type StoreKind, openTestStore, storeKinds } from './support/stores.js'
+import { type TestStore, type StoreKind, openTestStore, storeKinds } from './support/stores.js'
 import { listedNotes } from './support/listed.js'
 import { erase, noteOf, terms } from './support/note-writes.js'
 
@@ -60,7 +60,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 for (const kind of storeKinds()) {
   describe(`note quota in the ${kind} store`, () => {
-    let store: Store
+    let store: TestStore
     const size = sizeOn(kind)
     before(async () => {
       store = await openTestStore(kind)
@@ -186,7 +186,7 @@ for (const kind of storeKinds()) {
 if (serviceAvailable('postgresql')) {
   describe('note quota in PostgreSQL: the check in one slot and in all', () => {
     let db: TestDatabase
-    let store: Store
+    let store: TestStore
     let pool: pg.Pool
     const SLOTS = 16
     before(async () => {

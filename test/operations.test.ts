@@ -11,10 +11,10 @@ import { ConfigError, defaultConfig, parseConfig } from '../src/config.js'
 import { healthRoutes } from '../src/routes/health.js'
 import { startServer } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import type { Store } from '../src/store/types.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { responseChecker } from './support/openapi-check.js'
 import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
+import type { TestStore } from './support/stores.js'
 
 const OPERATIONS_PATHS = ['/openapi.json', '/docs', '/healthz', '/readyz', '/metrics']
 
@@ -31,9 +31,9 @@ function sample(text: string, series: string): number {
 }
 
 /** A working store whose ping fails, as when the database went away. */
-function storeWithFailingPing(): Store {
+function storeWithFailingPing(): TestStore {
   const store = openSqliteStore({ dataDir: ':memory:' })
-  return Object.assign(Object.create(store) as Store, {
+  return Object.assign(Object.create(store) as TestStore, {
     ping: async () => {
       throw new Error('connection refused')
     },
@@ -161,7 +161,7 @@ for (const mode of MODES) {
 describe('readiness with a store that hangs', () => {
   it('answers 503 once the ping has taken longer than the readiness timeout', async () => {
     const real = openSqliteStore({ dataDir: ':memory:' })
-    const hanging: Store = { ...real, ping: () => new Promise<void>(() => {}) }
+    const hanging: TestStore = { ...real, ping: () => new Promise<void>(() => {}) }
     const app = Fastify()
     healthRoutes(app, hanging, 50)
     try {

@@ -9,11 +9,10 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import { openPostgresStore } from '../src/store/postgres/index.js'
-import type { Store } from '../src/store/types.js'
 import { type Account, type Harness, type Reply, addNote, register, startHarness } from './support/harness.js'
 import { listedNotes } from './support/listed.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
-import { cached } from './support/stores.js'
+import { type TestStore, cached } from './support/stores.js'
 
 const SLOTS = 16
 
@@ -27,7 +26,7 @@ describe('PostgreSQL: writes whose locks close a cycle answer 200, not 500', { s
   const slot = () => pidOf.get(harnesses[0]!)! % SLOTS
 
   /** The pid of the one request connection of a store just opened: the newest that ran its ping. */
-  async function requestPid(store: Store): Promise<number> {
+  async function requestPid(store: TestStore): Promise<number> {
     await store.ping()
     const { rows } = await operator.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'notes-service'
@@ -37,7 +36,7 @@ describe('PostgreSQL: writes whose locks close a cycle answer 200, not 500', { s
     return rows[0]!.pid
   }
 
-  async function instance(): Promise<{ store: Store; pid: number }> {
+  async function instance(): Promise<{ store: TestStore; pid: number }> {
     const store = cached(await openPostgresStore({ url: database.url, poolSize: 1 }))
     return { store, pid: await requestPid(store) }
   }

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
-import type { Store } from '../src/store/types.js'
 import { type Account, type Harness, targets, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
+import type { TestStore } from './support/stores.js'
 
 const PROTECTED: Array<[string, string]> = [
   ['GET', '/get-user'],
@@ -149,7 +149,7 @@ for (const { mode, storeKind } of targets()) {
 }
 
 /** A store whose every call fails, to reach the contract's 500 answers. */
-function failingStore(real: Store): Store {
+function failingStore(real: TestStore): TestStore {
   const fail = async () => {
     throw new Error('disk on fire')
   }

@@ -13,6 +13,7 @@ import { type RedisLimiters, createRedisLimiters } from '../src/services/redis-l
 import { makeUser } from './support/store-contract.js'
 import { type Client, type Harness, MODES, addNote, startHarness, targets, uniqueEmail } from './support/harness.js'
 import { TEST_REDIS_URL, serviceAvailable } from './support/services.js'
+import { type TestStore, openTestStore } from './support/stores.js'
 
 const LIMIT = 3
 const limited = (overrides: Partial<Config['bruteForce']> = {}): Partial<Config> => ({
@@ -67,8 +68,10 @@ for (const { mode, storeKind } of targets()) {
 
   describe(`closed registration (${mode}, ${storeKind})`, () => {
     let h: Harness
+    let store: TestStore
     before(async () => {
-      h = await startHarness(mode, { storeKind, config: { registration: 'closed' } })
+      store = await openTestStore(storeKind)
+      h = await startHarness(mode, { store, config: { registration: 'closed' } })
     })
     after(async () => h.close())
 
@@ -83,7 +86,7 @@ for (const { mode, storeKind } of targets()) {
       assert.deepEqual([missing.status, missing.json], [403, closed])
 
       const user = makeUser({ passwordHash: await defaultPasswordHasher.hash('imported password') })
-      assert.deepEqual(await h.store.importUsers([user]), ['inserted'])
+      assert.deepEqual(await store.importUsers([user]), ['inserted'])
       const login = await h.client.request('POST', '/login', { body: { email: user.email, password: 'imported password' } })
       assert.equal(login.status, 200)
       await addNote(h.client, (login.json as { accessToken: string }).accessToken, { title: 't', content: 'c' })

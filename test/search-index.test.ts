@@ -8,11 +8,11 @@ import RE2 from 're2'
 import { ContractError } from '../src/errors.js'
 import { tooComplex } from '../src/services/search-cost.js'
 import { searchPlan } from '../src/services/search-plan.js'
-import type { NoteRecord, Store, TextMatcher } from '../src/store/types.js'
+import type { NoteRecord, TextMatcher } from '../src/store/types.js'
 import { erase, terms } from './support/note-writes.js'
 import { searchWith, testSearchPool } from './support/search.js'
 import { makeNote, makeUser } from './support/store-contract.js'
-import { openTestStore, storeKinds } from './support/stores.js'
+import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
 
 const LETTERS = ['a', 'b', 'k', 'K', '\u212a', 's', 'S', '\u017f', 'ß', 'σ', 'ς', 'Σ', 'é', 'É', ' ', '1', '2', '-', '.', '"', '%', '_']
 const WORDS = ['meet', 'Meeting', 'at', 'abc', 'ABC', 'kiss', 'KISS', '\u212aiss', 'ki\u017f\u017f', 'strasse', 'Straße', 'σίσυφος', '11am', 'a_b', '50%', 'x"y']
@@ -62,7 +62,7 @@ function expected(listed: NoteRecord[], source: string): string[] {
 
 for (const kind of storeKinds()) {
   describe(`search through the index (${kind})`, () => {
-    let store: Store
+    let store: TestStore
     const pool = testSearchPool()
     before(async () => {
       store = await openTestStore(kind)

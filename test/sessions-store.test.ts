@@ -1,4 +1,4 @@
-// The Store's session and account-change calls (store/types.ts) on every driver: what each
+// The Store's session and account-change calls (store/sessions.ts, store/accounts.ts) on every driver: what each
 // stores and answers, the one-transaction promises (an account with its first session; a
 // password with the end of the other sessions), pruning, the "not before" time that never moves
 // back, and the answers for accounts and sessions that do not exist.

@@ -10,14 +10,15 @@ import { cachedStore } from '../src/store/cache/index.js'
 import { type AccountWrite, STORE_METHODS } from '../src/store/methods.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../src/store/sqlite/notes.js'
-import type { NoteRecord, SessionRecord, Store, StoreDriver, UserRecord } from '../src/store/types.js'
+import type { NoteRecord, SessionRecord, UserRecord } from '../src/store/types.js'
+import type { StoreDriver } from '../src/store/driver.js'
 import { type Harness, MODES, register, startHarness } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { erase, terms } from './support/note-writes.js'
-import { sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
+import { type TestStore, sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
 
-const titles = async (store: Store, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
+const titles = async (store: TestStore, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
 const sessionOf = (userId: string): SessionRecord => {
   const now = new Date().toISOString()
   return { _id: makeUser()._id, userId, createdOn: now, lastUsedOn: now, client: 'test' }
@@ -33,7 +34,7 @@ for (const kind of storeKinds()) {
   describe(`cache layer over ${kind}: every write path shows at the next read`, () => {
     let db: StoreWithSql
     /** Another process (SQLite: another connection to the file) or instance on the same database. */
-    let other: Store
+    let other: TestStore
     before(async () => {
       db = await openStoreWithSql(kind)
       other = await db.openAnother()
@@ -232,7 +233,7 @@ describe('cache layer: when it reads versions, and what it keeps', () => {
 })
 
 /** The arguments of each account write, for an account with one session: typed so that a new account write needs an entry. */
-const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: SessionRecord) => Parameters<Store[K]> } = {
+const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: SessionRecord) => Parameters<TestStore[K]> } = {
   // A new account's id is never kept; here the write repeats an existing one, and fails.
   createUser: (user) => [user],
   updateUser: (user) => [user._id, { fullName: 'renamed' }],
@@ -240,7 +241,6 @@ const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: Session
   createSession: (user) => [sessionOf(user._id), KEEP_ALL],
   touchSession: (_, session) => [session._id, '2100-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'],
   deleteSession: (user, session) => [user._id, session._id],
-  importUsers: (user) => [[user]],
 }
 
 describe('cache layer: every account write goes through the one invalidation path', () => {

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { newId } from '../src/services/ids.js'
-import type { NoteRecord, Store, StoredRevisionRecord, TrashedNoteRecord, UserRecord } from '../src/store/types.js'
+import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord, UserRecord } from '../src/store/types.js'
 import { makeNote, makeUser } from './support/store-contract.js'
-import { openTestStore, storeKinds } from './support/stores.js'
+import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
 
 const trashed = (note: NoteRecord, deletedOn = '2026-02-01T00:00:00.000Z'): TrashedNoteRecord => ({ ...note, deletedOn })
 
@@ -32,7 +32,7 @@ async function pageAll<T>(page: (after: T | undefined) => Promise<T[]>): Promise
 for (const kind of storeKinds()) {
   for (const caches of [false, true]) {
     describe(`trash and history transfer (${kind}${caches ? ', cached' : ''})`, () => {
-      let store: Store
+      let store: TestStore
       let owner: UserRecord
       let other: UserRecord
       before(async () => {

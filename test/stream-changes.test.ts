@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { type Account, type Harness, type NoteBody, addNote, register, startHarness } from './support/harness.js'
 import { type SseStream, baseOf, changeOf, openStream } from './support/sse.js'
 import { makeNote } from './support/store-contract.js'
-import { storeKinds } from './support/stores.js'
+import { openTestStore, storeKinds } from './support/stores.js'
 import type { StreamSettings } from '../src/services/streams.js'
 import { defaultConfig } from '../src/config.js'
 
@@ -269,7 +269,8 @@ describe('GET /stream-changes: limits, the slow reader, heartbeats and shutdown 
   })
 
   it('sends heartbeat comments, and reads the feed at each one: a write that published nothing arrives', async () => {
-    const { h, base } = await harness({ heartbeatMs: 200 })
+    const store = await openTestStore('sqlite')
+    const { h, base } = await harness({ heartbeatMs: 200 }, { store })
     try {
       const a = await register(h.client)
       const s = await stream(base, { token: a.token })
@@ -277,7 +278,7 @@ describe('GET /stream-changes: limits, the slow reader, heartbeats and shutdown 
       assert.equal(s.comments[0], 'keep-alive')
       // Straight into the store, as the CLI's import writes: no bus event.
       const note = makeNote(a.userId, { title: 'imported' })
-      assert.deepEqual(await h.store.importNotes([note]), ['inserted'])
+      assert.deepEqual(await store.importNotes([note]), ['inserted'])
       await s.waitForEvents(1, 3000)
       assert.equal(changeOf(s.events[0]!).noteId, note._id)
     } finally {

@@ -12,12 +12,12 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { emailKeyOf } from '../src/services/accounts.js'
-import type { NoteRecord, Store } from '../src/store/types.js'
+import type { NoteRecord } from '../src/store/types.js'
 import { exportData } from '../src/transfer/export.js'
 import { controlCharactersMessage, isNameText, notWellFormedMessage } from '../src/unicode.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
 import { responseChecker } from './support/openapi-check.js'
-import { openTestStore, storeKinds } from './support/stores.js'
+import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, runImport } from './support/transfer.js'
 import { listedNotes } from './support/listed.js'
 
@@ -113,7 +113,7 @@ function expectedRefusal(input: NoteInput, creating: boolean): object | undefine
 const noteFields = (n: NoteRecord) => ({ _id: n._id, title: n.title, content: n.content, tags: n.tags, isPinned: n.isPinned })
 
 /** Every later read of the note: the listing, a search that matches everything, and the export. */
-async function readsOf(client: Client, store: Store, dir: TempDir, id: string): Promise<Array<[string, unknown]>> {
+async function readsOf(client: Client, store: TestStore, dir: TempDir, id: string): Promise<Array<[string, unknown]>> {
   const found = (answer: Answer) => (answer.json as { notes: NoteRecord[] }).notes.find((n) => n._id === id)
   const listed = await client.send('GET', '/get-all-notes')
   assert.equal(listed.status, 200, listed.text)
@@ -134,7 +134,7 @@ async function readsOf(client: Client, store: Store, dir: TempDir, id: string): 
   ]
 }
 
-async function assertReadsEqual(client: Client, store: Store, dir: TempDir, acknowledged: NoteRecord): Promise<void> {
+async function assertReadsEqual(client: Client, store: TestStore, dir: TempDir, acknowledged: NoteRecord): Promise<void> {
   for (const [read, seen] of await readsOf(client, store, dir, acknowledged._id)) {
     assert.deepEqual(seen, noteFields(acknowledged), `${read} differs from the acknowledged note`)
   }
@@ -142,7 +142,7 @@ async function assertReadsEqual(client: Client, store: Store, dir: TempDir, ackn
 
 for (const kind of storeKinds()) {
   describe(`text fields round-trip exactly or are refused by name (${kind})`, () => {
-    let store: Store
+    let store: TestStore
     let app: FastifyInstance
     let client: Client
     let token: string | undefined

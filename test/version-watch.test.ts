@@ -3,7 +3,7 @@
 // version clock while nothing changed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { ChangeKind } from '../src/services/change-bus/index.js'
+import type { ChangeKind } from '../src/services/change-bus/bus.js'
 import { watchVersions } from '../src/services/version-watch.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { eventually } from './support/eventually.js'

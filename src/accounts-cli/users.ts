@@ -12,7 +12,7 @@ import { type AccountDetails, AccountAdmin, AdminError, generatePassword } from 
 import { emailKeyOf, publicUser } from '../services/accounts.js'
 import { defaultPasswordHasher } from '../services/passwords.js'
 import { SessionService } from '../services/sessions.js'
-import { openStore } from '../store/open.js'
+import { openCommandStore } from '../store/open.js'
 import { escapeForTerminal, escapeJsonForTerminal } from '../unicode.js'
 
 // The operator's input is held to the routes' own field schemas.
@@ -162,7 +162,7 @@ export async function runUsers(args: string[], env: Env, io: CliIo = process): P
     const [command = '', ...emails] = positionals
     const known = command === 'list' || Object.hasOwn(ON_ONE_ACCOUNT, command)
     if (!known) throw new UsageError(command ? `unknown users command "${command}"` : 'users needs a command')
-    const store = await openStore(parseConfig(env))
+    const store = await openCommandStore(parseConfig(env))
     try {
       return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, emails, values, io)
     } finally {

@@ -1,6 +1,6 @@
 // `notes-service users` (docs/accounts.md): accounts are named by email, compared by their key.
 import { randomBytes } from 'node:crypto'
-import type { Store, UserRecord } from '../store/types.js'
+import type { Store, TransferStore, UserRecord } from '../store/types.js'
 import { emailKeyOf, newUser } from './accounts.js'
 import type { PasswordHasher } from './passwords.js'
 import { type SessionService, revokeNow } from './sessions.js'
@@ -20,7 +20,7 @@ export type AccountDetails = Awaited<ReturnType<AccountAdmin['details']>>
 
 export class AccountAdmin {
   constructor(
-    private readonly store: Store,
+    private readonly store: Store & Pick<TransferStore, 'usersAfter'>,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
   ) {}

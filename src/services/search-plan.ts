@@ -3,7 +3,7 @@
 // them cannot match, so the store reads only the notes the index names; RE2 still decides each one. In doubt the
 // plan is weaker, never wrong: what the parser does not know matches anything.
 import type { CharacterClass } from 'regjsparser'
-import { INDEXED_MIN_LENGTH, type SearchPlan, foldIndexed } from '../store/search-index.js'
+import { INDEXED_MIN_LENGTH, type SearchPlan, foldIndexed } from '../store/search-trigrams.js'
 import { type ParsedPattern, type PatternNode, parsed } from './search-cost.js'
 
 /** What a part of the pattern may match: the whole strings when few, else how they start and end and what they hold. */

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { ContractError, badRequest } from '../errors.js'
-import type { SearchPlan } from '../store/search-index.js'
+import type { SearchPlan } from '../store/search-trigrams.js'
 import type { SearchText, TextMatcher } from '../store/types.js'
 import { parsePattern, tooComplex } from './search-cost.js'
 import { searchPlan } from './search-plan.js'

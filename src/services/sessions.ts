@@ -1,4 +1,5 @@
 // Sessions (docs/accounts.md): a token is accepted only while its session is stored, so every instance sees one end.
+import { admitsTokenIssuedAt } from '../store/accounts.js'
 import type { Actor, CheckedVersions, Revocation, SessionRecord, Store, UserRecord } from '../store/types.js'
 import { isWellFormedSessionId, newSessionId } from './ids.js'
 import { TOKEN_LIFETIME_MS, type VerifiedToken } from './tokens.js'
@@ -29,8 +30,9 @@ export function actorOf(caller: Authenticated): Actor {
   return { sessionId: caller.sessionId, issuedAt: new Date(caller.issuedAt * 1000).toISOString() }
 }
 
+/** `issuedAt`: the token's `iat`, in seconds. The rule is the store's, which each account write applies too. */
 function admitsTokenWithoutSession(account: UserRecord, issuedAt: number): boolean {
-  return account.tokensNotBefore === undefined || Date.parse(account.tokensNotBefore) <= issuedAt * 1000
+  return admitsTokenIssuedAt(account.tokensNotBefore, new Date(issuedAt * 1000).toISOString())
 }
 
 export class SessionService {

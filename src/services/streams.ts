@@ -3,7 +3,7 @@
 // answer; the change bus (and the version watch, version-watch.ts, for changes made outside the service) says whose
 // notes or sessions changed, and each of that account's streams reads the feed or checks its session (live-stream.ts).
 import { ContractError } from '../errors.js'
-import type { ChangeBus, ChangeKind } from './change-bus/index.js'
+import type { ChangeBus, ChangeKind } from './change-bus/bus.js'
 import type { ChangesAnswer } from './changes.js'
 import { LiveStream, type LiveStreamDeps, STREAM_PAGE, type StreamOutput } from './live-stream.js'
 import type { Authenticated } from './sessions.js'

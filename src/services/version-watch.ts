@@ -4,8 +4,8 @@
 // every write, whoever makes it, and a read sees only what committed. An account whose notes version moved has its
 // streams read the feed; one whose account version moved (a session ended, the account deleted) has them check their
 // session past the cache. So every change reaches open streams within a second, by any path (docs/sync.md).
-import type { StoreDriver, UserVersions } from '../store/types.js'
-import type { ChangeKind } from './change-bus/index.js'
+import type { StoreDriver, UserVersions } from '../store/driver.js'
+import type { ChangeKind } from './change-bus/bus.js'
 
 /** Between two reads: a change is seen within this, plus one read. */
 export const WATCH_MS = 250

@@ -73,21 +73,7 @@ export const STORE_METHODS = {
   searchNotesJson: read,
   // Changes no note: the index is not part of any answer the cache keeps.
   buildSearchIndex: read,
-  // New accounts have no stream yet.
-  importUsers: { forgets: { accounts: ([users]) => users.map((u) => u._id) }, publishes: 'nothing' },
-  importNotes: {
-    forgets: 'notes',
-    publishes: { notes: ([notes], outcomes) => [...new Set(notes.filter((_n, i) => outcomes[i] === 'inserted').map((n) => n.userId))] },
-  },
-  usersAfter: read,
-  notesAfter: read,
-  // Trashed notes and revisions are not in the listing.
-  importTrash: { forgets: 'notes', publishes: 'nothing' },
-  importRevisions: { forgets: 'notes', publishes: 'nothing' },
-  trashAfter: read,
-  revisionsAfter: read,
   noteUsage: read,
-  accountsOverQuota: read,
   ping: { forgets: 'lifecycle', publishes: 'nothing' },
   close: { forgets: 'lifecycle', publishes: 'nothing' },
 } as const satisfies StoreMethods

@@ -1,6 +1,8 @@
 // Both drivers number their schema changes in one sequence: the same number and name in
 // sqlite/migrations/ and postgres/migrations/, no file where a dialect needs none, a number never
 // reused, a released change never edited (docs/architecture.md, "Migrations").
+import type { Database } from 'better-sqlite3'
+import type pg from 'pg'
 
 /** The numbers each dialect gave its changes before the shared sequence, which earlier builds still run by. */
 export const earlierNumbers: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<string, number>>>> = {
@@ -38,6 +40,11 @@ export interface DialectMigration<Db, Done> extends AppliedRow {
   sql?: string
   run?: (db: Db) => Done
 }
+
+/** A change of SQLite's (src/store/sqlite/migrations/). */
+export type SqliteMigration = DialectMigration<Database, void>
+/** A change of PostgreSQL's (src/store/postgres/migrations/). */
+export type PostgresMigration = DialectMigration<pg.ClientBase, Promise<void>>
 
 /**
  * schema_migrations' rows under their shared numbers (`list`: the dialect's migrations), to fill a new

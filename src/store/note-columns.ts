@@ -52,8 +52,11 @@ export const revisionColumns = columnsOf<StoredRevisionRecord>(StoredRevision)
 /** The columns an edit may change. */
 export const EDITABLE_COLUMNS = noteColumns.filter((c) => NOTE_INPUT_FIELDS.includes(c.field as NoteInputField))
 
+/** The columns' names, comma-separated, for SELECT, INSERT and RETURNING. */
+export const columnList = (columns: readonly Column<string>[]): string => columns.map((c) => c.column).join(', ')
+
 /** The columns a record is read from, for SELECT and RETURNING (the stored JSON is read only where it is the answer). */
-export const NOTE_COLUMN_LIST = noteColumns.map((c) => c.column).join(', ')
+export const NOTE_COLUMN_LIST = columnList(noteColumns)
 
 /** The fields whose columns `present` holds: what a migration's stored JSON carries, whatever later builds add. */
 export const columnsPresent = (present: readonly string[]): NoteColumn[] => noteColumns.filter((c) => present.includes(c.column))

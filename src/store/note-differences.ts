@@ -18,3 +18,6 @@ function differencesBy<R, K extends keyof R>(schema: TObject, key: K) {
 export const noteDifferences = differencesBy<NoteRecord, '_id'>(Note, '_id')
 export const trashedNoteDifferences = differencesBy<TrashedNoteRecord, '_id'>(TrashedNote, '_id')
 export const revisionDifferences = differencesBy<StoredRevisionRecord, 'noteId'>(StoredRevision, 'noteId')
+
+/** An import's outcome for a record whose key is stored: the same one, or the fields it differs in. */
+export const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })

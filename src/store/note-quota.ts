@@ -1,5 +1,6 @@
 // What both drivers' quota statements share (Store.insertNote, Store.updateNote with a quota).
-import type { NotePatch, NoteQuota } from './types.js'
+import type { NotePatch } from '../note-shape.js'
+import type { NoteQuota } from './notes.js'
 
 /** A limit of 0 is no limit: a bound no account reaches (and a safe integer for any driver). */
 export const bound = (limit: number): number => (limit > 0 ? limit : Number.MAX_SAFE_INTEGER)

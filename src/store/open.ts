@@ -3,7 +3,9 @@
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
-import type { Store, StoreDriver } from './types.js'
+import type { StoreDriver } from './driver.js'
+import type { TransferStore } from './transfer.js'
+import type { Store } from './types.js'
 
 export function storeKind(config: Config): 'postgresql' | 'sqlite' {
   return config.databaseUrl ? 'postgresql' : 'sqlite'
@@ -21,6 +23,14 @@ export async function openStoreWithVersions(config: Config): Promise<{ store: St
   const versions: VersionsRead = { userVersions: (ids) => driver.userVersions(ids), ...(clock && { versionClock: clock }) }
   if (!config.storeCache) return { store: driver, versions }
   return { store: cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }), versions }
+}
+
+/**
+ * What an operator's command (import, export, users) opens: the Store and the transfer store of the bare driver. A
+ * command reads each thing once, so no cache layer keeps anything, and no change bus runs (store/transfer.ts).
+ */
+export function openCommandStore(config: Config): Promise<Store & TransferStore> {
+  return openDriver(config)
 }
 
 /** StoreDriver's version reads, apart from the Store. */

@@ -1,7 +1,7 @@
 // Search as both drivers run it (docs/search.md, "How a search runs"): the driver lists the candidates' keys in list
 // order (the notes the index names, or every note), then reads them a chunk at a time while RE2 tests the previous
 // chunk on a search thread. A chunk's size follows the notes' sizes, so that reading one stays a short step.
-import type { SearchText, TextMatcher } from './types.js'
+import type { SearchText, TextMatcher } from './search.js'
 
 /** About how many characters of title and content one chunk reads. */
 export const SEARCH_CHUNK_CHARS = 1024 * 1024

@@ -4,10 +4,10 @@ import type {
   NoteImportOutcome,
   NoteRecord,
   RevisionImportOutcome,
-  Store,
   StoredRevisionRecord,
   TrashImportOutcome,
   TrashedNoteRecord,
+  TransferStore,
 } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
 import { type ImportOptions, type PhaseSummary, conflictMessage, openPhase } from './phase.js'
@@ -21,7 +21,7 @@ interface BatchedKind<R extends BatchedRecord> {
   phase: string
   noun: string
   fromDocument: (value: unknown) => R
-  write: (store: Store, records: R[]) => Promise<BatchedOutcome[]>
+  write: (store: TransferStore, records: R[]) => Promise<BatchedOutcome[]>
 }
 
 export const NOTES: BatchedKind<NoteRecord> = { phase: 'notes', noun: 'note', fromDocument: noteFromDocument, write: (store, r) => store.importNotes(r) }
@@ -36,7 +36,7 @@ function refusal(noun: string, record: BatchedRecord, outcome: Exclude<BatchedOu
   // A note is live or trashed, never both: the import keeps the state it found first.
   if (outcome === 'in-trash') return ['conflicting _id', `${what}: a trashed note with this _id is already stored; this record is not imported`]
   if (outcome === 'live') return ['conflicting _id', `${what}: a note with this _id is stored and not in the trash; this record is not imported`]
-  // A revision is looked up within its note (Store.importRevisions).
+  // A revision is looked up within its note (TransferStore.importRevisions).
   const key = record.noteId === undefined ? undefined : `of note ${record.noteId} with this _id or editedOn`
   return ['conflicting _id', conflictMessage(noun, record._id, outcome.differs, key)]
 }

@@ -6,8 +6,8 @@ import { parseArgs } from 'node:util'
 import { type Env, type NoteQuotaConfig, parseConfig } from '../config.js'
 import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
-import { openStore } from '../store/open.js'
-import type { Store } from '../store/types.js'
+import { openCommandStore } from '../store/open.js'
+import type { TransferStore } from '../store/types.js'
 import { escapeForTerminal } from '../unicode.js'
 import { UnknownUserError, exportData } from './export.js'
 import { StrictStop, describeSummary, importData, phasesOf } from './import.js'
@@ -67,7 +67,7 @@ async function runImport(args: string[], env: Env): Promise<number> {
 
   const poolSize = threadPoolSize(env)
   const config = parseConfig(env)
-  const store = await openStore(config)
+  const store = await openCommandStore(config)
   const progress = new Progress(process.stderr)
   progress.note(`importing; hashing passwords on ${poolSize} threads`)
   try {
@@ -95,7 +95,7 @@ async function runImport(args: string[], env: Env): Promise<number> {
 }
 
 /** The import keeps every note it moves, quota or not; accounts it leaves over the quota get 403 on add-note. */
-async function warnOverQuota(store: Store, noteQuota: NoteQuotaConfig): Promise<void> {
+async function warnOverQuota(store: TransferStore, noteQuota: NoteQuotaConfig): Promise<void> {
   const quota = noteQuotaOf(noteQuota)
   if (!quota) return
   const over = await store.accountsOverQuota(quota)
@@ -125,7 +125,7 @@ async function runExport(args: string[], env: Env): Promise<number> {
   }
   const kept = values.trash !== undefined || values.history !== undefined
   const toStdout = values.users === undefined && values.notes === undefined && !kept
-  const store = await openStore(parseConfig(env))
+  const store = await openCommandStore(parseConfig(env))
   try {
     const summary = await exportData({
       store,

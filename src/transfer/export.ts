@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { emailKeyOf } from '../services/accounts.js'
-import type { NoteRecord, Store, StoredRevisionRecord, TrashedNoteRecord, UserRecord } from '../store/types.js'
+import type { NoteRecord, Store, StoredRevisionRecord, TransferStore, TrashedNoteRecord, UserRecord } from '../store/types.js'
 import { escapeJsonForTerminal } from '../unicode.js'
 import { type EjsonMode, noteToEjson, revisionToEjson, trashedNoteToEjson, userToEjson } from './records.js'
 
@@ -12,7 +12,7 @@ type ExportFormat = 'lines' | 'array'
 const PAGE_SIZE = 1000
 
 export interface ExportOptions {
-  store: Store
+  store: Store & TransferStore
   /** A file path, or '-' for standard output; the collection is not written when undefined. */
   usersOut?: string
   notesOut?: string

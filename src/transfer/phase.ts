@@ -1,13 +1,13 @@
 // What every phase of the import shares: its options, its counts, the records of its file as they parse, and how a
 // rejected record is reported (with its file and line) or stops --strict.
-import type { Store } from '../store/types.js'
+import type { Store, TransferStore } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
 import { type Progress, zeroCounts } from './progress.js'
 import { RecordError, parseEjson } from './records.js'
 import { openSource } from './source.js'
 
 export interface ImportOptions {
-  store: Store
+  store: Store & TransferStore
   usersFile?: string
   notesFile?: string
   /** notes-service's own trash and history exports (docs/migration.md), after the notes they belong with. */

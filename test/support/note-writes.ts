@@ -1,4 +1,4 @@
-// Short call sites for the Store's note writes (types.ts NoteWriteTerms, NoteDeletion, NoteWrite).
+// Short call sites for the Store's note writes (store/notes.ts NoteWriteTerms, NoteDeletion, NoteWrite).
 import assert from 'node:assert/strict'
 import { newId } from '../../src/services/ids.js'
 import type { NoteDeletion, NoteQuota, NoteRecord, NoteWrite, NoteWriteTerms } from '../../src/store/types.js'

@@ -123,7 +123,7 @@ export async function deleteAccountSilently(url: string, id: string): Promise<vo
  * A pool for a test's own SQL, as an operator would run it. pg.Pool's end() resolves before its
  * connections' sockets are closed, so the DROP DATABASE … WITH (FORCE) that follows can still
  * end one, and the pool re-emits that as an 'error' event: ignored here as the store's own pool
- * ignores it (src/store/postgres/index.ts), instead of failing the run as an uncaught exception.
+ * ignores it (src/store/postgres/pool.ts), instead of failing the run as an uncaught exception.
  */
 export function operatorPool(url: string, max = 2): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max })

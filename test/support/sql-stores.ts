@@ -6,19 +6,19 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
-import type { Store, StoreDriver } from '../../src/store/types.js'
+import type { StoreDriver } from '../../src/store/driver.js'
 import { TEST_SECRET } from './harness.js'
 import { createTestDatabase, operatorPool } from './services.js'
-import { type StoreKind, cached } from './stores.js'
+import { type TestStore, type StoreKind, cached } from './stores.js'
 import { tempDir } from './temp.js'
 
 export interface StoreWithSql {
   kind: StoreKind
   /** The store as the service opens it: `driver` under the cache layer. */
-  store: Store
+  store: TestStore
   driver: StoreDriver
   /** Another process's store (another instance or worker) on the same database, cached too. */
-  openAnother(): Promise<Store>
+  openAnother(): Promise<TestStore>
   /** Runs one statement with `?` placeholders; the rows it returns. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
   /** The environment that makes the CLI use the same database. */
@@ -34,7 +34,7 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
     const store = cached(driver)
     const db = new Database(join(dir.path, SQLITE_FILE))
     db.pragma('busy_timeout = 5000')
-    const others: Store[] = []
+    const others: TestStore[] = []
     return {
       kind,
       store,
@@ -61,7 +61,7 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
   const driver = await openPostgresStore({ url: database.url, poolSize: 4 })
   const store = cached(driver)
   const pool = operatorPool(database.url)
-  const others: Store[] = []
+  const others: TestStore[] = []
   return {
     kind,
     store,

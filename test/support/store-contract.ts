@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { emptyInput } from '../../src/note-shape.js'
 import { newId } from '../../src/services/ids.js'
 import { SEARCH_CHUNK_CHARS } from '../../src/store/search-chunks.js'
-import type { NoteRecord, Store, TextMatcher, UserRecord } from '../../src/store/types.js'
+import type { NoteRecord, Store, TextMatcher, TransferStore, UserRecord } from '../../src/store/types.js'
 import { listedNotes, searchedNotes } from './listed.js'
 import { erase, msAfter, noteOf, terms } from './note-writes.js'
 
@@ -32,9 +32,9 @@ const matching = (test: (text: string) => boolean): TextMatcher => ({
 const contains = (needle: string) => matching((text) => text.toLowerCase().includes(needle))
 
 /** Runs the contract against a store made by `open`; `open` must give an empty store each call. */
-export function storeContract(name: string, open: () => Promise<Store>): void {
+export function storeContract(name: string, open: () => Promise<Store & TransferStore>): void {
   describe(`store contract: ${name}`, () => {
-    let store: Store
+    let store: Store & TransferStore
     before(async () => {
       store = await open()
     })

@@ -9,7 +9,8 @@ import { cachedStore } from '../../src/store/cache/index.js'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
-import type { Store, StoreDriver, UserRecord } from '../../src/store/types.js'
+import type { Store, TransferStore, UserRecord } from '../../src/store/types.js'
+import type { StoreDriver } from '../../src/store/driver.js'
 import { TEST_DATABASE_URL, createTestDatabase, serviceAvailable } from './services.js'
 import { makeNote, makeUser } from './store-contract.js'
 
@@ -20,9 +21,15 @@ export function storeKinds(): StoreKind[] {
   return serviceAvailable('postgresql') ? ['sqlite', 'postgresql'] : ['sqlite']
 }
 
-/** The store as the service opens it: the driver under the cache layer (src/store/open.ts). */
-export function cached(driver: StoreDriver): Store {
-  return cachedStore(driver, { listingBytes: defaultConfig.listingCacheMb * 2 ** 20 })
+/** A Store with the transfer store beside it: what the tests write and read through, whatever they need of either. */
+export type TestStore = Store & TransferStore
+
+/**
+ * The store as the service opens it: the driver under the cache layer (src/store/open.ts), with the driver's
+ * transfer store beside it, as an operator's command has it (open.ts, openCommandStore).
+ */
+export function cached(driver: StoreDriver): TestStore {
+  return { ...driver, ...cachedStore(driver, { listingBytes: defaultConfig.listingCacheMb * 2 ** 20 }) }
 }
 
 /** A PostgreSQL driver on a database of its own, dropped when it is closed. */
@@ -39,12 +46,12 @@ export async function openTestPostgresDriver(): Promise<StoreDriver> {
 }
 
 /** A PostgreSQL store (cached, as the service opens it) on a database of its own, dropped when it is closed. */
-export async function openTestPostgresStore(): Promise<Store> {
+export async function openTestPostgresStore(): Promise<TestStore> {
   return cached(await openTestPostgresDriver())
 }
 
 /** A fresh store of this kind, cached as the service opens it unless `caches` is false (the bare driver). */
-export async function openTestStore(kind: StoreKind, caches = true): Promise<Store> {
+export async function openTestStore(kind: StoreKind, caches = true): Promise<TestStore> {
   const driver = kind === 'postgresql' ? await openTestPostgresDriver() : openSqliteStore({ dataDir: ':memory:' })
   return caches ? cached(driver) : driver
 }
@@ -54,7 +61,7 @@ export async function openTestStore(kind: StoreKind, caches = true): Promise<Sto
  * (2 × LIST_PAGE_ROWS + 5, titled n0, n1, ... and created one second apart: `at(i)`), so a read
  * of them yields between pages and a write can land in the middle (the caches' overlap tests).
  */
-export async function sqliteOwnerOfThreePages(): Promise<{ store: Store; owner: UserRecord; at: (i: number) => string }> {
+export async function sqliteOwnerOfThreePages(): Promise<{ store: TestStore; owner: UserRecord; at: (i: number) => string }> {
   const store = cached(openSqliteStore({ dataDir: ':memory:' }))
   const owner = makeUser()
   await store.createUser(owner)
@@ -67,7 +74,7 @@ export async function sqliteOwnerOfThreePages(): Promise<{ store: Store; owner: 
 export interface StoreUnderTest {
   name: string
   /** A fresh in-process store for the harness. */
-  open(): Promise<Store>
+  open(): Promise<TestStore>
   /** Environment that makes `notes-service serve` use this store (DATA_DIR is always set). */
   childEnv(): Record<string, string>
   /**

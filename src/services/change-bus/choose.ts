@@ -3,7 +3,7 @@
 // but this process. Each driver's client library is loaded only when chosen.
 import cluster from 'node:cluster'
 import type { Config } from '../../config.js'
-import type { BusLog, ChangeBus } from './index.js'
+import type { BusLog, ChangeBus } from './bus.js'
 import { inProcessBus } from './in-process.js'
 
 export interface StartableBus extends ChangeBus {

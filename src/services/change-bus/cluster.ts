@@ -1,7 +1,7 @@
 // The bus of `serve --workers N` on SQLite: each worker sends its events to the primary over node:cluster's IPC channel,
 // and the primary relays them to the other workers. Nothing on the network.
 import cluster from 'node:cluster'
-import type { BusTransport } from './index.js'
+import type { BusTransport } from './bus.js'
 import { type TransportBus, busOverTransport } from './over-transport.js'
 
 /** The key of the IPC messages this bus sends, beside rate-limiter-flexible's own. */

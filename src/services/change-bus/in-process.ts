@@ -1,5 +1,5 @@
 // The bus of a single process (SQLite without --workers): publishing is delivering.
-import type { ChangeBus } from './index.js'
+import type { ChangeBus } from './bus.js'
 import { Listeners } from './listeners.js'
 
 export function inProcessBus(): ChangeBus {

@@ -1,5 +1,5 @@
 // The listeners of one process's bus: every driver delivers to them, its own publishes at once.
-import type { BusListener, ChangeEvent } from './index.js'
+import type { BusListener, ChangeEvent } from './bus.js'
 
 export class Listeners {
   private readonly all = new Set<BusListener>()

@@ -5,7 +5,7 @@
 // of one per write, which on PostgreSQL is one pg_notify query (docs/performance.md, "The change bus's cost, and
 // where PostgreSQL's write time goes").
 import { randomBytes } from 'node:crypto'
-import { type BusLog, type BusTransport, type ChangeBus, type ChangeEvent, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from './index.js'
+import { type BusLog, type BusTransport, type ChangeBus, type ChangeEvent, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from './bus.js'
 import { Listeners } from './listeners.js'
 
 export interface TransportBus extends ChangeBus {

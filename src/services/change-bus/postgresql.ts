@@ -1,7 +1,7 @@
 // The bus over PostgreSQL LISTEN/NOTIFY (DATABASE_URL without REDIS_URL): a dedicated connection per process, proven
 // live and reconnected by store/postgres/notice-listener.ts, and published on.
 import { NoticeListener } from '../../store/postgres/notice-listener.js'
-import type { BusTransport } from './index.js'
+import type { BusTransport } from './bus.js'
 import { type TransportBus, busOverTransport } from './over-transport.js'
 
 const CHANGES_CHANNEL = 'notes_service_changes'

@@ -2,11 +2,11 @@
 // of the service goes through the Store the app holds, so none can forget; writes of other processes that do not
 // publish (the CLI's import) reach streams through the version watch (services/version-watch.ts), within a second.
 import type { Store } from '../../store/types.js'
-import type { ChangeBus, ChangeKind } from './index.js'
+import type { ChangeBus, ChangeKind } from './bus.js'
 import { STORE_METHODS, type Publishes } from '../../store/methods.js'
 
 type Call = (...args: unknown[]) => Promise<unknown>
-/** A row's publication with its method's arguments and result left untyped: what every row shares. */
+/** A row's publication, whatever the method's arguments and result. */
 type AnyPublication = Publishes<unknown[], unknown>
 
 /** Built from STORE_METHODS, not the store's keys, so an unlisted method cannot pass through. */

@@ -1,7 +1,7 @@
 // The bus over Redis pub/sub (REDIS_URL): one subscriber connection per process, and one to publish on, since a
 // subscribed connection can do nothing else.
 import { Redis, type RedisOptions } from 'ioredis'
-import type { BusTransport } from './index.js'
+import type { BusTransport } from './bus.js'
 import { type TransportBus, busOverTransport } from './over-transport.js'
 
 /** Pub/sub channels are global to a Redis server, whatever its database: the database number keeps deployments apart. */

@@ -5,7 +5,11 @@
 // versions compared are only those read after the lookup asked (CurrentVersion, versions-reader.ts).
 // Everything else passes through as store/methods.ts says it forgets.
 import { LRUCache } from 'lru-cache'
-import type { CheckedVersions, JsonText, SessionOfAccount, Store, StoreDriver, UserRecord } from '../types.js'
+import type { UserRecord } from '../accounts.js'
+import type { StoreDriver } from '../driver.js'
+import type { JsonText } from '../notes.js'
+import type { CheckedVersions, SessionOfAccount } from '../sessions.js'
+import type { Store } from '../types.js'
 import { type AccountsOf, STORE_METHODS } from '../methods.js'
 import { type CurrentVersion, type CurrentVersions, versionsReader } from './versions-reader.js'
 
@@ -122,21 +126,21 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 
   // An account write drops the kept account at once: memory, not correctness, as the next lookup
   // compares it with a version read after it asked.
-  const passed = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accounts.delete(userId))
+  const classified = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accounts.delete(userId))
 
   return {
-    ...passed,
+    ...classified,
     findUserById,
     findSession,
     listNotesJson,
     // A new session's account is known: its first lookup can already be kept.
     createSession: async (session, prune) => {
-      const created = await passed.createSession(session, prune)
+      const created = await classified.createSession(session, prune)
       if (created) sessions.set(session._id, { userId: session.userId })
       return created
     },
     createUser: async (user, session) => {
-      const created = await passed.createUser(user, session)
+      const created = await classified.createUser(user, session)
       if (created && session) sessions.set(session._id, { userId: user._id })
       return created
     },

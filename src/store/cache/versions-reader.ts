@@ -4,7 +4,7 @@
 // entries only with such versions (CurrentVersion), so nothing it keeps outlives a change that
 // committed before a request arrived, whatever notices have or have not arrived (docs/caching.md).
 import { LRUCache } from 'lru-cache'
-import type { StoreDriver, UserVersions } from '../types.js'
+import type { StoreDriver, UserVersions } from '../driver.js'
 import { oncePerTurn, perTurn } from './turn-batch.js'
 
 /** The brand of CurrentVersion: declared, never exported, so only this module makes one. */

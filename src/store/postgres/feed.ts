@@ -1,13 +1,12 @@
-// The change feed's queries (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts). The triggers of migrations
-// 15 and 17 write it, and feed_page() (migration 17's) reads a page under the account's feed lock; here it is called,
-// and swept.
+// The change feed section of the PostgreSQL driver (docs/sync.md, "The change feed"; mirrors sqlite/feed.ts;
+// store/feed.ts). The triggers of migrations 15 and 17 write it, and feed_page() (migration 17's) reads a page under
+// the account's feed lock; here it is called, and swept (trash-history.ts runs the sweep).
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Query } from './query.js'
-import { type ChangePage, StoreUnavailableError } from '../types.js'
+import { StoreUnavailableError } from '../errors.js'
+import type { ChangePage, FeedStore } from '../feed.js'
+import { SWEEP_BATCH, sweepInBatches } from '../trash-history.js'
 import { FEED_LOCK_CLASS } from './migrations/0015-change-feed.js'
-
-/** Gone notes' changes erased per statement of the sweep; SKIP LOCKED lets sweeps on several instances share the work. */
-const SWEEP_BATCH = 500
 /**
  * How long a read waits for the writers that held the account's feed lock when it first tried it, before it answers
  * 503. An import batch commits well within it; a transaction that writes a note and then stays open that long is an
@@ -55,7 +54,7 @@ const pageOf = (rows: PageRow[]): ChangePage => ({
   changes: rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), noteId: r.note_id ?? '', json: r.json })),
 })
 
-export class PostgresFeed {
+class PostgresFeed {
   constructor(private readonly query: Query) {}
 
   /**
@@ -116,26 +115,28 @@ export class PostgresFeed {
     const { rows } = await this.query<PageRow>('feed.pageUpTo', PAGE_UP_TO, [userId, since ?? 0, limit, upTo, since === undefined])
     return rows[0] ? pageOf(rows) : undefined
   }
+}
 
-  /** Erases the changes of notes gone before `changedBefore`, raising each account's floor past them: how many. */
-  async sweep(changedBefore: string): Promise<number> {
-    let total = 0
-    for (;;) {
-      const { rows } = await this.query<{ n: string }>(
-        'feed.sweep',
-        `WITH gone AS (
-           DELETE FROM note_changes WHERE (user_id, note_id) IN (
-             SELECT user_id, note_id FROM note_changes WHERE changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
-           RETURNING user_id, seq),
-         floors AS (
-           UPDATE note_feeds f SET floor = greatest(f.floor, g.seq) FROM (SELECT user_id, max(seq) AS seq FROM gone GROUP BY user_id) g
-           WHERE f.user_id = g.user_id)
-         SELECT count(*) AS n FROM gone`,
-        [changedBefore],
-      )
-      const n = Number(rows[0]?.n ?? 0)
-      total += n
-      if (n < SWEEP_BATCH) return total
-    }
-  }
+export function postgresFeed(query: Query): FeedStore {
+  const feed = new PostgresFeed(query)
+  return { changesSince: (userId, since, limit) => feed.changesSince(userId, since, limit) }
+}
+
+/** Erases the changes of notes gone before `changedBefore`, raising each account's floor past them: how many. SKIP LOCKED lets sweeps on several instances share the work. */
+export function sweepChanges(query: Query, changedBefore: string): Promise<number> {
+  return sweepInBatches(async () => {
+    const { rows } = await query<{ n: string }>(
+      'feed.sweep',
+      `WITH gone AS (
+         DELETE FROM note_changes WHERE (user_id, note_id) IN (
+           SELECT user_id, note_id FROM note_changes WHERE changed_on < $1 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+         RETURNING user_id, seq),
+       floors AS (
+         UPDATE note_feeds f SET floor = greatest(f.floor, g.seq) FROM (SELECT user_id, max(seq) AS seq FROM gone GROUP BY user_id) g
+         WHERE f.user_id = g.user_id)
+       SELECT count(*) AS n FROM gone`,
+      [changedBefore],
+    )
+    return Number(rows[0]?.n ?? 0)
+  })
 }

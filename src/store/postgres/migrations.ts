@@ -1,7 +1,6 @@
 // The PostgreSQL driver's migrations (mirrors sqlite/migrations.ts), all run in one transaction
-// under an advisory lock (migratePostgres in index.ts). Never edit a released migration: add one.
-import type pg from 'pg'
-import type { DialectMigration } from '../migrations.js'
+// under an advisory lock (migratePostgres in migrate.ts, over store/migrate.ts). Never edit a released migration: add one.
+import type { PostgresMigration } from '../migrations.js'
 import { migration as m0001 } from './migrations/0001-init.js'
 import { migration as m0002 } from './migrations/0002-note-json.js'
 import { migration as m0003 } from './migrations/0003-account-change-notices.js'
@@ -15,6 +14,6 @@ import { migration as m0014 } from './migrations/0014-trash-and-history.js'
 import { migration as m0015 } from './migrations/0015-change-feed.js'
 import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
 
-export type Migration = DialectMigration<pg.ClientBase, Promise<void>>
+export type Migration = PostgresMigration
 
 export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010, m0013, m0014, m0015, m0017]

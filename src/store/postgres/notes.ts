@@ -1,50 +1,54 @@
-// Note queries of the PostgreSQL driver (mirrors sqlite/notes.ts). Every query is scoped by
-// user_id and served by the notes_by_user_in_list_order index.
-import { holdsVersion } from '../../note-shape.js'
+// The notes section of the PostgreSQL driver (mirrors sqlite/notes.ts; store/notes.ts): the note writes, each one
+// statement held to the quota when one is given (quota.ts), but the delete, and the listing. Every query is scoped
+// by user_id and served by the notes_by_user_in_list_order index.
+import type pg from 'pg'
+import { type NotePatch, type NoteRecord, holdsVersion } from '../../note-shape.js'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import type { NotePatch, NoteRecord, NoteWrite, NoteWriteTerms } from '../types.js'
-import { NOTE_COLUMNS, type NoteRow, decodeJsonText, noteFromRow, noteInsertParams, noteValues, patchSet, patchValues } from './rows.js'
-import { type Query, unlessAccountGone } from './query.js'
+import { limits, resizes } from '../note-quota.js'
+import type { NoteQuota, NoteStore, NoteWrite, NoteWriteTerms } from '../notes.js'
+import { type Query, inTransaction, queryOn, unlessAccountGone } from './query.js'
+import { type Verdict, quotaCheck, refuseOver, withinQuota } from './quota.js'
+import { NOTE_COLUMNS, type NoteRow, Placeholders, decodeJsonText, noteFromRow, noteInsertParams, noteValues, patchSet } from './rows.js'
+import { noteColumns } from '../note-columns.js'
 
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
 const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 
-/** The values every edit statement starts with: $1 to $7 of editStatement. */
-export const EDIT_VALUES = 7
-
-export const editValues = (userId: string, noteId: string, now: string, terms: NoteWriteTerms): unknown[] =>
-  [userId, noteId, now, terms.expected ?? null, terms.revisionId, terms.keepRevisions, terms.quota?.bytes ?? 0]
-
 /**
  * An edit in one statement (docs/history.md): `old` locks the note and reads it as last committed; `changed` applies
- * the patch, with the next version, only while `old` is as expected ($4, If-Match) and `allowed` holds; `kept` keeps
- * old's text as a revision when it changed. The patch's values follow the first `before` ($1 user, $2 note, $3 now,
- * $5 revision id, $6 revisions kept, $7 the byte quota). The answer: the changed note, or the current one.
- * When a delete commits while the edit waits for the note, `old` is empty; the new version then falls back to the
+ * the patch, with the next version, only while `old` is as expected (If-Match) and the quota's check (`checked`)
+ * answers 'pass'; `kept` keeps old's text as a revision when it changed. The answer: the changed note, or the current
+ * one. When a delete commits while the edit waits for the note, `old` is empty; the new version then falls back to the
  * stored one, since PostgreSQL checks NOT NULL before it finds the row gone, and the edit changes nothing (404).
  */
-export const editStatement = (before: number, verdictOf?: string) => {
-  const [allowed, verdict] = verdictOf ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
-  return `
-  WITH ${verdictOf ? `verdict AS (SELECT ${verdictOf} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE),
+function editStatement(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms, checked?: { quota: NoteQuota; exclusive: boolean }) {
+  const params = new Placeholders()
+  const [user, note, at, expected] = [params.$(userId), params.$(noteId), params.$(now), params.$(terms.expected ?? null)]
+  const [revisionId, keep, trimTo] = [params.$(terms.revisionId), params.$(terms.keepRevisions), params.$(terms.quota?.bytes ?? 0)]
+  const patched = patchSet(params, patch)
+  const check = checked && quotaCheck(params, user, note, { title: patched.at.title!, content: patched.at.content!, tags: patched.at.tags! }, checked.quota, checked.exclusive)
+  const [allowed, verdict] = check ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
+  const text = `
+  WITH ${check ? `verdict AS (SELECT ${check} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ${user} AND id = ${note} FOR UPDATE),
   changed AS (
-    UPDATE notes SET ${patchSet(before + 1)}, updated_on = COALESCE(next_note_version((SELECT updated_on FROM old), $3), updated_on)
-    WHERE user_id = $1 AND id = $2 AND ($4::text[] IS NULL OR (SELECT updated_on FROM old) = ANY($4::text[])) AND ${allowed}
+    UPDATE notes SET ${patched.set}, updated_on = COALESCE(next_note_version((SELECT updated_on FROM old), ${at}), updated_on)
+    WHERE user_id = ${user} AND id = ${note} AND (${expected}::text[] IS NULL OR (SELECT updated_on FROM old) = ANY(${expected}::text[])) AND ${allowed}
     RETURNING ${NOTE_COLUMNS}
   ),
   kept AS (
-    SELECT keep_revision($5, $1, $2, o.title, o.content, o.tags, o.is_pinned, o.updated_on, $3, $6, $7) AS n FROM old o, changed c
+    SELECT keep_revision(${revisionId}, ${user}, ${note}, o.title, o.content, o.tags, o.is_pinned, o.updated_on, ${at}, ${keep}, ${trimTo}) AS n FROM old o, changed c
     WHERE o.title IS DISTINCT FROM c.title OR o.content IS DISTINCT FROM c.content OR o.tags IS DISTINCT FROM c.tags
   )
   SELECT true AS changed, ${verdict} AS v, ${NOTE_COLUMNS} FROM changed WHERE (SELECT count(*) FROM kept) >= 0
   UNION ALL
   SELECT false, ${verdict}, ${NOTE_COLUMNS} FROM old WHERE NOT EXISTS (SELECT 1 FROM changed)`
+  return { text, values: params.values }
 }
 
-export type EditRow = NoteRow & { changed: boolean; v: string | null }
+type EditRow = NoteRow & { changed: boolean; v: string | null }
 
 /** An edit statement's answer as Store.updateNote gives it; a note left unchanged by its quota verdict is that verdict. */
-export function editOutcome(rows: EditRow[], expected?: readonly string[]): NoteWrite | string {
+function editOutcome(rows: EditRow[], expected?: readonly string[]): NoteWrite | string {
   const row = rows[0]
   if (!row) return undefined
   const note = noteFromRow(row)
@@ -53,28 +57,100 @@ export function editOutcome(rows: EditRow[], expected?: readonly string[]): Note
   return { conflict: note }
 }
 
-export class PostgresNotes {
-  constructor(private readonly query: Query) {}
-
-  async insertNote(note: NoteRecord): Promise<boolean> {
-    const insert = this.query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
+/** Inserts the note over `query` (a transaction's too: a restore), held to the quota when one is given: false when its account is gone. */
+export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota | undefined): Promise<boolean> {
+  if (!limits(quota)) {
+    const insert = query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
     return unlessAccountGone(insert.then(() => true))
   }
+  return unlessAccountGone(
+    withinQuota(async (exclusive) => {
+      const params = new Placeholders()
+      const values = noteValues(note).map((value) => params.$(value))
+      const at = (field: string) => values[noteColumns.findIndex((c) => c.field === field)]!
+      const check = quotaCheck(params, at('userId'), 'NULL', { title: at('title'), content: at('content'), tags: at('tags') }, quota, exclusive)
+      const { rows } = await query<{ v: Verdict }>(
+        exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
+        `WITH verdict AS (SELECT ${check} AS v),
+         added AS (INSERT INTO notes (${NOTE_COLUMNS}) SELECT ${values.join(', ')} FROM verdict WHERE v = 'pass')
+         SELECT v FROM verdict`,
+        params.values,
+      )
+      refuseOver(rows[0]?.v)
+      return rows[0]?.v === 'pass' ? true : 'retry'
+    }),
+  )
+}
 
-  async findNote(userId: string, noteId: string): Promise<NoteRecord | undefined> {
-    const { rows } = await this.query<NoteRow>('notes.byId', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`, [userId, noteId])
-    return rows[0] && noteFromRow(rows[0])
-  }
+export function postgresNotes(query: Query, pool: pg.Pool): NoteStore {
+  return {
+    insertNote: (note, quota) => insertNoteOver(query, note, quota),
 
-  async updateNote(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms): Promise<NoteWrite> {
-    const { rows } = await this.query<EditRow>('notes.edit', editStatement(EDIT_VALUES), [...editValues(userId, noteId, now, terms), ...patchValues(patch)])
-    return editOutcome(rows) as NoteWrite
-  }
+    async findNote(userId, noteId) {
+      const { rows } = await query<NoteRow>('notes.byId', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`, [userId, noteId])
+      return rows[0] && noteFromRow(rows[0])
+    },
 
-  /** The listing joined by PostgreSQL from the stored JSON: no record is made (docs/performance.md). */
-  async listNotesJson(userId: string): Promise<string> {
-    const { rows } = await this.query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
-    const text = rows[0]?.json
-    return text ? decodeJsonText(text) : '[]'
+    // Held to the byte quota only when the patch can change the note's size.
+    async updateNote(userId, noteId, patch, now, terms) {
+      const quota = terms.quota
+      if (quota === undefined || quota.bytes <= 0 || !resizes(patch)) {
+        const edit = editStatement(userId, noteId, patch, now, terms)
+        return editOutcome((await query<EditRow>('notes.edit', edit.text, edit.values)).rows) as NoteWrite
+      }
+      return withinQuota(async (exclusive) => {
+        const edit = editStatement(userId, noteId, patch, now, terms, { quota, exclusive })
+        const { rows } = await query<EditRow>(exclusive ? 'notes.editWithinQuotaExclusive' : 'notes.editWithinQuota', edit.text, edit.values)
+        const outcome = editOutcome(rows, terms.expected)
+        if (outcome === 'bytes') refuseOver(outcome)
+        if (outcome === 'retry') return 'retry'
+        return typeof outcome === 'string' ? undefined : outcome // 'missing'
+      })
+    },
+
+    // Moves the note to the trash, or erases it with its history, in a transaction of a few statements.
+    deleteNote(userId, noteId, { expected, trashedOn, quota }) {
+      return inTransaction(pool, async (client) => {
+        const query = queryOn(client)
+        const values = [userId, noteId]
+        const { rows } = await query<NoteRow>('notes.lockToDelete', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE`, values)
+        if (!rows[0]) return undefined
+        const current = noteFromRow(rows[0])
+        if (!holdsVersion(current, expected)) return { conflict: current }
+        if (trashedOn === undefined) {
+          await query('history.eraseOfNote', 'DELETE FROM note_revisions WHERE user_id = $1 AND note_id = $2', values)
+        } else {
+          await query(
+            'trash.move',
+            `INSERT INTO trashed_notes (${NOTE_COLUMNS}, deleted_on, bytes)
+             SELECT ${NOTE_COLUMNS}, $3, note_bytes(title, content, tags) FROM notes WHERE user_id = $1 AND id = $2`,
+            [...values, trashedOn],
+          )
+        }
+        await query('notes.delete', 'DELETE FROM notes WHERE user_id = $1 AND id = $2', values)
+        if (trashedOn !== undefined && quota && quota.bytes > 0) await query('trash.trimToQuota', 'SELECT trim_kept($1, $2)', [userId, quota.bytes])
+        return { note: current }
+      })
+    },
+
+    // Joined by PostgreSQL from the stored JSON: no record is made (docs/performance.md).
+    async listNotesJson(userId) {
+      const { rows } = await query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
+      const text = rows[0]?.json
+      return text ? decodeJsonText(text) : '[]'
+    },
+
+    async noteUsage(userId) {
+      const { rows } = await query<{ notes: string; bytes: string }>(
+        'usage.ofAccount',
+        'SELECT coalesce(sum(notes), 0) AS notes, coalesce(sum(bytes), 0) AS bytes FROM account_usage WHERE user_id = $1',
+        [userId],
+      )
+      const row = rows[0]
+      if (!row) return undefined
+      // No usage rows: an account without notes, or no account.
+      if (row.notes === '0' && row.bytes === '0' && (await query('users.exists', 'SELECT 1 FROM users WHERE id = $1', [userId])).rowCount !== 1) return undefined
+      return { notes: Number(row.notes), bytes: Number(row.bytes) }
+    },
   }
 }

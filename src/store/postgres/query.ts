@@ -1,7 +1,7 @@
 // One query function over the pool for the driver's classes, and which failures mean "the
 // database cannot be reached" (answered 503) rather than a bug.
 import type pg from 'pg'
-import { StoreUnavailableError } from '../types.js'
+import { StoreUnavailableError } from '../errors.js'
 
 export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   name: string,

@@ -3,7 +3,8 @@
 // as U+FFFF '0', U+FFFF (a noncharacter) as U+FFFF U+FFFF. Other strings are stored as they are.
 import { type Column, type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, noteColumns } from '../note-columns.js'
 import type { SessionRow, UserRow } from '../row-shapes.js'
-import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
+import type { SessionRecord, UserRecord } from '../accounts.js'
+import type { NotePatch, NoteRecord } from '../../note-shape.js'
 
 const ESCAPE = '\uffff'
 
@@ -46,16 +47,28 @@ export const placeholder = (columns: readonly Column<string>[], first: number, f
 /** The placeholders of noteValues, from $`first`. */
 export const noteInsertParams = (first: number): string => noteColumns.map((_, i) => `$${first + i}`).join(', ')
 
-/** The patch's values in EDITABLE_COLUMNS order, NULL for a field it leaves alone. */
-export const patchValues = (patch: NotePatch): unknown[] =>
-  EDITABLE_COLUMNS.map(({ field, kind }) => {
-    const value = patch[field as keyof NotePatch]
-    return value === undefined ? null : columnValue(kind, value)
-  })
+/** A statement's values, each named by the placeholder it is given in turn: a statement names its values instead of counting them. */
+export class Placeholders {
+  readonly values: unknown[] = []
 
-/** UPDATE's assignments of patchValues from $`first`: COALESCE keeps a column whose value is NULL. */
-export const patchSet = (first: number): string =>
-  EDITABLE_COLUMNS.map(({ column, kind }, i) => `${column} = COALESCE($${first + i}${kind === 'texts' ? '::text[]' : ''}, ${column})`).join(', ')
+  $(value: unknown): string {
+    return `$${this.values.push(value)}`
+  }
+}
+
+/**
+ * UPDATE's assignments of the patch, each editable column's value given a placeholder in turn, NULL for a field the
+ * patch leaves alone (COALESCE keeps the column); `at`: each field's placeholder.
+ */
+export function patchSet(params: Placeholders, patch: NotePatch): { set: string; at: Record<string, string> } {
+  const at: Record<string, string> = {}
+  const set = EDITABLE_COLUMNS.map(({ field, column, kind }) => {
+    const value = patch[field as keyof NotePatch]
+    at[field] = params.$(value === undefined ? null : columnValue(kind, value))
+    return `${column} = COALESCE(${at[field]}${kind === 'texts' ? '::text[]' : ''}, ${column})`
+  })
+  return { set: set.join(', '), at }
+}
 
 /** A user's INSERT, bound by userValues. */
 export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)

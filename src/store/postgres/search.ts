@@ -1,11 +1,12 @@
-// Search on PostgreSQL (mirrors sqlite/search.ts; docs/search.md): the candidates' ids in list order, narrowed by
+// The search section of the PostgreSQL driver (mirrors sqlite/search.ts; store/search.ts; docs/search.md): the candidates' ids in list order, narrowed by
 // the plan's LIKE conditions on the folded text, which pg_trgm's GIN index answers when it exists (PostgreSQL scans
 // with the same conditions when it does not); then their text and JSON a chunk at a time (search-chunks.ts).
 import pg from 'pg'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-index.js'
+import type { SearchIndexBuilt, SearchStore, TextMatcher } from '../search.js'
 import { type Candidate, searchChunks } from '../search-chunks.js'
-import type { SearchIndexBuilt, TextMatcher } from '../types.js'
+import { FOLDS_ASCII, NOTE_TEXT_FOLDED, likeCondition } from '../search-trigrams.js'
+import { type PostgresOptions, ownClient } from './pool.js'
 import { type Query, mapped } from './query.js'
 import { decodeJsonText, decodeText } from './rows.js'
 
@@ -14,13 +15,13 @@ export const SEARCH_INDEX = 'notes_text_trigrams'
 
 type ChunkRow = Record<'id' | 'title' | 'content' | 'json', string>
 
-export class PostgresSearch {
+class PostgresSearch {
   constructor(
     private readonly pool: pg.Pool,
     private readonly query: Query,
   ) {}
 
-  async searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
+  async search(userId: string, matcher: TextMatcher): Promise<string> {
     // Where lower() folds ASCII otherwise than RE2 (FOLDS_ASCII, a constant the planner folds), no note is left out.
     const narrowed = matcher.plan ? ` AND (NOT ${FOLDS_ASCII} OR ${likeCondition(matcher.plan, pg.escapeLiteral)})` : ''
     // One round trip, ended by PostgreSQL when the search's budget runs out (SET LOCAL holds for the implicit transaction of
@@ -52,7 +53,7 @@ export class PostgresSearch {
  * timeout, one instance at a time (an advisory lock keyed by the migration's number). CONCURRENTLY lets writes go on;
  * a build stopped half-way leaves an invalid index, dropped and built again.
  */
-export async function buildSearchIndex(client: pg.Client, query: Query, progress: (fraction: number) => void): Promise<SearchIndexBuilt> {
+async function buildSearchIndex(client: pg.Client, query: Query, progress: (fraction: number) => void): Promise<SearchIndexBuilt> {
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm')
   } catch (err) {
@@ -78,4 +79,33 @@ export async function buildSearchIndex(client: pg.Client, query: Query, progress
     clearInterval(timer)
   }
   return 'built'
+}
+
+/** The section, and what ends an index build under way when the store closes. */
+export function postgresSearch(options: PostgresOptions, pool: pg.Pool, query: Query): SearchStore & { stopBuilding: () => void } {
+  const search = new PostgresSearch(pool, query)
+  let building: pg.Client | undefined
+  let stopped = false
+  return {
+    searchNotesJson: (userId, matcher) => search.search(userId, matcher),
+    buildSearchIndex: async (progress) => {
+      // Its own connection: the build has no statement timeout, and close() ends it (the next start builds again).
+      if (stopped) throw new Error('the store is closed')
+      const client = ownClient(options, 'notes-service')
+      building = client
+      try {
+        await client.connect()
+        return await buildSearchIndex(client, query, progress)
+      } finally {
+        building = undefined
+        await client.end().catch(() => {})
+      }
+    },
+    // The build's socket is cut, not ended: end() waits for the statement, and CREATE INDEX CONCURRENTLY may wait for
+    // other transactions for long. PostgreSQL leaves an invalid index, which the next start builds again.
+    stopBuilding: () => {
+      stopped = true
+      ;(building as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy()
+    },
+  }
 }

@@ -1,15 +1,13 @@
-// Session queries of the PostgreSQL driver (mirrors sqlite/sessions.ts); migration 8's table.
+// The sessions section of the PostgreSQL driver (mirrors sqlite/sessions.ts; store/sessions.ts); migration 8's table.
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
 import type pg from 'pg'
-import type { StoreDriver } from '../types.js'
+import type { SessionStore } from '../sessions.js'
 import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
 import { decodeText, encodeText, sessionFromRow, userFromRow } from './rows.js'
 import { type Query, unlessAccountGone } from './query.js'
-import { lockAccount } from './users.js'
+import { lockAccount } from './accounts.js'
 
-type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
-
-export function postgresSessions(query: Query, pool: pg.Pool): Pick<StoreDriver, SessionMethods> {
+export function postgresSessions(query: Query, pool: pg.Pool): SessionStore {
   return {
     /** The session and its account, by primary keys. */
     async findSession(sessionId) {
@@ -25,7 +23,7 @@ export function postgresSessions(query: Query, pool: pg.Pool): Pick<StoreDriver,
       return { session, user: userFromRow(row) }
     },
 
-    // One statement locks the account's row (the pruning ends sessions: users.ts lockAccount), deletes
+    // One statement locks the account's row (the pruning ends sessions: accounts.ts lockAccount), deletes
     // the sessions `prune` pushes out and inserts the new one. The deletion reads the snapshot before
     // the insert, so it keeps keepMost - 1. Nothing is inserted when the account is gone.
     async createSession(session, prune) {

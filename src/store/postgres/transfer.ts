@@ -1,10 +1,11 @@
-// Bulk import and paged export for the PostgreSQL driver (mirrors sqlite/transfer.ts). ON CONFLICT
-// DO NOTHING: a registration racing an import decides the outcome instead of failing the batch.
+// The transfer store of the PostgreSQL driver (mirrors sqlite/transfer.ts; store/transfer.ts): bulk import and
+// paged export. ON CONFLICT DO NOTHING: a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
-import type { NoteImportOutcome, RevisionImportOutcome, StoreDriver, TrashImportOutcome, UserImportOutcome } from '../types.js'
-import { noteDifferences, revisionDifferences, trashedNoteDifferences } from '../note-differences.js'
+import { bound } from '../note-quota.js'
+import type { NoteImportOutcome, RevisionImportOutcome, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
+import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
-import { type Column, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
+import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
 import type { UserRow } from '../row-shapes.js'
 import {
   INSERT_USER,
@@ -20,12 +21,11 @@ import {
   userValues,
 } from './rows.js'
 
-const columnList = (columns: readonly Column<string>[]) => columns.map((c) => c.column).join(', ')
 /** The placeholders of recordValues(columns), from $1. */
 const placeholders = (columns: readonly Column<string>[]) => columns.map((_, i) => `$${i + 1}`).join(', ')
 /** `field`'s placeholder among recordValues(columns). */
 const at = (columns: readonly Column<string>[], field: string) => placeholder(columns, 1, field)
-/** note_bytes of the escaped values, as a deletion or an edit keeps them (kept.ts, migration 14). */
+/** note_bytes of the escaped values, as a deletion or an edit keeps them (notes.ts, migration 14). */
 const bytesOf = (columns: readonly Column<string>[]) => `note_bytes(${at(columns, 'title')}, ${at(columns, 'content')}, ${at(columns, 'tags')}::text[])`
 
 const NOTE_ID = at(noteColumns, '_id')
@@ -71,7 +71,7 @@ function keysetPages<R>(query: Query, name: string, table: string, columns: read
 }
 
 /** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the primary key's b-tree. */
-function revisionPages(query: Query): StoreDriver['revisionsAfter'] {
+function revisionPages(query: Query): TransferStore['revisionsAfter'] {
   const page = `SELECT ${REVISION} FROM note_revisions WHERE`
   const order = (first: number) => `(note_id, edited_on, id) > ($${first}, $${first + 1}, $${first + 2}) ORDER BY note_id, edited_on, id LIMIT $${first + 3}`
   return async (after, limit, userId) => {
@@ -84,14 +84,9 @@ function revisionPages(query: Query): StoreDriver['revisionsAfter'] {
   }
 }
 
-/** A record whose key is stored: the same one, or the fields it differs in. */
-const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
-
 const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount === 1
 
-type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter' | 'importTrash' | 'importRevisions' | 'trashAfter' | 'revisionsAfter'
-
-export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver, TransferMethods> {
+export function postgresTransfer(query: Query, pool: pg.Pool): TransferStore {
   return {
     importUsers: (users) =>
       importEach(pool, users, async (client, u): Promise<UserImportOutcome> => {
@@ -142,5 +137,15 @@ export function postgresTransfer(query: Query, pool: pg.Pool): Pick<StoreDriver,
     notesAfter: keysetPages(query, 'notes', 'notes', noteColumns),
     trashAfter: keysetPages(query, 'trash', 'trashed_notes', trashedNoteColumns),
     revisionsAfter: revisionPages(query),
+
+    async accountsOverQuota(quota) {
+      const { rows } = await query<{ n: string }>(
+        'usage.accountsOver',
+        `SELECT count(*) AS n FROM (SELECT 1 FROM account_usage GROUP BY user_id
+           HAVING sum(notes) > $1 OR sum(bytes) > $2) AS over`,
+        [bound(quota.notes), bound(quota.bytes)],
+      )
+      return Number(rows[0]?.n ?? 0)
+    },
   }
 }

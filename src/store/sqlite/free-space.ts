@@ -2,7 +2,7 @@
 // write, checkpoints included, so writes that add data are refused (507) below the minimum while
 // deletes still make room. statfs is asked at most once a second (docs/storage.md, "Free disk space").
 import { statfs } from 'node:fs/promises'
-import { LowDiskSpaceError } from '../types.js'
+import { LowDiskSpaceError } from '../errors.js'
 
 /** Bytes an unprivileged process may still write on the file system. */
 export type FreeSpaceReader = () => Promise<number>

@@ -73,3 +73,6 @@ export class GroupCommitWriter {
     for (const settle of settles) settle()
   }
 }
+
+/** The driver's writes: each resolves once its group commit is on disk; `adding` (data) waits first for the disk to have room (free-space.ts). */
+export type Writes = Record<'write' | 'adding', GroupCommitWriter['write']>

@@ -1,21 +1,23 @@
-// The embedded store: SQLite through better-sqlite3, in WAL mode; with synchronous=FULL (the
-// default) a write is on disk, safe from a power cut, before it is acknowledged.
+// The embedded store: SQLite through better-sqlite3, in WAL mode; with synchronous=FULL (the default) a write is on
+// disk, safe from a power cut, before it is acknowledged. Its sections, each in the file of its name, wired over one
+// connection and its group-commit writer.
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { type RecordedRow, earlierNumbers, sharedNumbers } from '../migrations.js'
-import type { StoreDriver, UserVersions } from '../types.js'
+import type { StoreDriver, UserVersions } from '../driver.js'
+import { actorCheck, sqliteAccounts } from './accounts.js'
+import { sqliteFeed } from './feed.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
-import { GroupCommitWriter } from './group-commit.js'
-import { type Migration, migrations } from './migrations.js'
-import { SqliteFeed } from './feed.js'
-import { SqliteKept } from './kept.js'
-import { SqliteNotes } from './notes.js'
-import { SqliteSearch } from './search.js'
-import { sqliteQuota } from './quota.js'
+import { GroupCommitWriter, type Writes } from './group-commit.js'
+import { migrateSqlite } from './migrate.js'
+import { sqliteNotes } from './notes.js'
+import { SqliteQuota } from './quota.js'
+import { sqliteSearch } from './search.js'
 import { sqliteSessions } from './sessions.js'
 import { sqliteTransfer } from './transfer.js'
-import { actorCheck, sqliteUsers } from './users.js'
+import { SqliteTrashHistory } from './trash-history.js'
+
+export { migrateSqlite } from './migrate.js'
 
 export interface SqliteOptions {
   /** Directory holding notes.db; created when missing. ':memory:' keeps everything in memory. */
@@ -27,53 +29,7 @@ export interface SqliteOptions {
   freeSpace?: FreeSpaceReader
 }
 
-/** Writes resolve once their group commit is on disk; `adding` (data) waits first for the disk to have room (free-space.ts). */
-export type Writes = Record<'write' | 'adding', GroupCommitWriter['write']>
-
 export const SQLITE_FILE = 'notes.db'
-
-/** Applies every migration schema_changes does not record; returns how many ran (docs/architecture.md, "Migrations"). */
-export function migrateSqlite(db: Database.Database, list: readonly Migration[] = migrations): number {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
-  const hasSchemaChanges = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_changes'")
-  // Filled from schema_migrations (sharedNumbers) under the write lock, checking again: one process fills it.
-  if (hasSchemaChanges.get() === undefined) {
-    db.transaction(() => {
-      if (hasSchemaChanges.get() !== undefined) return
-      const rows = db.prepare<[], RecordedRow>('SELECT version, name, applied_on FROM schema_migrations').all()
-      db.exec(`CREATE TABLE schema_changes (
-      number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
-      const insert = db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)')
-      for (const r of sharedNumbers('sqlite', rows, migrations)) insert.run(r.version, r.name, r.applied_on)
-    }).immediate()
-  }
-  const applied = new Set(db.prepare('SELECT number FROM schema_changes').pluck().all() as number[])
-  const recordedBefore = db.prepare<[number, string], string>('SELECT applied_on FROM schema_migrations WHERE version = ? AND name = ?').pluck()
-  const record = db.prepare('INSERT INTO schema_changes VALUES (?, ?, ?)')
-  let count = 0
-  for (const m of list) {
-    if (applied.has(m.version)) continue
-    const earlier = earlierNumbers.sqlite[m.name]
-    // IMMEDIATE takes the write lock first, so two processes starting together serialise here.
-    db.transaction(() => {
-      if (db.prepare('SELECT 1 FROM schema_changes WHERE number = ?').get(m.version)) return
-      // An earlier build, starting at the same moment, applied it since the fill.
-      const since = earlier === undefined ? undefined : recordedBefore.get(earlier, m.name)
-      if (since !== undefined) {
-        record.run(m.version, m.name, since)
-        return
-      }
-      if (m.sql) db.exec(m.sql)
-      m.run?.(db)
-      const now = new Date().toISOString()
-      record.run(m.version, m.name, now)
-      if (earlier !== undefined) db.prepare('INSERT OR IGNORE INTO schema_migrations VALUES (?, ?, ?)').run(earlier, m.name, now)
-      count++
-    }).immediate()
-  }
-  return count
-}
 
 export function openSqliteDatabase(options: SqliteOptions): Database.Database {
   let file = ':memory:'
@@ -117,12 +73,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     adding: (run) => (disk ? disk.check().then(() => writer.write(run)) : writer.write(run)),
   }
   const assertAdmitted = actorCheck(db)
-  const notes = new SqliteNotes(db)
-  const search = new SqliteSearch(db)
-  const kept = new SqliteKept(db)
-  const { insertNow, ...noteWrites } = sqliteQuota(db, writes, notes, kept)
-  const { sweepKept, ...keptMethods } = kept.methods(writes, insertNow)
-  const feed = new SqliteFeed(db)
+  const trashHistory = new SqliteTrashHistory(db)
+  const { insertNow, ...notes } = sqliteNotes(db, writes, new SqliteQuota(db), trashHistory)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
   const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
@@ -131,17 +83,13 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
   )
   const clock = db.prepare<[], number>('SELECT now FROM version_clock').pluck()
   return {
-    ...sqliteUsers(db, writes, assertAdmitted),
+    ...sqliteAccounts(db, writes, assertAdmitted),
     ...sqliteSessions(db, writes, assertAdmitted),
-    ...noteWrites,
-    ...keptMethods,
-    sweep: async (cutoffs) => ({ ...(await sweepKept(cutoffs)), changes: await feed.sweep(writes, cutoffs.changedBefore) }),
-    changesSince: async (userId, since, limit) => feed.changesSince(userId, since, limit),
+    ...notes,
+    ...trashHistory.store(writes, insertNow),
+    ...sqliteFeed(db),
+    ...sqliteSearch(db, writes),
     ...sqliteTransfer(db),
-    findNote: async (userId, noteId) => notes.findNote(userId, noteId),
-    listNotesJson: (userId) => notes.listNotesJson(userId),
-    searchNotesJson: (userId, matcher) => search.searchNotesJson(userId, matcher),
-    buildSearchIndex: (progress) => search.build(writes, progress),
     userVersions: async (userIds) => {
       const found = new Map<string, UserVersions>()
       const rows = userIds.length === 1 ? versionsOfOne.all(userIds[0]!) : versionsOfMany.all(JSON.stringify(userIds))

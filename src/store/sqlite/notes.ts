@@ -1,9 +1,15 @@
-// Note queries of the SQLite driver (mirrors postgres/notes.ts). Every query is scoped by
+// The notes section of the SQLite driver (mirrors postgres/notes.ts; store/notes.ts): the note writes, held to the
+// quota (quota.ts) and keeping trash and history (trash-history.ts), and the listing. Every query is scoped by
 // user_id and served by the notes_by_user_in_list_order index.
 import type { Database, Statement } from 'better-sqlite3'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import type { NotePatch, NoteRecord } from '../types.js'
+import type { NoteStore } from '../notes.js'
+import { type NotePatch, type NoteRecord, holdsVersion, nextVersion, revises } from '../../note-shape.js'
+import type { Writes } from './group-commit.js'
+import { JsonPages, type JsonPageRow } from './json-pages.js'
+import type { SqliteQuota } from './quota.js'
 import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams, unlessAccountGone } from './rows.js'
+import type { InsertNow, SqliteTrashHistory } from './trash-history.js'
 
 /** Notes a listing reads in one synchronous step; a longer one yields between pages, not holding the event loop. */
 export const LIST_PAGE_ROWS = 1000
@@ -14,8 +20,6 @@ type PageKey = { pinned: number; createdOn: string; id: string }
 const FIRST_PAGE: PageKey = { pinned: 2, createdOn: '', id: '' }
 
 type KeyRow = { is_pinned: number; created_on: string; id: string }
-/** A page as SQLite hands it over: the notes and their ids as JSON arrays, and how many. */
-type JsonPageRow = { notes: string; ids: string; n: number }
 
 /**
  * Joins the stored JSON of a subquery's rows into a page, in list order: ORDER BY and LIMIT make SQLite
@@ -24,23 +28,24 @@ type JsonPageRow = { notes: string; ids: string; n: number }
 const pageOf = (subquery: string) =>
   `SELECT '[' || group_concat(json, ',') || ']' AS notes, json_group_array(id) AS ids, count(*) AS n FROM (${subquery})`
 
+/** The notes table's statements. */
 export class SqliteNotes {
-  private readonly insert: Statement
+  private readonly inserted: Statement
   private readonly byId: Statement<[string, string], NoteRow>
-  private readonly update: Statement<[Record<string, unknown>], NoteRow>
-  private readonly remove: Statement<[string, string], NoteRow>
+  private readonly updated: Statement<[Record<string, unknown>], NoteRow>
+  private readonly removed: Statement<[string, string], NoteRow>
   private readonly listFirstPage: Statement<[string], JsonPageRow>
   private readonly listPage: Statement<[Record<string, unknown>], JsonPageRow>
   private readonly listPageEnd: Statement<[Record<string, unknown>], KeyRow>
   /** One read transaction: every statement of a page sees one snapshot. */
   private readonly snapshot: <T>(read: () => T) => T
   constructor(private readonly db: Database) {
-    this.insert = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
+    this.inserted = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
     this.byId = db.prepare(`SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ? AND id = ?`)
-    this.update = db.prepare(
+    this.updated = db.prepare(
       `UPDATE notes SET ${PATCH_SET}, updated_on = @updatedOn WHERE user_id = @userId AND id = @noteId RETURNING ${NOTE_COLUMNS}`,
     )
-    this.remove = db.prepare(`DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
+    this.removed = db.prepare(`DELETE FROM notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
     const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
     // Page sizes are written into the SQL, and the first page has no row-value bound: both make
     // SQLite's plan faster (docs/performance.md, "What shaped the design").
@@ -58,26 +63,26 @@ export class SqliteNotes {
   }
 
   /** A foreign key failure (the account gone) fails this statement alone, not the writer's transaction. */
-  insertNote(note: NoteRecord): boolean {
-    return unlessAccountGone(() => this.insert.run(noteParams(note)).changes === 1)
+  insert(note: NoteRecord): boolean {
+    return unlessAccountGone(() => this.inserted.run(noteParams(note)).changes === 1)
   }
 
-  findNote(userId: string, noteId: string): NoteRecord | undefined {
+  byKey(userId: string, noteId: string): NoteRecord | undefined {
     const row = this.byId.get(userId, noteId)
     return row && noteFromRow(row)
   }
 
-  updateNote(userId: string, noteId: string, patch: NotePatch, updatedOn: string): NoteRecord | undefined {
-    const row = this.update.get({ userId, noteId, updatedOn, ...patchParams(patch) })
+  update(userId: string, noteId: string, patch: NotePatch, updatedOn: string): NoteRecord | undefined {
+    const row = this.updated.get({ userId, noteId, updatedOn, ...patchParams(patch) })
     return row && noteFromRow(row)
   }
 
-  deleteNote(userId: string, noteId: string): NoteRecord | undefined {
-    const row = this.remove.get(userId, noteId)
+  remove(userId: string, noteId: string): NoteRecord | undefined {
+    const row = this.removed.get(userId, noteId)
     return row && noteFromRow(row)
   }
 
-  async listNotesJson(userId: string): Promise<string> {
+  async listing(userId: string): Promise<string> {
     const pages = new JsonPages()
     let after = FIRST_PAGE
     for (;;) {
@@ -95,44 +100,45 @@ export class SqliteNotes {
     const end = this.listPageEnd.get({ userId, ...after })
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
   }
-
-
 }
 
-/** Joins the JSON pages of one answer. A note re-pinned between pages may come twice: only such a page is parsed to drop it. */
-class JsonPages {
-  private readonly parts: string[] = []
-  private seen: Set<string> | undefined
-  private first: JsonPageRow | undefined
-
-  add(page: JsonPageRow): void {
-    if (page.n === 0) return
-    if (!this.first) {
-      this.first = page
-      this.parts.push(page.notes)
-      return
-    }
-    this.seen ??= new Set(JSON.parse(this.first.ids) as string[])
-    const ids = JSON.parse(page.ids) as string[]
-    let notes = page.notes
-    if (ids.some((id) => this.seen?.has(id))) {
-      const all = JSON.parse(notes) as unknown[]
-      const fresh = all.filter((_, i) => !this.seen?.has(ids[i] as string))
-      notes = JSON.stringify(fresh)
-    }
-    if (notes.length > 2) this.parts.push(notes)
-    for (const id of ids) this.seen.add(id)
-  }
-
-  /** Joined with `+`: V8 keeps a tree of slices until the text is written, so it is copied once. */
-  json(): string {
-    if (this.parts.length === 0) return '[]'
-    if (this.parts.length === 1) return this.parts[0] as string
-    let json = ''
-    this.parts.forEach((part, i) => {
-      json += i === 0 ? part.slice(0, -1) : part.slice(1, -1)
-      json += i === this.parts.length - 1 ? ']' : ','
-    })
-    return json
+/** The section's methods: `insertNow` is also what a restore inserts with (trash-history.ts). */
+export function sqliteNotes(db: Database, { write, adding }: Writes, quota: SqliteQuota, trashHistory: SqliteTrashHistory): NoteStore & { insertNow: InsertNow } {
+  const notes = new SqliteNotes(db)
+  const usageRow = db.prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?').raw()
+  /** Inserts `note` in the writer's transaction: false when its account is gone; past the quota, throws. */
+  const insertNow: InsertNow = (note, limits) => quota.roomToAdd(note, limits) && notes.insert(note)
+  return {
+    insertNow,
+    insertNote: (note, limits) => adding(() => insertNow(note, limits)),
+    findNote: async (userId, noteId) => notes.byKey(userId, noteId),
+    updateNote: (userId, noteId, patch, now, terms) =>
+      adding(() => {
+        const current = notes.byKey(userId, noteId)
+        if (!current) return undefined
+        if (!holdsVersion(current, terms.expected)) return { conflict: current }
+        quota.assertRoomToGrow(current, patch, terms.quota)
+        const note = notes.update(userId, noteId, patch, nextVersion(current.updatedOn, now))
+        if (!note) return undefined
+        if (revises(current, note)) trashHistory.keepRevision(current, terms.revisionId, now, terms.keepRevisions, terms.quota)
+        return { note }
+      }),
+    // Never refused for want of disk: a person must always be able to delete.
+    deleteNote: (userId, noteId, { expected, trashedOn, quota: limits }) =>
+      write(() => {
+        const current = notes.byKey(userId, noteId)
+        if (!current) return undefined
+        if (!holdsVersion(current, expected)) return { conflict: current }
+        if (trashedOn === undefined) trashHistory.eraseHistoryOf(userId, noteId)
+        else trashHistory.moveToTrash(userId, noteId, trashedOn)
+        notes.remove(userId, noteId)
+        if (trashedOn !== undefined) trashHistory.trimToQuota(userId, limits)
+        return { note: current }
+      }),
+    listNotesJson: (userId) => notes.listing(userId),
+    noteUsage: async (userId) => {
+      const row = usageRow.get(userId)
+      return row && { notes: row[0], bytes: row[1] }
+    },
   }
 }

@@ -1,7 +1,13 @@
 // The SQLite tables' rows mapped to records.
-import type { NotePatch, NoteRecord, SessionRecord, UserRecord } from '../types.js'
+import type { SessionRecord, UserRecord } from '../accounts.js'
+import type { NotePatch, NoteRecord } from '../../note-shape.js'
 import { type Column, type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
-import type { SessionRow, UserRow } from '../row-shapes.js'
+import { SESSION_COLUMNS, type SessionRow, type UserRow } from '../row-shapes.js'
+
+export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
+  VALUES (@_id, @fullName, @email, @emailKey, @passwordHash, @createdOn)`
+
+export const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (@_id, @userId, @createdOn, @lastUsedOn, @client)`
 
 export function userFromRow(row: UserRow): UserRecord {
   return {

@@ -1,19 +1,20 @@
-// Search on SQLite (mirrors postgres/search.ts; docs/search.md): the candidates' rowids in list order from the
+// The search section of the SQLite driver (mirrors postgres/search.ts; store/search.ts; docs/search.md): the candidates' rowids in list order from the
 // trigram index (note_text, migration 16) or, without a plan or while the index is built, from every note of the
 // account; then their text and JSON a chunk at a time (search-chunks.ts).
 import type { Database, Statement } from 'better-sqlite3'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import { ftsQuery } from '../search-index.js'
+import type { SearchIndexBuilt, SearchStore, TextMatcher } from '../search.js'
 import { type Candidate, searchChunks } from '../search-chunks.js'
-import type { SearchIndexBuilt, TextMatcher } from '../types.js'
-import type { Writes } from './index.js'
+import { ftsQuery } from '../search-trigrams.js'
+import type { Writes } from './group-commit.js'
 
 /** Notes indexed per write transaction while the index is built: a short step for the writer. */
 export const BUILD_BATCH = 1000
 
 type ChunkRow = Candidate & { rowid: number }
 
-export class SqliteSearch {
+/** The search's statements. */
+class SqliteSearch {
   private readonly everyNote: Statement<[string], number>
   private readonly indexed: Statement<[string, string], number>
   private readonly chunk: Statement<[string, string], ChunkRow>
@@ -40,7 +41,7 @@ export class SqliteSearch {
     this.index = db.prepare('INSERT INTO note_text (rowid, title, content) VALUES (?, ?, ?)')
   }
 
-  searchNotesJson(userId: string, matcher: TextMatcher): Promise<string> {
+  search(userId: string, matcher: TextMatcher): Promise<string> {
     const plan = this.building.get() === undefined ? matcher.plan : undefined
     const rowids = plan ? this.indexed.all(ftsQuery(plan), userId) : this.everyNote.all(userId)
     const readChunk = (keys: number[]) => new Map(this.chunk.all(JSON.stringify(keys), userId).map((row) => [row.rowid, row]))
@@ -72,5 +73,13 @@ export class SqliteSearch {
     const reached = rows[rows.length - 1]!.rowid
     this.db.prepare('UPDATE note_text_build SET through = ?').run(reached)
     return reached
+  }
+}
+
+export function sqliteSearch(db: Database, writes: Writes): SearchStore {
+  const search = new SqliteSearch(db)
+  return {
+    searchNotesJson: (userId, matcher) => search.search(userId, matcher),
+    buildSearchIndex: (progress) => search.build(writes, progress),
   }
 }

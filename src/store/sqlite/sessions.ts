@@ -1,17 +1,14 @@
-// Session queries of the SQLite driver (mirrors postgres/sessions.ts); migration 8's table.
+// The sessions section of the SQLite driver (mirrors postgres/sessions.ts; store/sessions.ts); migration 8's table.
 import type { Database } from 'better-sqlite3'
+import type { SessionRecord } from '../accounts.js'
 import { SESSION_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import type { SessionPruning, SessionRecord, StoreDriver } from '../types.js'
-import type { Writes } from './index.js'
+import type { SessionPruning, SessionStore } from '../sessions.js'
+import type { Writes } from './group-commit.js'
 import { SESSION_COLUMNS, type SessionRow, type SessionWithUserRow } from '../row-shapes.js'
-import { sessionFromRow, unlessAccountGone, userFromRow } from './rows.js'
-import type { ActorCheck } from './users.js'
+import { INSERT_SESSION, sessionFromRow, unlessAccountGone, userFromRow } from './rows.js'
+import type { ActorCheck } from './accounts.js'
 
-export const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (@_id, @userId, @createdOn, @lastUsedOn, @client)`
-
-type SessionMethods = 'createSession' | 'findSession' | 'touchSession' | 'listSessions' | 'deleteSession'
-
-export function sqliteSessions(db: Database, { write }: Writes, assertAdmitted: ActorCheck): Pick<StoreDriver, SessionMethods> {
+export function sqliteSessions(db: Database, { write }: Writes, assertAdmitted: ActorCheck): SessionStore {
   const insert = db.prepare(INSERT_SESSION)
   const withUser = db.prepare<[string], SessionWithUserRow>(
     `SELECT u.*, s.id AS s_id, s.created_on AS s_created_on, s.last_used_on AS s_last_used_on, s.client AS s_client

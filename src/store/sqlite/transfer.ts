@@ -1,28 +1,15 @@
-// Bulk import and paged export for the SQLite driver. Each import batch is one IMMEDIATE
-// transaction: one fsync, and its checks and inserts see a consistent database.
+// The transfer store of the SQLite driver (mirrors postgres/transfer.ts; store/transfer.ts): bulk import and paged
+// export. Each import batch is one IMMEDIATE transaction: one fsync, and its checks and inserts see a consistent database.
 import type { Database } from 'better-sqlite3'
-import { type Column, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
-import { noteDifferences, revisionDifferences, trashedNoteDifferences } from '../note-differences.js'
-import type {
-  NoteImportOutcome,
-  NoteRecord,
-  RevisionImportOutcome,
-  RevisionKey,
-  StoreDriver,
-  StoredRevisionRecord,
-  TrashImportOutcome,
-  TrashedNoteRecord,
-  UserImportOutcome,
-  UserRecord,
-} from '../types.js'
+import type { UserRecord } from '../accounts.js'
+import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
+import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
+import { bound } from '../note-quota.js'
+import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 import type { UserRow } from '../row-shapes.js'
-import { BYTES } from './kept.js'
-import { NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, recordFromRow, recordParams, userFromRow } from './rows.js'
-import { INSERT_USER } from './users.js'
-
-type TransferMethods = 'importUsers' | 'importNotes' | 'usersAfter' | 'notesAfter' | 'importTrash' | 'importRevisions' | 'trashAfter' | 'revisionsAfter'
-
-const columnList = (columns: readonly Column<string>[]) => columns.map((c) => c.column).join(', ')
+import type { NoteImportOutcome, RevisionImportOutcome, RevisionKey, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
+import { INSERT_USER, NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, recordFromRow, recordParams, userFromRow } from './rows.js'
+import { BYTES } from './trash-history.js'
 
 /** The record's named parameters as a one-row table, so that BYTES reads them as the columns it sizes. */
 const asRow = (columns: readonly Column<string>[]) => `(SELECT ${columns.map((c) => `@${c.field} AS ${c.column}`).join(', ')})`
@@ -36,7 +23,7 @@ function keysetPages<R>(db: Database, table: string, columns: readonly Column<ke
 }
 
 /** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the table's own b-tree. */
-function revisionPages(db: Database): StoreDriver['revisionsAfter'] {
+function revisionPages(db: Database): TransferStore['revisionsAfter'] {
   const page = `SELECT ${columnList(revisionColumns)} FROM note_revisions WHERE`
   const order = '(note_id, edited_on, id) > (@noteId, @editedOn, @_id) ORDER BY note_id, edited_on, id LIMIT @limit'
   type Cursor = RevisionKey & { limit: number; userId?: string }
@@ -49,10 +36,7 @@ function revisionPages(db: Database): StoreDriver['revisionsAfter'] {
   }
 }
 
-/** A record whose key is stored: the same one, or the fields it differs in. */
-const sameOrDiffers = <F>(differs: F[]) => (differs.length === 0 ? ('exists' as const) : { differs })
-
-export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods> {
+export function sqliteTransfer(db: Database): TransferStore {
   const userIdExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE id = ?').pluck()
   const emailKeyExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE email_key = ?').pluck()
   const insertUser = db.prepare(INSERT_USER)
@@ -75,6 +59,7 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
        UNION ALL SELECT 1 FROM trashed_notes WHERE id = @noteId AND user_id = @userId`,
     )
     .pluck()
+  const over = db.prepare<[number, number], number>('SELECT count(*) FROM account_usage WHERE notes > ? OR bytes > ?').pluck()
 
   const importUsers = db.transaction((users: UserRecord[]) =>
     users.map((user): UserImportOutcome => {
@@ -123,5 +108,6 @@ export function sqliteTransfer(db: Database): Pick<StoreDriver, TransferMethods>
     notesAfter: keysetPages(db, 'notes', noteColumns),
     trashAfter: keysetPages(db, 'trashed_notes', trashedNoteColumns),
     revisionsAfter: revisionPages(db),
+    accountsOverQuota: async (quota) => over.get(bound(quota.notes), bound(quota.bytes)) ?? 0,
   }
 }

@@ -1,6 +1,6 @@
 // Ids and dates are text in the "C" collation: byte order, SQLite's BINARY order, so both stores
 // sort alike. Dates stay the ISO 8601 strings the services write, so they round-trip unchanged.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 1,

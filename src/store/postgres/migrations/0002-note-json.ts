@@ -2,7 +2,7 @@
 // computed on every write, so a listing joins stored text (docs/performance.md, "What shaped the
 // design"). note_json is IMMUTABLE, as a generated column needs; concatenated, as json_build_object
 // writes spaces. Adding the stored column rewrites the table once, under an exclusive lock.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 2,

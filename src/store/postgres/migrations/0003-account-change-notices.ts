@@ -1,7 +1,7 @@
 // Every change to an account is announced on a channel (an empty payload, from TRUNCATE: every
 // account), for instances of earlier releases that forget the account they keep. Migration 13
 // drops it.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 3,

@@ -4,7 +4,7 @@
 // joined in shard order; the shard, the writing backend's pid modulo 16, spares writers of one user
 // from waiting on one row lock. A row its own transaction has set (xmin) is left alone, so a bulk
 // insert writes it once (docs/performance.md, "What shaped the design").
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 4,

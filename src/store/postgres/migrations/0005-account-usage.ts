@@ -4,7 +4,7 @@
 // note_quota_check takes the account's slot for its backend, then reads the sums, each PL/pgSQL
 // statement in a new snapshot; on 'retry' the caller takes all 16 slots, for exact sums.
 // The SHARE lock on notes holds off writes until the backfill commits.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 5,

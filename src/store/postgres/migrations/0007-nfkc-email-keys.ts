@@ -1,5 +1,5 @@
 // Every email key recomputed with the NFKC rule; see migration-email-keys.ts.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 import { nfkcEmailKeys } from '../migration-email-keys.js'
 
 export const migration: Migration = {

@@ -2,7 +2,7 @@
 // every request, so an ended session is seen by every instance at once. tokens_not_before bounds
 // the tokens issued before sessions existed (NULL until moved); a column without a default is
 // added without rewriting the table.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 8,

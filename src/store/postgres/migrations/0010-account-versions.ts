@@ -3,7 +3,7 @@
 // and ask whether they are current (mirrors SQLite's migration 9). The session trigger only updates
 // rows, so it never brings one back. Each change is also announced with the account's id ('' for
 // all) for account-notices.ts; NOTIFY is delivered on commit, never on rollback.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 10,

@@ -1,6 +1,6 @@
 // No release since migration 10 listens to migration 3's notices (account-notices.ts listens on
 // migration 10's channel), yet every update or deletion of an account sends one.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 13,

@@ -1,6 +1,6 @@
 // The trash and the revision history (docs/history.md), as in the SQLite migration of the same number, with
 // PL/pgSQL for what an edit does in its one statement (notes.ts): next_note_version, keep_revision, trim_kept.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 14,

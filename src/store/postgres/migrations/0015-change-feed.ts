@@ -4,7 +4,7 @@
 // it in exclusive mode while it takes its snapshot, so every number it can see below the highest has committed. It
 // only tries the lock, never queues for it: a reader waiting in the queue would hold back writers that already hold
 // other locks, which can close a cycle. note_feeds keeps the epoch and the floor, which only the sweep moves.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 
 /** The advisory lock class of the feed locks; the second key is hashtext(user_id). */
 export const FEED_LOCK_CLASS = 15

@@ -4,7 +4,7 @@
 // sweep erases them; a note that comes back (restored from the trash) loses its gone row. The numbering keeps
 // migration 15's rule: under the account's feed lock in shared mode, from one sequence. A BEFORE UPDATE trigger runs
 // once the row is locked, so a writer waiting for a note's row does not hold the feed lock while it waits.
-import type { Migration } from '../migrations.js'
+import type { PostgresMigration as Migration } from '../../migrations.js'
 import { FEED_LOCK_CLASS } from './0015-change-feed.js'
 
 export const migration: Migration = {

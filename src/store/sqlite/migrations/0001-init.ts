@@ -1,5 +1,5 @@
 // The users and their notes.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 1,

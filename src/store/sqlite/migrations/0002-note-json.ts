@@ -1,7 +1,7 @@
 // Each note keeps its wire JSON, computed by SQLite on every write, so a listing joins stored text
 // (docs/performance.md). SQLite cannot add a STORED column, so the table is rebuilt; its columns
 // are written out again, not shared with migration 1, whose text must never change.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 2,

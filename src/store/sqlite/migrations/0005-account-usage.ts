@@ -1,7 +1,7 @@
 // Each account's note count and UTF-8 size, kept by triggers with every change to notes, so the
 // quota (docs/security.md, "What one account may keep") reads one row instead of counting notes.
 // The migration's IMMEDIATE transaction lets no write fall between the backfill and the triggers.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 5,

@@ -4,7 +4,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { Database } from 'better-sqlite3'
 import { changedKeys, type KeyedUser, parkedKey, planKeys, warnUnreachable } from '../../email-rekey.js'
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 /** Rows whose `columns` hold invalid UTF-8, rewritten as read; a lone surrogate was stored as three bytes from ED. */
 function repairColumns(db: Database, table: string, columns: string[]): void {

@@ -2,7 +2,7 @@
 // deletes its row, and every request looks it up by primary key, so every process sees the end
 // at its next request. tokens_not_before bounds the tokens issued before sessions existed, which
 // name none.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 8,

@@ -2,7 +2,7 @@
 // change by any writer, for the cache layer's checks (docs/caching.md). Values come from
 // version_clock, which only grows, so none repeats. An account's row goes by a trigger, not ON
 // DELETE CASCADE, which the sqlite3 shell does not apply by default.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 9,

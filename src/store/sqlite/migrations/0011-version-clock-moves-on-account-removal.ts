@@ -1,6 +1,6 @@
 // version_clock moves with every change of any user's versions (StoreDriver.versionClock);
 // migration 9's trigger for a removed account did not move it.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 11,

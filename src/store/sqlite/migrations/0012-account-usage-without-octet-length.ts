@@ -2,7 +2,7 @@
 // shell (Debian 12 has 3.40) cannot change a note or delete an account. The four triggers are made
 // again with length(CAST(x AS BLOB)), which gives the same bytes (test/sqlite-shell.test.ts
 // compares the two); the counts stored are unchanged.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 export const migration: Migration = {
   version: 12,

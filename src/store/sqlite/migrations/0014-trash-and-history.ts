@@ -1,9 +1,9 @@
 // The trash and the revision history (docs/history.md): a deleted note moves to trashed_notes, the state before a
 // change of a note's text to note_revisions. Each row keeps its size, and account_usage.kept their sum, so the
-// byte quota's trimming (kept.ts) reads one row. A revision is written on every edit, so its table has only the
+// byte quota's trimming (trash-history.ts) reads one row. A revision is written on every edit, so its table has only the
 // indexes it needs: a note's history as one range, and an account's revisions by age (the quota and the sweep). It
 // keeps its rowid: WITHOUT ROWID would move any revision over about 1 000 bytes to an overflow page of its own.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 const KEPT_INDEXES = `
   CREATE INDEX trashed_notes_by_user ON trashed_notes (user_id, deleted_on, id);

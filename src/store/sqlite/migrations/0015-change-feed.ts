@@ -4,7 +4,7 @@
 // transaction of every write to notes (an import or an operator's SQL too). A gone note's row stays until the
 // sweep erases it, raising the floor; `epoch` is drawn when the feed is made, so a cursor from another account or
 // another database never matches.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`
 

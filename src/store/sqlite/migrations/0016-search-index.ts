@@ -1,9 +1,9 @@
 // Search's trigram index (docs/search.md, "The index"): an FTS5 table over notes' title and content, external
 // content (it stores no text of its own), kept by triggers in the transaction of every write to notes. The notes
-// that exist when this runs are indexed afterwards, a batch at a time (sqlite/search-index.ts): while that build
+// that exist when this runs are indexed afterwards, a batch at a time (services/search-index-build.ts): while that build
 // lasts, note_text_build says up to which rowid the index holds the notes, the triggers keep only those, and search
 // reads every note. The rowids of notes never change: nothing here rebuilds or vacuums notes.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 /** The triggers act only on notes the index already holds. */
 const indexed = (ref: 'NEW' | 'OLD') => `WHEN NOT EXISTS (SELECT 1 FROM note_text_build WHERE through < ${ref}.rowid)`

@@ -9,7 +9,7 @@
 // The driver's writes set change_seq to the number their trigger's move of the clock gives (NEXT_CHANGE), so the
 // row is written once; the triggers number any other write (an import, an operator's SQL) by updating change_seq
 // alone, which fires none of them again: the update triggers name every column but change_seq.
-import type { Migration } from '../migrations.js'
+import type { SqliteMigration as Migration } from '../../migrations.js'
 
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`
 

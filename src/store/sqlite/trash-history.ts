@@ -1,19 +1,17 @@
-// The trash and the revision history of the SQLite driver (mirrors postgres/kept.ts; docs/history.md). Every
-// statement runs in the group-commit writer's transaction with the write it belongs to.
+// The trash and history section of the SQLite driver (mirrors postgres/trash-history.ts; store/trash-history.ts;
+// docs/history.md). Every statement runs in the group-commit writer's transaction with the write it belongs to; the
+// note writes (notes.ts) keep revisions and move notes to the trash through SqliteTrashHistory.
 import type { Database, Statement } from 'better-sqlite3'
-import { nextVersion } from '../../note-shape.js'
-import type { NoteQuota, NoteRecord, RevisionRecord, StoreDriver, SweepCutoffs, Swept, TrashedNoteRecord } from '../types.js'
-import type { Writes } from './index.js'
+import { type NoteRecord, type RevisionRecord, type TrashedNoteRecord, nextVersion } from '../../note-shape.js'
+import type { NoteQuota } from '../notes.js'
+import { SWEEP_BATCH, SWEEP_USERS, type SweepCutoffs, type TrashHistoryStore, sweepByAccounts, sweepInBatches } from '../trash-history.js'
+import { type ChangesSweep, changesSweep } from './feed.js'
+import type { Writes } from './group-commit.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteParams } from './rows.js'
 
 /** A row's kept size in SQL, over its title, content and tags columns: UTF-8 bytes, as account_usage counts them (migration 12). */
 export const BYTES = `length(CAST(title AS BLOB)) + length(CAST(content AS BLOB))
   + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM json_each(tags))`
-
-/** Rows erased per statement by the sweep, so that no write waits long behind it. */
-const SWEEP_BATCH = 500
-/** Accounts whose old revisions one write transaction of the sweep erases. */
-const SWEEP_USERS = 100
 
 type RevisionRow = { id: string; title: string; content: string; tags: string; is_pinned: number; edited_on: string }
 
@@ -26,10 +24,11 @@ const revisionFromRow = (row: RevisionRow): RevisionRecord => ({
   editedOn: row.edited_on,
 })
 
-/** What a restore needs of the note writes (quota.ts): the note inserted in the writer's transaction, held to the quota. */
+/** What a restore needs of the note writes (notes.ts): the note inserted in the writer's transaction, held to the quota. */
 export type InsertNow = (note: NoteRecord, quota: NoteQuota | undefined) => boolean
 
-export class SqliteKept {
+/** The trash's and the history's statements, and what the note writes do with them. */
+export class SqliteTrashHistory {
   private readonly revise: Statement
   private readonly usage: Statement<[number, string], { over: number }>
   private readonly oldest: Statement<[{ userId: string }], { revision: number; id: string; edited_on: string | null }>
@@ -46,7 +45,10 @@ export class SqliteKept {
   private readonly usersAfter: Statement<[string], string>
   private readonly sweepRevisions: Statement<[string, string, number]>
 
+  private readonly sweepChanges: ChangesSweep
+
   constructor(db: Database) {
+    this.sweepChanges = changesSweep(db)
     this.revise = db.prepare(
       `INSERT INTO note_revisions (id, note_id, user_id, title, content, tags, is_pinned, edited_on, replaced_on, bytes)
        SELECT @revisionId, id, user_id, title, content, tags, is_pinned, updated_on, @now, ${BYTES} FROM (SELECT @title AS title,
@@ -95,11 +97,11 @@ export class SqliteKept {
   keepRevision(before: NoteRecord, revisionId: string, now: string, keep: number, quota: NoteQuota | undefined): void {
     if (keep <= 0) return
     this.revise.run({ ...noteParams(before), revisionId, now })
-    this.trimKept(before.userId, quota)
+    this.trimToQuota(before.userId, quota)
   }
 
   /** Over the byte quota, the oldest of the account's revisions and trashed notes go first. */
-  trimKept(userId: string, quota: NoteQuota | undefined): void {
+  trimToQuota(userId: string, quota: NoteQuota | undefined): void {
     if (!quota || quota.bytes <= 0) return
     while ((this.usage.get(quota.bytes, userId)?.over ?? 0) > 0) {
       const oldest = this.oldest.get({ userId })
@@ -126,10 +128,8 @@ export class SqliteKept {
     this.eraseHistory.run(userId, noteId)
   }
 
-  methods(
-    { write, adding }: Writes,
-    insertNow: InsertNow,
-  ): Pick<StoreDriver, 'listTrash' | 'restoreNote' | 'eraseTrash' | 'noteHistory'> & { sweepKept: (cutoffs: SweepCutoffs) => Promise<Omit<Swept, 'changes'>> } {
+  /** The section's methods over these statements; `insertNow`: the note writes' (notes.ts). */
+  store({ write, adding }: Writes, insertNow: InsertNow): TrashHistoryStore {
     return {
       listTrash: async (userId) =>
         this.trashOf.all(userId).map((row): TrashedNoteRecord => ({ ...noteFromRow(row), deletedOn: row.deleted_on })),
@@ -151,24 +151,23 @@ export class SqliteKept {
         if (this.owns.get({ userId, noteId }) === undefined) return undefined
         return this.history.all({ noteId, userId, limit }).map(revisionFromRow)
       },
-      sweepKept: async ({ trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) => {
-        let notes = 0
-        let revisions = 0
-        for (;;) {
-          const erased = await write(() => {
-            const gone = this.sweepTrash.all(trashedBefore)
-            for (const { id, user_id } of gone) this.eraseHistory.run(user_id, id)
-            return gone.length
-          })
-          notes += erased
-          if (erased < SWEEP_BATCH) break
-        }
-        for (let users = this.usersAfter.all(''); users.length > 0; users = this.usersAfter.all(users[users.length - 1] as string)) {
-          const batch = users
-          revisions += await write(() => batch.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore, keepRevisions).changes, 0))
-        }
-        return { notes, revisions }
-      },
+      sweep: async (cutoffs) => ({ ...(await this.sweepTrashHistory(write, cutoffs)), changes: await this.sweepChanges(write, cutoffs.changedBefore) }),
     }
+  }
+
+  private async sweepTrashHistory(write: Writes['write'], { trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) {
+    const notes = await sweepInBatches(() =>
+      write(() => {
+        const gone = this.sweepTrash.all(trashedBefore)
+        for (const { id, user_id } of gone) this.eraseHistory.run(user_id, id)
+        return gone.length
+      }),
+    )
+    // Revisions are swept account by account, along note_revisions_by_user.
+    const revisions = await sweepByAccounts(
+      async (after) => this.usersAfter.all(after),
+      (users) => write(() => users.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore, keepRevisions).changes, 0)),
+    )
+    return { notes, revisions }
   }
 }

@@ -1,32 +1,29 @@
-// User queries of the SQLite driver (mirrors postgres/users.ts).
+// The accounts section of the SQLite driver (mirrors postgres/accounts.ts; store/accounts.ts).
 import type { Database } from 'better-sqlite3'
-import { type AccountChange, type Actor, PasswordReplacedError, type Revocation, SessionEndedError, type SessionRecord, type StoreDriver, type UserRecord } from '../types.js'
-import type { Writes } from './index.js'
+import { type AccountChange, type AccountStore, type Actor, type Revocation, type SessionRecord, type UserRecord, admitsTokenIssuedAt } from '../accounts.js'
+import { PasswordReplacedError, SessionEndedError } from '../errors.js'
+import type { Writes } from './group-commit.js'
 import type { UserRow } from '../row-shapes.js'
-import { userFromRow } from './rows.js'
-import { INSERT_SESSION } from './sessions.js'
+import { INSERT_SESSION, INSERT_USER, userFromRow } from './rows.js'
 
 /** Throws SessionEndedError unless the actor is still admitted; first in a write transaction, so nothing ends the session before the commit. */
 export type ActorCheck = (userId: string, actor: Actor | undefined) => void
 
 export function actorCheck(db: Database): ActorCheck {
   const session = db.prepare<[string, string]>('SELECT 1 FROM sessions WHERE id = ? AND user_id = ?').pluck()
-  const admitted = db
-    .prepare<[string, string]>('SELECT 1 FROM users WHERE id = ? AND (tokens_not_before IS NULL OR tokens_not_before <= ?)')
-    .pluck()
+  const account = db.prepare<[string], { tokens_not_before: string | null }>('SELECT tokens_not_before FROM users WHERE id = ?')
+  const admitted = (userId: string, issuedAt: string) => {
+    const row = account.get(userId)
+    return row !== undefined && admitsTokenIssuedAt(row.tokens_not_before, issuedAt)
+  }
   return (userId, actor) => {
     if (!actor) return
-    const alive = actor.sessionId === undefined ? admitted.get(userId, actor.issuedAt) : session.get(actor.sessionId, userId)
-    if (alive === undefined) throw new SessionEndedError()
+    const alive = actor.sessionId === undefined ? admitted(userId, actor.issuedAt) : session.get(actor.sessionId, userId) !== undefined
+    if (!alive) throw new SessionEndedError()
   }
 }
 
-export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
-  VALUES (@_id, @fullName, @email, @emailKey, @passwordHash, @createdOn)`
-
-type UserMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'
-
-export function sqliteUsers(db: Database, { write, adding }: Writes, assertAdmitted: ActorCheck): Pick<StoreDriver, UserMethods> {
+export function sqliteAccounts(db: Database, { write, adding }: Writes, assertAdmitted: ActorCheck): AccountStore {
   // ON CONFLICT DO NOTHING: the unique index decides between concurrent registrations.
   const insert = db.prepare(`${INSERT_USER} ON CONFLICT (email_key) DO NOTHING`)
   const insertSession = db.prepare(INSERT_SESSION)

@@ -1,11 +1,10 @@
-// User queries of the PostgreSQL driver (mirrors sqlite/users.ts).
+// The accounts section of the PostgreSQL driver (mirrors sqlite/accounts.ts; store/accounts.ts).
 import type pg from 'pg'
-import { type Actor, PasswordReplacedError, SessionEndedError, type StoreDriver } from '../types.js'
+import { type AccountStore, type Actor, admitsTokenIssuedAt } from '../accounts.js'
+import { PasswordReplacedError, SessionEndedError } from '../errors.js'
 import type { UserRow } from '../row-shapes.js'
 import { INSERT_USER, encodeText, userFromRow, userValues } from './rows.js'
 import { type Query, inTransaction } from './query.js'
-
-type AccountMethods = 'createUser' | 'findUserByEmailKey' | 'findUserById' | 'updateUser' | 'deleteUser'
 
 /**
  * Runs `work` in a transaction once the account's row is locked and the actor admitted (else
@@ -29,14 +28,14 @@ export function lockAccount<T>(
     if (actor?.sessionId !== undefined) {
       const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [actor.sessionId, userId])
       if (session.rowCount !== 1) throw new SessionEndedError()
-    } else if (actor && row.tokens_not_before !== null && row.tokens_not_before > actor.issuedAt) {
+    } else if (actor && !admitsTokenIssuedAt(row.tokens_not_before, actor.issuedAt)) {
       throw new SessionEndedError()
     }
     return work((name, text, values) => client.query({ name, text, values }))
   })
 }
 
-export function postgresUsers(query: Query, pool: pg.Pool): Pick<StoreDriver, AccountMethods> {
+export function postgresAccounts(query: Query, pool: pg.Pool): AccountStore {
   return {
     // The unique index decides between concurrent registrations. With a session, one statement
     // inserts both, so they commit together (the foreign key is checked at the statement's end).
