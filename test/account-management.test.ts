@@ -15,6 +15,7 @@ import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { eventually } from './support/eventually.js'
 import { type Account, type Harness, TEST_SECRET, addNote, register, startHarness, targets, uniqueEmail } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
+import { SERVICE_LIMITS } from './support/stores.js'
 
 interface ListedSession {
   _id: string
@@ -32,7 +33,7 @@ for (const { mode, storeKind } of targets()) {
     let db: StoreWithSql
     let h: Harness
     before(async () => {
-      db = await openStoreWithSql(storeKind)
+      db = await openStoreWithSql(storeKind, SERVICE_LIMITS)
       h = await startHarness(mode, { store: db.store })
     })
     after(async () => {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
-import type { TestStore } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore } from './support/stores.js'
 
 /**
  * The real store, but the hook's lookups (findSession for tokens that name a session,
@@ -37,7 +37,7 @@ for (const mode of MODES) {
     let h: Harness
     let a: Account
     before(async () => {
-      h = await startHarness(mode, { store: storeWithFailingLookups(openSqliteStore({ dataDir: ':memory:' }), behaviour) })
+      h = await startHarness(mode, { store: storeWithFailingLookups(openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS }), behaviour) })
       a = await register(h.client)
     })
     after(async () => h.close())

@@ -10,14 +10,14 @@ import { backupSqlite } from '../src/store/sqlite/backup.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { keptAnswers, keptBytes, makeKeptData } from './support/kept-data.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
-import { cached } from './support/stores.js'
+import { SERVICE_LIMITS, cached } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 import { TempDir, exportAll } from './support/transfer.js'
 
 let source: StoreWithSql
 let h: Harness
 before(async () => {
-  source = await openStoreWithSql('sqlite')
+  source = await openStoreWithSql('sqlite', SERVICE_LIMITS)
   h = await startHarness('inject', { store: source.store })
 })
 after(async () => {

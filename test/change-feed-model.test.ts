@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { defaultConfig } from '../src/config.js'
 import { type Harness, type NoteBody, register, startHarness } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
-import { storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 
 type Write =
   | { kind: 'add'; title: string }
@@ -63,10 +63,10 @@ for (const kind of storeKinds()) {
     let db: StoreWithSql
     let instances: [Harness, Harness]
     before(async () => {
-      db = await openStoreWithSql(kind)
+      db = await openStoreWithSql(kind, SERVICE_LIMITS)
       // An account per run, and more while fast-check shrinks a failure: no registration limit hides the counterexample.
       const config = { bruteForce: { ...defaultConfig.bruteForce, enabled: false } }
-      instances = [await startHarness('inject', { store: db.store, config }), await startHarness('inject', { store: await db.openAnother(), config })]
+      instances = [await startHarness('inject', { store: db.store, config }), await startHarness('inject', { store: await db.openAnother(SERVICE_LIMITS), config })]
     })
     after(async () => {
       for (const h of instances) await h.app.close()

@@ -11,7 +11,7 @@ import pg from 'pg'
 import { SQLITE_FILE } from '../src/store/sqlite/index.js'
 import { type Harness, type NoteBody, addNote, register, startHarness } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
-import { storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 
 /** How long each writer holds its transaction open after writing, with the next one's write already made. */
 const HOLD_MS = 150
@@ -84,7 +84,7 @@ for (const kind of storeKinds()) {
     let db: StoreWithSql
     let h: Harness
     before(async () => {
-      db = await openStoreWithSql(kind)
+      db = await openStoreWithSql(kind, SERVICE_LIMITS)
       h = await startHarness('inject', { store: db.store })
     })
     after(async () => {

@@ -106,7 +106,7 @@ for (const { mode, storeKind } of targets()) {
       await req('DELETE', `/delete-note/${note._id}`, fresh.token)
       const after = (await changes(fresh.token, `?since=${before}`)).cursor
       const future = new Date(Date.now() + 86_400_000).toISOString()
-      const swept = await h.store.sweep({ trashedBefore: '', replacedBefore: '', keepRevisions: 50, changedBefore: future })
+      const swept = await h.store.sweep({ trashedBefore: '', replacedBefore: '', changedBefore: future })
       assert.ok(swept.changes >= 1)
       const old = await req('GET', `/get-changes?since=${before}`, fresh.token)
       assert.equal(old.status, 410)

@@ -20,7 +20,7 @@ import { notWellFormedMessage } from '../src/unicode.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
 import { createTestDatabase, serviceAvailable } from './support/services.js'
 import { makeNote } from './support/store-contract.js'
-import { openTestStore, storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, openTestStore, storeKinds } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 import { listedNotes } from './support/listed.js'
 
@@ -93,7 +93,7 @@ for (const kind of storeKinds()) {
     let store: Store
     let app: FastifyInstance
     before(async () => {
-      store = await openTestStore(kind)
+      store = await openTestStore(kind, true, SERVICE_LIMITS)
       app = await appOn(store)
     })
     after(async () => {
@@ -251,7 +251,7 @@ describe('SQLite migration 6: email keys recomputed, lone-surrogate text made va
     assert.deepEqual(db.prepare('SELECT CAST(title AS BLOB) FROM notes').pluck().get(), Buffer.from([0x78, 0xed, 0xa0, 0x80, 0x79]))
     db.close()
 
-    const { store, warnings } = await migratingOpen(async () => openSqliteStore({ dataDir }))
+    const { store, warnings } = await migratingOpen(async () => openSqliteStore({ dataDir, limits: SERVICE_LIMITS }))
     try {
       await assertMigratedAccounts(store, warnings)
       const R = '\uFFFD'
@@ -289,7 +289,7 @@ if (serviceAvailable('postgresql')) {
         } finally {
           await client.end()
         }
-        const { store, warnings } = await migratingOpen(() => openPostgresStore({ url: db.url, poolSize: 2 }))
+        const { store, warnings } = await migratingOpen(() => openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS }))
         try {
           await assertMigratedAccounts(store, warnings)
         } finally {

@@ -7,7 +7,7 @@ import { defaultConfig } from '../src/config.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { type Account, type Harness, MODES, register, startHarness } from './support/harness.js'
-import type { TestStore } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore } from './support/stores.js'
 
 const id = '0123456789abcdef01234567'
 
@@ -30,7 +30,7 @@ for (const mode of MODES) {
     let a: Account
     before(async () => {
       const bruteForce = { ...defaultConfig.bruteForce, pairLimit: 1, registrationIpLimit: 1 }
-      h = await startHarness(mode, { store: partlyFailingStore(openSqliteStore({ dataDir: ':memory:' })), config: { bodyLimit: 2048, bruteForce } })
+      h = await startHarness(mode, { store: partlyFailingStore(openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })), config: { bodyLimit: 2048, bruteForce } })
       a = await register(h.client)
     })
     after(async () => h.close())

@@ -10,7 +10,7 @@ import { defaultConfig } from '../src/config.js'
 import type { NoteRecord, RevisionRecord, TrashedNoteRecord } from '../src/note-shape.js'
 import { type Account, type Harness, type Reply, register, startHarness } from './support/harness.js'
 import { type EditBody, HistoryModel, type ModelNote, type ModelRevision, appliedEdit, sameText } from './support/history-model.js'
-import { openTestStore, storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, openTestStore, storeKinds } from './support/stores.js'
 
 /** The history is whole only while a note has had fewer revisions than this; sequences stay well under it. */
 const HISTORY_REVISIONS = defaultConfig.retention.historyRevisions
@@ -269,7 +269,7 @@ for (const storeKind of storeKinds()) {
     describe(`trash and history against a model (${storeKind}, caches ${caches ? 'on' : 'off'})`, () => {
       let h: Harness
       before(async () => {
-        h = await startHarness('inject', { store: await openTestStore(storeKind, caches) })
+        h = await startHarness('inject', { store: await openTestStore(storeKind, caches, SERVICE_LIMITS) })
       })
       after(async () => h.close())
 

@@ -11,6 +11,7 @@ import { UNMATCHED_ROUTE, createMetrics } from '../src/plugins/metrics/definitio
 import { timedStore } from '../src/plugins/metrics/hooks.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { SERVICE_LIMITS } from './support/stores.js'
 import { MODES, TEST_SECRET, testConfig } from './support/harness.js'
 
 /** Every sample of one metric family, keyed by its label set as written in the text format. */
@@ -47,7 +48,7 @@ async function appWithReference(store: Store): Promise<{ app: FastifyInstance; e
 for (const mode of MODES) {
   describe(`request metrics (${mode})`, () => {
     it('labels every answered request with its route pattern, "(unmatched)" when no route matched', async () => {
-      const store = openSqliteStore({ dataDir: ':memory:' })
+      const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
       const { app, expected } = await appWithReference(store)
       let base = ''
       if (mode === 'http') base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -123,7 +124,7 @@ for (const mode of MODES) {
 
 describe('store metrics', () => {
   it('counts a failing Store call with outcome="error", and the request still gets its answer', async () => {
-    const real = openSqliteStore({ dataDir: ':memory:' })
+    const real = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     const failing: Store = {
       ...real,
       // The authenticate hook's one lookup for a token that names a session.

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { noteLimitMessage, storageLimitMessage } from '../src/errors.js'
-import { type Account, type Harness, addNote, register, startHarness, targets } from './support/harness.js'
+import { storeLimitsOf } from '../src/store/limits.js'
+import { type Account, type Harness, addNote, register, startHarness, targets, testConfig } from './support/harness.js'
+import { openStoreWithSql } from './support/sql-stores.js'
 
 const NOTES = 12
 const MB = 1
@@ -75,8 +77,12 @@ for (const { mode, storeKind } of targets()) {
 
 describe('note quota switched off', () => {
   it('holds no account to a limit set to 0', async () => {
-    const limited = await startHarness('inject', { config: { noteQuota: { notes: 2, megabytes: 0 } } })
-    const unlimited = await startHarness('inject', { store: limited.store, config: { noteQuota: { notes: 0, megabytes: 0 } } })
+    // Two servers over one database, each with its store opened with its configured quota.
+    const [limitedQuota, unlimitedQuota] = [{ notes: 2, megabytes: 0 }, { notes: 0, megabytes: 0 }]
+    const db = await openStoreWithSql('sqlite', storeLimitsOf(testConfig({ noteQuota: limitedQuota })))
+    const unlimitedStore = await db.openAnother(storeLimitsOf(testConfig({ noteQuota: unlimitedQuota })))
+    const limited = await startHarness('inject', { store: db.store, config: { noteQuota: limitedQuota } })
+    const unlimited = await startHarness('inject', { store: unlimitedStore, config: { noteQuota: unlimitedQuota } })
     try {
       const a = await register(limited.client)
       for (let i = 0; i < 2; i++) await addNote(limited.client, a.token, { title: `n${i}`, content: '€'.repeat(100_000) })
@@ -85,7 +91,8 @@ describe('note quota switched off', () => {
       assert.deepEqual(await limited.store.noteUsage(a.userId), { notes: 3, bytes: 2 * 300_002 + 3 })
     } finally {
       await unlimited.app.close()
-      await limited.close()
+      await limited.app.close()
+      await db.close()
     }
   })
 })

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import type pg from 'pg'
+import { DEFAULT_LIMITS } from '../src/store/limits.js'
 import { migratePostgres, openPostgresStore } from '../src/store/postgres/index.js'
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.js'
 import { encodeText } from '../src/store/postgres/rows.js'
@@ -15,6 +16,7 @@ import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.j
 import { type NoteQuota, NoteQuotaExceededError, type NoteRecord } from '../src/store/types.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
+import { openStoreWithSql } from './support/sql-stores.js'
 import { type TestStore, type StoreKind, openTestStore, storeKinds } from './support/stores.js'
 import { listedNotes } from './support/listed.js'
 import { erase, noteOf, terms } from './support/note-writes.js'
@@ -60,23 +62,30 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 for (const kind of storeKinds()) {
   describe(`note quota in the ${kind} store`, () => {
-    let store: TestStore
     const size = sizeOn(kind)
-    before(async () => {
-      store = await openTestStore(kind)
+    const opened: Array<{ close(): Promise<void> }> = []
+    after(async () => {
+      for (const store of opened) await store.close()
     })
-    after(async () => store.close())
+    const kept = <T extends { close(): Promise<void> }>(store: T): T => (opened.push(store), store)
+    /** A fresh store held to `quota`, as a server configured with it opens one (store/limits.ts). */
+    const storeHeldTo = async (quota: NoteQuota) => kept(await openTestStore(kind, true, { ...DEFAULT_LIMITS, quota }))
+    /** As storeHeldTo, on a database over which `openAnother` opens another server's store, held to other limits. */
+    const databaseHeldTo = async (quota: NoteQuota) => kept(await openStoreWithSql(kind, { ...DEFAULT_LIMITS, quota }))
 
-    async function newAccount(): Promise<string> {
+    async function newAccount(store: TestStore): Promise<string> {
       const user = makeUser()
       assert.equal(await store.createUser(user), true)
       return user._id
     }
 
     it('keeps usage equal to the size of what was written, whatever the writes', async () => {
+      // Adds held to a quota; edits, pins, deletes and imports through a store without one.
+      const db = await databaseHeldTo({ notes: 1_000, bytes: 1_000_000 })
+      const store = await db.openAnother()
       await fc.assert(
         fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
-          const userId = await newAccount()
+          const userId = await newAccount(store)
           // The account's notes as written (a model): read back, a lone surrogate that SQLite
           // stored as its 3 bytes comes out as three U+FFFD, so the store is not asked.
           const model = new Map<string, Pick<NoteRecord, 'title' | 'content' | 'tags'>>()
@@ -85,14 +94,14 @@ for (const kind of storeKinds()) {
           for (const o of ops) {
             if (o.kind === 'add' || o.kind === 'import') {
               const note = makeNote(userId, { title: o.title, content: o.content, tags: o.tags })
-              if (o.kind === 'add') assert.equal(await store.insertNote(note, { notes: 1_000, bytes: 1_000_000 }), true)
+              if (o.kind === 'add') assert.equal(await db.store.insertNote(note), true)
               else assert.deepEqual(await store.importNotes([note]), ['inserted'])
               model.set(note._id, note)
             } else if (model.size === 0) continue
             else if (o.kind === 'edit') {
               const patch = { ...(o.title === undefined ? {} : { title: o.title }), ...(o.content === undefined ? {} : { content: o.content }), ...(o.tags === undefined ? {} : { tags: o.tags }) }
               const id = at(o.pick)
-              assert.ok(await store.updateNote(userId, id, patch, new Date().toISOString(), terms({ notes: 0, bytes: 0 })))
+              assert.ok(await store.updateNote(userId, id, patch, new Date().toISOString(), terms()))
               model.set(id, { ...(model.get(id) as NoteRecord), ...patch })
             } else if (o.kind === 'pin') assert.ok(await store.updateNote(userId, at(o.pick), { isPinned: true }, new Date().toISOString(), terms()))
             else {
@@ -109,22 +118,22 @@ for (const kind of storeKinds()) {
     })
 
     it('refuses the note past the count limit, and takes one again after a delete', async () => {
-      const userId = await newAccount()
-      const quota: NoteQuota = { notes: 3, bytes: 0 }
+      const store = await storeHeldTo({ notes: 3, bytes: 0 })
+      const userId = await newAccount(store)
       const notes = [makeNote(userId), makeNote(userId), makeNote(userId)]
-      for (const note of notes) assert.equal(await store.insertNote(note, quota), true)
-      await refused(store.insertNote(makeNote(userId), quota), 'notes')
+      for (const note of notes) assert.equal(await store.insertNote(note), true)
+      await refused(store.insertNote(makeNote(userId)), 'notes')
       assert.deepEqual(await store.noteUsage(userId), { notes: 3, bytes: 3 * size(makeNote(userId)) })
-      assert.ok(await store.deleteNote(userId, (notes[0] as NoteRecord)._id, erase(quota)), 'a delete is never refused')
-      assert.equal(await store.insertNote(makeNote(userId), quota), true)
-      await refused(store.insertNote(makeNote(userId), quota), 'notes')
+      assert.ok(await store.deleteNote(userId, (notes[0] as NoteRecord)._id, erase()), 'a delete is never refused')
+      assert.equal(await store.insertNote(makeNote(userId)), true)
+      await refused(store.insertNote(makeNote(userId)), 'notes')
     })
 
     it('lets exactly the limit through when 50 adds arrive at once', async () => {
-      const userId = await newAccount()
-      await store.insertNote(makeNote(userId), { notes: 0, bytes: 0 })
-      const quota: NoteQuota = { notes: 21, bytes: 0 }
-      const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.insertNote(makeNote(userId), quota)))
+      const store = await storeHeldTo({ notes: 21, bytes: 0 })
+      const userId = await newAccount(store)
+      await store.insertNote(makeNote(userId))
+      const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.insertNote(makeNote(userId))))
       assert.equal(results.filter((r) => r.status === 'fulfilled' && r.value).length, 20)
       assert.ok(results.every((r) => r.status === 'fulfilled' || (r.reason instanceof NoteQuotaExceededError && r.reason.limit === 'notes')))
       assert.equal((await listedNotes(store, userId)).length, 21)
@@ -132,53 +141,56 @@ for (const kind of storeKinds()) {
     })
 
     it('refuses a note that would pass the byte limit, also when adds race', async () => {
-      const userId = await newAccount()
+      const store = await storeHeldTo({ notes: 0, bytes: 100 })
+      const userId = await newAccount(store)
       const note = (content: string) => makeNote(userId, { title: 'tt', content, tags: ['x'] })
-      const quota: NoteQuota = { notes: 0, bytes: 100 }
-      assert.equal(await store.insertNote(note('c'.repeat(57)), quota), true) // 60 bytes
-      await refused(store.insertNote(note('c'.repeat(38)), quota), 'bytes') // 41 more: 101
-      assert.equal(await store.insertNote(note('é'.repeat(18) + 'c'), quota), true) // 40 more: exactly 100
+      assert.equal(await store.insertNote(note('c'.repeat(57))), true) // 60 bytes
+      await refused(store.insertNote(note('c'.repeat(38))), 'bytes') // 41 more: 101
+      assert.equal(await store.insertNote(note('é'.repeat(18) + 'c')), true) // 40 more: exactly 100
       assert.deepEqual(await store.noteUsage(userId), { notes: 2, bytes: 100 })
 
-      const other = await newAccount()
+      const other = await newAccount(store)
       const ten = () => makeNote(other, { title: 'a', content: 'b'.repeat(9), tags: [] })
-      const results = await Promise.allSettled(Array.from({ length: 30 }, () => store.insertNote(ten(), quota)))
+      const results = await Promise.allSettled(Array.from({ length: 30 }, () => store.insertNote(ten())))
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 10)
       assert.deepEqual(await store.noteUsage(other), { notes: 10, bytes: 100 })
     })
 
     it('refuses an edit that grows the account past the byte limit; shrinking, pins and deletes always pass', async () => {
-      const userId = await newAccount()
-      const quota: NoteQuota = { notes: 0, bytes: 50 }
+      const db = await databaseHeldTo({ notes: 0, bytes: 50 })
+      const store = db.store
+      const userId = await newAccount(store)
       const a = makeNote(userId, { title: 'a', content: 'c'.repeat(29), tags: [] }) // 30
       const b = makeNote(userId, { title: 'b', content: 'c'.repeat(9), tags: [] }) // 10
-      await store.insertNote(a, quota)
-      await store.insertNote(b, quota)
+      await store.insertNote(a)
+      await store.insertNote(b)
       const now = () => new Date().toISOString()
-      await refused(store.updateNote(userId, a._id, { content: 'c'.repeat(40) }, now(), terms(quota)), 'bytes')
+      await refused(store.updateNote(userId, a._id, { content: 'c'.repeat(40) }, now(), terms()), 'bytes')
       assert.equal((await store.findNote(userId, a._id))?.content, a.content, 'a refused edit changes nothing')
-      assert.equal(noteOf(await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), terms(quota)))?.tags[0], 'd'.repeat(10)) // exactly 50
-      // Over the limit (it was lowered): shrinking still works, growing does not.
-      const lower: NoteQuota = { notes: 0, bytes: 20 }
-      assert.ok(await store.updateNote(userId, a._id, { content: 'short' }, now(), terms(lower)))
-      assert.ok(await store.updateNote(userId, a._id, { isPinned: true }, now(), terms(lower)))
-      assert.ok(await store.updateNote(userId, b._id, { title: 'B' }, now(), terms(lower)), 'same size passes')
-      await refused(store.updateNote(userId, b._id, { title: 'BB' }, now(), terms(lower)), 'bytes')
-      assert.equal(await store.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), terms(lower)), undefined, 'no such note')
-      assert.ok(await store.deleteNote(userId, a._id, erase(lower)))
-      assert.deepEqual(await store.noteUsage(userId), { notes: 1, bytes: 10 })
+      assert.equal(noteOf(await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), terms()))?.tags[0], 'd'.repeat(10)) // exactly 50
+      // Over the limit (a server with a lower one): shrinking still works, growing does not.
+      const lower = await db.openAnother({ ...DEFAULT_LIMITS, quota: { notes: 0, bytes: 20 } })
+      assert.ok(await lower.updateNote(userId, a._id, { content: 'short' }, now(), terms()))
+      assert.ok(await lower.updateNote(userId, a._id, { isPinned: true }, now(), terms()))
+      assert.ok(await lower.updateNote(userId, b._id, { title: 'B' }, now(), terms()), 'same size passes')
+      await refused(lower.updateNote(userId, b._id, { title: 'BB' }, now(), terms()), 'bytes')
+      assert.equal(await lower.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), terms()), undefined, 'no such note')
+      assert.ok(await lower.deleteNote(userId, a._id, erase()))
+      assert.deepEqual(await lower.noteUsage(userId), { notes: 1, bytes: 10 })
     })
 
     it('answers false for an account that is gone, and never holds an import to the quota', async () => {
-      assert.equal(await store.insertNote(makeNote(makeUser()._id), { notes: 5, bytes: 5 }), false)
+      const db = await databaseHeldTo({ notes: 2, bytes: 0 })
+      const store = db.store
+      assert.equal(await (await storeHeldTo({ notes: 5, bytes: 5 })).insertNote(makeNote(makeUser()._id)), false)
       assert.equal(await store.noteUsage(makeUser()._id), undefined)
-      const userId = await newAccount()
-      const before = await store.accountsOverQuota({ notes: 2, bytes: 0 })
+      const userId = await newAccount(store)
+      const before = await store.accountsOverQuota()
       const outcomes = await store.importNotes([makeNote(userId), makeNote(userId), makeNote(userId)])
       assert.deepEqual(outcomes, ['inserted', 'inserted', 'inserted'])
-      assert.equal(await store.accountsOverQuota({ notes: 2, bytes: 0 }), before + 1)
-      assert.equal(await store.accountsOverQuota({ notes: 0, bytes: 0 }), 0, 'no limit, no account over it')
-      await refused(store.insertNote(makeNote(userId), { notes: 2, bytes: 0 }), 'notes')
+      assert.equal(await store.accountsOverQuota(), before + 1)
+      assert.equal(await (await db.openAnother({ ...DEFAULT_LIMITS, quota: { notes: 0, bytes: 0 } })).accountsOverQuota(), 0, 'no limit, no account over it')
+      await refused(store.insertNote(makeNote(userId)), 'notes')
     })
   })
 }
@@ -219,9 +231,15 @@ if (serviceAvailable('postgresql')) {
       const user = makeUser()
       await store.createUser(user)
       const limit = 60
-      const results = await Promise.allSettled(Array.from({ length: limit + 30 }, () => store.insertNote(makeNote(user._id), { notes: limit, bytes: 0 })))
-      assert.equal(results.filter((r) => r.status === 'fulfilled').length, limit)
-      assert.deepEqual(await store.noteUsage(user._id), { notes: limit, bytes: limit * 2 })
+      // A server held to the limit, over the same database.
+      const held = await openPostgresStore({ url: db.url, poolSize: 8, limits: { ...DEFAULT_LIMITS, quota: { notes: limit, bytes: 0 } } })
+      try {
+        const results = await Promise.allSettled(Array.from({ length: limit + 30 }, () => held.insertNote(makeNote(user._id))))
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, limit)
+        assert.deepEqual(await held.noteUsage(user._id), { notes: limit, bytes: limit * 2 })
+      } finally {
+        await held.close()
+      }
     })
   })
 }

@@ -14,7 +14,7 @@ import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
 import { responseChecker } from './support/openapi-check.js'
 import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
-import type { TestStore } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore } from './support/stores.js'
 
 const OPERATIONS_PATHS = ['/openapi.json', '/docs', '/healthz', '/readyz', '/metrics']
 
@@ -32,7 +32,7 @@ function sample(text: string, series: string): number {
 
 /** A working store whose ping fails, as when the database went away. */
 function storeWithFailingPing(): TestStore {
-  const store = openSqliteStore({ dataDir: ':memory:' })
+  const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
   return Object.assign(Object.create(store) as TestStore, {
     ping: async () => {
       throw new Error('connection refused')

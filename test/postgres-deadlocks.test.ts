@@ -12,7 +12,7 @@ import { openPostgresStore } from '../src/store/postgres/index.js'
 import { type Account, type Harness, type Reply, addNote, register, startHarness } from './support/harness.js'
 import { listedNotes } from './support/listed.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
-import { type TestStore, cached } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore, cached } from './support/stores.js'
 
 const SLOTS = 16
 
@@ -37,7 +37,7 @@ describe('PostgreSQL: writes whose locks close a cycle answer 200, not 500', { s
   }
 
   async function instance(): Promise<{ store: TestStore; pid: number }> {
-    const store = cached(await openPostgresStore({ url: database.url, poolSize: 1 }))
+    const store = cached(await openPostgresStore({ url: database.url, poolSize: 1, limits: SERVICE_LIMITS }))
     return { store, pid: await requestPid(store) }
   }
 

@@ -11,7 +11,7 @@ import { type TokenUser, createTokenService } from '../src/services/tokens.js'
 import { StoreUnavailableError } from '../src/store/types.js'
 import { type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
 import { eventually } from './support/eventually.js'
-import { cached } from './support/stores.js'
+import { SERVICE_LIMITS, cached } from './support/stores.js'
 import { type TestDatabase, createTestDatabase, deleteAccountSilently, operatorPool, serviceAvailable } from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
@@ -113,7 +113,7 @@ if (serviceAvailable('postgresql')) {
       let h: Harness
       before(async () => {
         db = await createTestDatabase()
-        h = await startHarness(mode, { store: cached(await openPostgresStore({ url: db.url, poolSize: 2 })) })
+        h = await startHarness(mode, { store: cached(await openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS })) })
       })
       after(async () => {
         await h.close()
@@ -166,7 +166,7 @@ if (serviceAvailable('postgresql')) {
         db = await createTestDatabase()
         const target = new URL(db.url)
         proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-        const store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000 })
+        const store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000, limits: SERVICE_LIMITS })
         h = await startHarness(mode, { store })
       })
       after(async () => {

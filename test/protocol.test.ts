@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { createSigner } from 'fast-jwt'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type Account, type Harness, targets, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
-import type { TestStore } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore } from './support/stores.js'
 
 const PROTECTED: Array<[string, string]> = [
   ['GET', '/get-user'],
@@ -160,7 +160,7 @@ describe('internal failures answer the contract 500s', () => {
   let h: Harness
   let token: string
   before(async () => {
-    const real = openSqliteStore({ dataDir: ':memory:' })
+    const real = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     h = await startHarness('http', { store: failingStore(real) })
     token = (await register(h.client)).token
   })

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { defaultConfig } from '../src/config.js'
 import { cutoffsAt } from '../src/services/retention.js'
-import { type Account, type Harness, type NoteBody, addNote, register, startHarness } from './support/harness.js'
+import { storeLimitsOf } from '../src/store/limits.js'
+import { type Account, type Harness, type NoteBody, addNote, register, startHarness, testConfig } from './support/harness.js'
+import { openStoreWithSql } from './support/sql-stores.js'
 import { storeKinds } from './support/stores.js'
 
 const MB = 2 ** 20
@@ -71,14 +73,24 @@ for (const storeKind of storeKinds()) {
 
     it('lists at most HISTORY_REVISIONS revisions of a note, the newest, and the sweep erases the rest', async () => {
       const retention = { ...defaultConfig.retention, historyRevisions: 3 }
-      const h = await start({ config: { retention } })
-      const a = await register(h.client)
-      const note = await addNote(h.client, a.token, { title: 't', content: 'c0' })
-      for (let i = 1; i <= 6; i++) await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: `c${i}` })
-      assert.deepEqual((await historyOf(h, a, note._id)).map((r) => r.content), ['c5', 'c4', 'c3'])
-      assert.equal((await h.store.noteHistory(a.userId, note._id, 100))?.length, 6)
-      assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3, changes: 0 })
-      assert.deepEqual((await h.store.noteHistory(a.userId, note._id, 100))?.map((r) => r.content), ['c5', 'c4', 'c3'])
+      const limits = storeLimitsOf(testConfig({ retention }))
+      const db = await openStoreWithSql(storeKind, limits)
+      // The app runs on the store, which closes with the database.
+      const h = await startHarness('inject', { store: db.store, config: { retention } })
+      try {
+        // What the database keeps, read through a store over it that lists more.
+        const wide = await db.openAnother({ ...limits, keepRevisions: 100 })
+        const a = await register(h.client)
+        const note = await addNote(h.client, a.token, { title: 't', content: 'c0' })
+        for (let i = 1; i <= 6; i++) await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: `c${i}` })
+        assert.deepEqual((await historyOf(h, a, note._id)).map((r) => r.content), ['c5', 'c4', 'c3'])
+        assert.equal((await wide.noteHistory(a.userId, note._id))?.length, 6)
+        assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3, changes: 0 })
+        assert.deepEqual((await wide.noteHistory(a.userId, note._id))?.map((r) => r.content), ['c5', 'c4', 'c3'])
+      } finally {
+        await h.app.close()
+        await db.close()
+      }
     })
 
     it('the sweep erases trash and revisions past their days, and sweeps running at once share the work', async () => {
@@ -110,7 +122,7 @@ for (const storeKind of storeKinds()) {
       const trashed = await addNote(h.client, a.token, { title: 'x', content: 'y' })
       await call(h, 'DELETE', `/delete-note/${trashed._id}`, a)
       assert.equal((await h.client.request('DELETE', '/delete-account', { token: a.token, body: { password: a.password } })).status, 200)
-      assert.equal(await h.store.noteHistory(a.userId, note._id, 50), undefined)
+      assert.equal(await h.store.noteHistory(a.userId, note._id), undefined)
       assert.deepEqual(await h.store.listTrash(a.userId), [])
     })
   })

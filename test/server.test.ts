@@ -10,6 +10,7 @@ import { SECRET_FILE, resolveSecret } from '../src/secret.js'
 import { loggerOptions, startServer } from '../src/server.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { MODES, TEST_SECRET, logLinesInto, startHarness, testConfig, uniqueEmail } from './support/harness.js'
+import { SERVICE_LIMITS } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 
 describe('the access token secret', () => {
@@ -117,7 +118,7 @@ describe('request logging', () => {
   it('writes one JSON line per request with no password, token or authorization header', async () => {
     const lines: string[] = []
     const stream = logLinesInto(lines)
-    const store = openSqliteStore({ dataDir: ':memory:' })
+    const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream } })
     try {
       const password = 'p4ssw0rd-that-must-not-leak'
@@ -144,7 +145,7 @@ describe('request logging', () => {
 
   it('gives each request line its own request id', async () => {
     const lines: string[] = []
-    const store = openSqliteStore({ dataDir: ':memory:' })
+    const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
     try {
       await app.inject({ method: 'GET', url: '/get-user' })
@@ -162,7 +163,7 @@ describe('request logging', () => {
 
   it("redacts passwords and tokens in any line a request's logger writes", async () => {
     const lines: string[] = []
-    const store = openSqliteStore({ dataDir: ':memory:' })
+    const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
     app.get('/log-secrets', (request, reply) => {
       request.log.warn(

@@ -16,7 +16,7 @@ import { type Harness, MODES, register, startHarness } from './support/harness.j
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { erase, terms } from './support/note-writes.js'
-import { type TestStore, sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore, sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
 
 const titles = async (store: TestStore, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
 const sessionOf = (userId: string): SessionRecord => {
@@ -153,7 +153,7 @@ for (const kind of storeKinds()) {
       let db: StoreWithSql
       let h: Harness
       before(async () => {
-        db = await openStoreWithSql(kind)
+        db = await openStoreWithSql(kind, SERVICE_LIMITS)
         h = await startHarness(mode, { store: db.store })
       })
       after(async () => {

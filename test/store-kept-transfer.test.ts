@@ -84,8 +84,8 @@ for (const kind of storeKinds()) {
           ['inserted', 'inserted', 'exists', { differs: ['content'] }, { differs: ['_id'] }, { differs: ['editedOn'] }, 'missing-note', 'missing-note', 'missing-user'],
         )
         const shown = ({ _id, title, content, tags, isPinned, editedOn }: StoredRevisionRecord) => ({ _id, title, content, tags, isPinned, editedOn })
-        assert.deepEqual(await store.noteHistory(owner._id, live._id, 10), [shown(ofLive)])
-        assert.deepEqual(await store.noteHistory(owner._id, gone._id, 10), [shown(ofGone)])
+        assert.deepEqual(await store.noteHistory(owner._id, live._id), [shown(ofLive)])
+        assert.deepEqual(await store.noteHistory(owner._id, gone._id), [shown(ofGone)])
         assert.deepEqual(await store.importRevisions([]), [])
       })
 

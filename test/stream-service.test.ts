@@ -16,6 +16,7 @@ import type { Authenticated } from '../src/services/sessions.js'
 import { LiveStreams } from '../src/services/streams.js'
 import { startEventStream } from '../src/routes/stream-wire.js'
 import { cachedStore } from '../src/store/cache/index.js'
+import { DEFAULT_LIMITS } from '../src/store/limits.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import type { UserRecord } from '../src/store/types.js'
 import { type SseStream, openStream } from './support/sse.js'
@@ -279,7 +280,8 @@ describe('the bus between processes', () => {
 describe('the publishing Store', () => {
   const published: ChangeEvent[] = []
   const recorder: ChangeBus = { driver: 'test', publish: (e) => published.push(e), subscribe: () => () => {}, close: async () => {} }
-  const store = publishingStore(cachedStore(openSqliteStore({ dataDir: ':memory:' }), { listingBytes: 0 }), recorder)
+  const limits = { ...DEFAULT_LIMITS, keepRevisions: 0 }
+  const store = publishingStore(cachedStore(openSqliteStore({ dataDir: ':memory:', limits }), { listingBytes: 0 }), recorder)
   after(() => store.close())
   const kinds = () => published.splice(0).map((e) => `${e.kind}:${e.userId}`)
 
@@ -290,7 +292,7 @@ describe('the publishing Store', () => {
     const note = makeNote(user._id)
     assert.equal(await store.insertNote(note), true)
     assert.deepEqual(kinds(), [`notes:${user._id}`])
-    const terms = { keepRevisions: 0, revisionId: makeUser()._id }
+    const terms = { revisionId: makeUser()._id }
     const edited = await store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString(), terms)
     assert.ok(edited && 'note' in edited)
     assert.deepEqual(kinds(), [`notes:${user._id}`])

@@ -7,7 +7,7 @@ import { exportData } from '../src/transfer/export.js'
 import { type Harness, startHarness } from './support/harness.js'
 import { type KeptData, keptAnswers, keptBytes, makeKeptData } from './support/kept-data.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
-import { storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 import { type ExportedFiles, TempDir, exportAll, runImport } from './support/transfer.js'
 
 type Doc = Record<string, unknown> & { _id: { $oid: string }; userId: string }
@@ -25,7 +25,7 @@ for (const kind of storeKinds()) {
     let full: { files: ExportedFiles; texts: ExportedFiles }
     before(async () => {
       dir = new TempDir()
-      source = await openStoreWithSql(kind)
+      source = await openStoreWithSql(kind, SERVICE_LIMITS)
       h = await startHarness('inject', { store: source.store })
       data = await makeKeptData(h.client)
       full = await exportAll(source.store, dir, 'source')

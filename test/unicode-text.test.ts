@@ -17,7 +17,7 @@ import { exportData } from '../src/transfer/export.js'
 import { controlCharactersMessage, isNameText, notWellFormedMessage } from '../src/unicode.js'
 import { TEST_SECRET, testConfig } from './support/harness.js'
 import { responseChecker } from './support/openapi-check.js'
-import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, type TestStore, openTestStore, storeKinds } from './support/stores.js'
 import { TempDir, runImport } from './support/transfer.js'
 import { listedNotes } from './support/listed.js'
 
@@ -151,7 +151,7 @@ for (const kind of storeKinds()) {
 
     before(async () => {
       dir = new TempDir()
-      store = await openTestStore(kind)
+      store = await openTestStore(kind, true, SERVICE_LIMITS)
       app = await buildApp({ config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }), store, secret: TEST_SECRET })
       await app.ready()
       client = injectClient(app, () => token)

@@ -17,7 +17,7 @@ import { escapeForTerminal } from '../src/unicode.js'
 import { type Harness, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { makeUser } from './support/store-contract.js'
-import { storeKinds } from './support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 
 interface Run {
   code: number
@@ -70,7 +70,7 @@ for (const kind of storeKinds()) {
     let db: StoreWithSql
     let h: Harness
     before(async () => {
-      db = await openStoreWithSql(kind)
+      db = await openStoreWithSql(kind, SERVICE_LIMITS)
       h = await startHarness('inject', { store: db.store })
     })
     after(async () => {

@@ -12,15 +12,7 @@ import {
   emptyInput,
   holdsVersion,
 } from '../note-shape.js'
-import {
-  type CheckedVersions,
-  type JsonText,
-  type NoteQuota,
-  NoteQuotaExceededError,
-  type NoteWrite,
-  type NoteWriteTerms,
-  type Store,
-} from '../store/types.js'
+import { type CheckedVersions, type JsonText, NoteQuotaExceededError, type NoteWrite, type NoteWriteTerms, type Store } from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
 
@@ -28,12 +20,6 @@ import type { SearchPool } from './search-pool.js'
 export type Expected = readonly string[] | undefined
 
 export type NewNote = Pick<NoteRecord, 'title' | 'content'> & Omit<NotePatch, 'isPinned'>
-
-/** The store's form of the configured quota: bytes instead of MB; undefined when both are off. */
-export function noteQuotaOf(config: NoteQuotaConfig): NoteQuota | undefined {
-  if (config.notes === 0 && config.megabytes === 0) return undefined
-  return { notes: config.notes, bytes: config.megabytes * 2 ** 20 }
-}
 
 /** What add-note takes: every input field but isPinned (a note is added unpinned). */
 const ADDED_FIELDS = NOTE_INPUT_FIELDS.filter((field) => field !== 'isPinned')
@@ -43,23 +29,17 @@ function pick(from: NotePatch, fields: readonly NoteInputField[]): NotePatch {
   return Object.fromEntries(fields.filter((field) => from[field] !== undefined).map((field) => [field, from[field]]))
 }
 
-/** The revisions kept of each note: none when either bound of history is 0. */
-export const revisionsKept = (retention: RetentionConfig): number => (retention.historyDays > 0 ? retention.historyRevisions : 0)
-
 export class NoteService {
-  private readonly quota: NoteQuota | undefined
-  private readonly keepRevisions: number
-
-  /** A write that would pass `quotaConfig` is answered 403 naming the limit; deletes never are. */
+  /**
+   * A write the store refuses for its quota, opened from `quotaConfig` (store/limits.ts), is answered 403 naming the
+   * limit; deletes never are. The revisions kept are the store's too.
+   */
   constructor(
     private readonly store: Store,
     private readonly searches: SearchPool,
     private readonly quotaConfig: NoteQuotaConfig,
     private readonly retention: RetentionConfig,
-  ) {
-    this.quota = noteQuotaOf(quotaConfig)
-    this.keepRevisions = revisionsKept(retention)
-  }
+  ) {}
 
   /** `write()`, with the store's quota refusal put in the words of the limit it met. */
   private async withQuotaAnswer<T>(write: () => Promise<T>): Promise<T> {
@@ -75,7 +55,7 @@ export class NoteService {
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
         const note: NoteRecord = { _id: newId(), ...emptyInput(), ...pick(input, ADDED_FIELDS), userId, createdOn: now, updatedOn: now }
-    return (await this.withQuotaAnswer(() => this.store.insertNote(note, this.quota))) ? note : undefined
+    return (await this.withQuotaAnswer(() => this.store.insertNote(note))) ? note : undefined
   }
 
   /**
@@ -95,7 +75,7 @@ export class NoteService {
   async delete(userId: string, noteId: string, expected?: Expected): Promise<NoteRecord> {
     if (!isWellFormedId(noteId)) throw noteNotFound()
     const trashedOn = this.retention.trashDays > 0 ? new Date().toISOString() : undefined
-    return settled(await this.store.deleteNote(userId, noteId, { expected, trashedOn, quota: this.quota }))
+    return settled(await this.store.deleteNote(userId, noteId, { expected, trashedOn }))
   }
 
   listTrash(userId: string): Promise<TrashedNoteRecord[]> {
@@ -104,7 +84,7 @@ export class NoteService {
 
   /** The trashed note back among the notes, held to the quota as an added note is. */
   async restore(userId: string, noteId: string): Promise<NoteRecord> {
-    const note = isWellFormedId(noteId) ? await this.withQuotaAnswer(() => this.store.restoreNote(userId, noteId, new Date().toISOString(), this.quota)) : undefined
+    const note = isWellFormedId(noteId) ? await this.withQuotaAnswer(() => this.store.restoreNote(userId, noteId, new Date().toISOString())) : undefined
     if (!note) throw noteNotFound()
     return note
   }
@@ -119,7 +99,7 @@ export class NoteService {
   }
 
   async history(userId: string, noteId: string): Promise<RevisionRecord[]> {
-    const revisions = isWellFormedId(noteId) ? await this.store.noteHistory(userId, noteId, this.keepRevisions) : undefined
+    const revisions = isWellFormedId(noteId) ? await this.store.noteHistory(userId, noteId) : undefined
     if (!revisions) throw noteNotFound()
     return revisions
   }
@@ -154,7 +134,7 @@ export class NoteService {
       const note = await this.store.findNote(userId, noteId)
       return settled(note && (holdsVersion(note, expected) ? { note } : { conflict: note }))
     }
-    const terms: NoteWriteTerms = { quota: this.quota, expected, keepRevisions: this.keepRevisions, revisionId: newId() }
+    const terms: NoteWriteTerms = { expected, revisionId: newId() }
     return settled(await this.withQuotaAnswer(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))
   }
 }

@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { RetentionConfig } from '../config.js'
 import type { Store, SweepCutoffs } from '../store/types.js'
-import { revisionsKept } from './notes.js'
+import { revisionsKept } from '../store/limits.js'
 
 const DAY_MS = 86_400_000
 /** How often a process sweeps, after a first sweep a minute after it starts. */
@@ -16,7 +16,6 @@ export function cutoffsAt(retention: RetentionConfig, now: number): SweepCutoffs
   return {
     trashedBefore: before(retention.trashDays),
     replacedBefore: revisionsKept(retention) > 0 ? before(retention.historyDays) : new Date(now + DAY_MS).toISOString(),
-    keepRevisions: revisionsKept(retention),
     changedBefore: before(retention.changesDays),
   }
 }

@@ -1,4 +1,5 @@
-// What both drivers' quota statements share (Store.insertNote, Store.updateNote with a quota).
+// What both drivers' quota statements share (Store.insertNote, Store.updateNote), under the quota a store is opened
+// with (limits.ts).
 import type { NotePatch } from '../note-shape.js'
 import type { NoteQuota } from './notes.js'
 
@@ -6,7 +7,7 @@ import type { NoteQuota } from './notes.js'
 export const bound = (limit: number): number => (limit > 0 ? limit : Number.MAX_SAFE_INTEGER)
 
 /** With no limit, a driver writes without reading the account's usage. */
-export const limits = (quota: NoteQuota | undefined): quota is NoteQuota => quota !== undefined && (quota.notes > 0 || quota.bytes > 0)
+export const isLimited = (quota: NoteQuota): boolean => quota.notes > 0 || quota.bytes > 0
 
 /** Only an edit that can change a note's size is held to quota.bytes. */
 export const resizes = (patch: NotePatch): boolean => patch.title !== undefined || patch.content !== undefined || patch.tags !== undefined

@@ -3,7 +3,10 @@
 import type { CheckedVersions } from './sessions.js'
 import type { NotePatch, NoteRecord } from '../note-shape.js'
 
-/** What one account may keep, enforced atomically with the write (0: no limit); sizes: UTF-8 bytes of title, content, tags. */
+/**
+ * What one account may keep, enforced atomically with the write (0: no limit); sizes: UTF-8 bytes of title, content,
+ * tags. A store holds to the quota it was opened with (limits.ts).
+ */
 export interface NoteQuota {
   notes: number
   bytes: number
@@ -12,13 +15,10 @@ export interface NoteQuota {
 /** An account's notes and their size, kept by the database itself (triggers on notes). */
 export type NoteUsage = NoteQuota
 
-/** What a note write requires and keeps (docs/history.md). */
+/** What a note write requires and keeps (docs/history.md); the quota and the revisions kept are the store's (limits.ts). */
 export interface NoteWriteTerms {
-  quota?: NoteQuota | undefined
   /** If-Match: the write applies only while the note's updatedOn is one of these; undefined: whatever it is. */
   expected?: readonly string[] | undefined
-  /** The newest revisions kept of each note (HISTORY_REVISIONS); 0: none is kept. */
-  keepRevisions: number
   /** The id the revision this write may keep takes. */
   revisionId: string
 }
@@ -31,22 +31,21 @@ export interface NoteDeletion {
   expected?: readonly string[] | undefined
   /** When it moves to the trash; undefined: erased at once with its history (TRASH_DAYS=0). */
   trashedOn: string | undefined
-  quota?: NoteQuota | undefined
 }
 
 /** A JSON text to send: a driver's string, or the UTF-8 bytes the cache layer keeps (docs/performance.md, "Memory"). */
 export type JsonText = string | Buffer
 
 export interface NoteStore {
-  /** Inserts the note; false when its account is gone. NoteQuotaExceededError (nothing stored): past the quota. */
-  insertNote(note: NoteRecord, quota?: NoteQuota): Promise<boolean>
+  /** Inserts the note; false when its account is gone. NoteQuotaExceededError (nothing stored): past the store's quota. */
+  insertNote(note: NoteRecord): Promise<boolean>
   findNote(userId: string, noteId: string): Promise<NoteRecord | undefined>
   /**
    * Applies the patch, sets updatedOn to nextVersion(its stored value, `now`) and, when the title, content or tags
-   * change, keeps the state before as a revision. NoteQuotaExceededError('bytes'): grown past the quota.
+   * change, keeps the state before as a revision. NoteQuotaExceededError('bytes'): grown past the store's quota.
    */
   updateNote(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms): Promise<NoteWrite>
-  /** Moves the note to the trash (or erases it) and resolves to it as it was. */
+  /** Moves the note to the trash (or erases it) and resolves to it as it was; over the byte quota, the oldest kept go. */
   deleteNote(userId: string, noteId: string, deletion: NoteDeletion): Promise<NoteWrite>
   /**
    * GET /get-all-notes' JSON text: the notes in list order (list-order.ts), keys in the note's order. Kept bytes are

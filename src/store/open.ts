@@ -1,9 +1,11 @@
 // DATABASE_URL selects PostgreSQL, otherwise SQLite; the cache layer wraps either unless STORE_CACHE is
-// off. The PostgreSQL driver is imported only when needed: an SQLite server would carry it for nothing.
+// off. The PostgreSQL driver is imported only when needed: an SQLite server would carry it for nothing. Either is
+// opened with the configured limits (limits.ts), which hold for as long as it is open.
 import type { Config } from '../config.js'
 import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
 import type { StoreDriver } from './driver.js'
+import { storeLimitsOf } from './limits.js'
 import type { TransferStore } from './transfer.js'
 import type { Store } from './types.js'
 
@@ -37,9 +39,10 @@ export function openCommandStore(config: Config): Promise<Store & TransferStore>
 export type VersionsRead = Pick<StoreDriver, 'userVersions' | 'versionClock'>
 
 async function openDriver(config: Config): Promise<StoreDriver> {
+  const limits = storeLimitsOf(config)
   if (!config.databaseUrl) {
     const minFreeDiskBytes = config.minFreeDiskMb * 2 ** 20
-    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, minFreeDiskBytes })
+    return openSqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, minFreeDiskBytes, limits })
   }
   const { openPostgresStore } = await import('./postgres/index.js')
   return openPostgresStore({
@@ -47,5 +50,6 @@ async function openDriver(config: Config): Promise<StoreDriver> {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    limits,
   })
 }

@@ -2,7 +2,6 @@
 // Store, which the cache layer and the change bus never wrap, as only operator commands use it (open.ts,
 // openCommandStore). Records keep their own ids, hashes and dates. Each driver implements it in its transfer.ts.
 import type { UserRecord } from './accounts.js'
-import type { NoteQuota } from './notes.js'
 import type { NoteField, RevisionField, TrashedNoteField } from './note-differences.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 
@@ -44,6 +43,6 @@ export interface TransferStore {
    * `limit` after `after` (from the first when undefined), only userId's when given.
    */
   revisionsAfter(after: RevisionKey | undefined, limit: number, userId?: string): Promise<StoredRevisionRecord[]>
-  /** How many accounts keep more than the quota allows (an import is not held to it). */
-  accountsOverQuota(quota: NoteQuota): Promise<number>
+  /** How many accounts keep more than the store's quota allows (an import is not held to it); none when it has no quota. */
+  accountsOverQuota(): Promise<number>
 }

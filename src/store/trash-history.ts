@@ -1,16 +1,13 @@
 // The Store's trash and history section (docs/history.md): every query takes the owner's id. Each driver implements
 // it in its trash-history.ts.
-import type { NoteQuota } from './notes.js'
 import type { NoteRecord, RevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 
 /** What the retention sweep erases for good (services/retention.ts). */
 export interface SweepCutoffs {
   /** Notes trashed before this. */
   trashedBefore: string
-  /** Revisions replaced before this. */
+  /** Revisions replaced before this (and, whenever replaced, those past the newest keepRevisions the store keeps: limits.ts). */
   replacedBefore: string
-  /** Of each note's revisions, the newest this many stay (HISTORY_REVISIONS): no answer lists more, and the sweep erases the rest. */
-  keepRevisions: number
   /** The change feed's record of notes gone (trashed or erased) before this; the account's older cursors expire. */
   changedBefore: string
 }
@@ -50,11 +47,11 @@ export interface TrashHistoryStore {
   /** The account's trash, most recently deleted first. */
   listTrash(userId: string): Promise<TrashedNoteRecord[]>
   /** Moves a trashed note back with updatedOn = nextVersion(it, now): the note, or undefined when not in the trash. Quota: as insertNote. */
-  restoreNote(userId: string, noteId: string, now: string, quota?: NoteQuota): Promise<NoteRecord | undefined>
+  restoreNote(userId: string, noteId: string, now: string): Promise<NoteRecord | undefined>
   /** Erases trashed notes for good, with their history (all of the account's when `noteId` is undefined): how many. */
   eraseTrash(userId: string, noteId?: string): Promise<number>
-  /** The revisions of a note, live or trashed, newest first, at most `limit`; undefined when the account has no such note. */
-  noteHistory(userId: string, noteId: string, limit: number): Promise<RevisionRecord[] | undefined>
+  /** The revisions of a note, live or trashed, newest first, at most the store's keepRevisions; undefined when the account has no such note. */
+  noteHistory(userId: string, noteId: string): Promise<RevisionRecord[] | undefined>
   /**
    * Erases what the cutoffs name (the change feed's gone notes too), in batches, safe to run on many instances at
    * once: how many trashed notes, revisions and changes.

@@ -4,7 +4,6 @@ import { once } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { type Env, type NoteQuotaConfig, parseConfig } from '../config.js'
-import { noteQuotaOf } from '../services/notes.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
 import { openCommandStore } from '../store/open.js'
 import type { TransferStore } from '../store/types.js'
@@ -94,11 +93,10 @@ async function runImport(args: string[], env: Env): Promise<number> {
   }
 }
 
-/** The import keeps every note it moves, quota or not; accounts it leaves over the quota get 403 on add-note. */
+/** The import keeps every note it moves, quota or not; accounts it leaves over the quota (the store's) get 403 on add-note. */
 async function warnOverQuota(store: TransferStore, noteQuota: NoteQuotaConfig): Promise<void> {
-  const quota = noteQuotaOf(noteQuota)
-  if (!quota) return
-  const over = await store.accountsOverQuota(quota)
+  if (noteQuota.notes === 0 && noteQuota.megabytes === 0) return
+  const over = await store.accountsOverQuota()
   if (over === 0) return
   process.stderr.write(
     `warning: ${over} account(s) keep more than MAX_NOTES_PER_ACCOUNT=${noteQuota.notes} notes or MAX_NOTE_MB_PER_ACCOUNT=${noteQuota.megabytes} MB ` +

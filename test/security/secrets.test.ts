@@ -12,6 +12,7 @@ import { loggerOptions } from '../../src/server.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { startChild } from '../support/child-server.js'
 import { type Harness, type Reply, logLinesInto, startHarness, uniqueEmail } from '../support/harness.js'
+import { SERVICE_LIMITS } from '../support/stores.js'
 import { tempDir } from '../support/temp.js'
 
 const PASSWORD = 'Tr0ub4dor&3-very-secret'
@@ -27,7 +28,7 @@ describe('secrets at rest, in answers, tokens and logs', () => {
 
   before(async () => {
     const stream = logLinesInto(logLines)
-    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path }), config: { passwordHashing: defaultConfig.passwordHashing }, logger: { ...loggerOptions('trace'), stream } })
+    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path, limits: SERVICE_LIMITS }), config: { passwordHashing: defaultConfig.passwordHashing }, logger: { ...loggerOptions('trace'), stream } })
     email = uniqueEmail('secret')
     const send = async (method: string, path: string, opts: Parameters<Harness['client']['request']>[2] = {}) => {
       const res = await h.client.request(method, path, opts)

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3'
 import { createSigner } from 'fast-jwt'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { type Account, type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from '../support/harness.js'
+import { SERVICE_LIMITS } from '../support/stores.js'
 import { tempDir } from '../support/temp.js'
 
 const NOTE_ID = '0123456789abcdef01234567'
@@ -142,7 +143,7 @@ for (const mode of MODES) {
     let h: Harness
     let a: Account
     before(async () => {
-      h = await startHarness(mode, { store: openSqliteStore({ dataDir: tmp.path }) })
+      h = await startHarness(mode, { store: openSqliteStore({ dataDir: tmp.path, limits: SERVICE_LIMITS }) })
       a = await register(h.client)
       await addNote(h.client, a.token, { title: 'orphan', content: 'soon gone' })
       // The account and its listing are now in the store's caches; they must not answer for it.

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
 import type { NoteRecord } from '../../src/note-shape.js'
+import { storeLimitsOf } from '../../src/store/limits.js'
 import type { Store } from '../../src/store/types.js'
 import { responseChecker } from './openapi-check.js'
 import { type StoreKind, openTestStore, storeKinds } from './stores.js'
@@ -83,6 +84,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface HarnessOptions {
   config?: Partial<Config>
+  /**
+   * The store the app uses, held to the limits it was opened with (src/store/limits.ts), which should be the
+   * config's; a fresh store of `storeKind` held to the config's unless given.
+   */
   store?: Store
   /** The kind of fresh store to open when `store` is not given; SQLite by default. */
   storeKind?: StoreKind
@@ -137,9 +142,10 @@ export function urlClient(base: string): Client {
 }
 
 export async function startHarness(mode: Mode, options: HarnessOptions = {}): Promise<Harness> {
-  const store = options.store ?? (await openTestStore(options.storeKind ?? 'sqlite'))
+  const config = testConfig(options.config)
+  const store = options.store ?? (await openTestStore(options.storeKind ?? 'sqlite', true, storeLimitsOf(config)))
   const app = await buildApp({
-    config: testConfig(options.config),
+    config,
     store,
     secret: TEST_SECRET,
     // The fast suite runs without `npm run build`: a stand-in build serves the pages (test/system/

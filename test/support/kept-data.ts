@@ -54,7 +54,7 @@ export async function keptAnswers(store: Store, data: KeptData) {
       listing: await listedNotes(store, userId),
       trash: await store.listTrash(userId),
       usage: await store.noteUsage(userId),
-      history: await Promise.all(data.noteIds.map((id) => store.noteHistory(userId, id, 1000))),
+      history: await Promise.all(data.noteIds.map((id) => store.noteHistory(userId, id))),
     })),
   )
 }

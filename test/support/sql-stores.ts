@@ -1,12 +1,15 @@
 // A store of either kind on a database a test can also read and write with SQL, as an operator
 // would: SQLite on a file in a temporary directory (a second connection), PostgreSQL on a
 // database of its own (a second pool). Used where a test must check the rows themselves
-// (nothing left behind by a deleted account) or move them (a session last used long ago).
+// (nothing left behind by a deleted account) or move them (a session last used long ago). Each store
+// over the database is held to the limits it is opened with (src/store/limits.ts), as a server configured
+// with them opens it: another store with other limits is another server's.
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { StoreDriver } from '../../src/store/driver.js'
+import type { StoreLimits } from '../../src/store/limits.js'
 import { TEST_SECRET } from './harness.js'
 import { createTestDatabase, operatorPool } from './services.js'
 import { type TestStore, type StoreKind, cached } from './stores.js'
@@ -17,8 +20,8 @@ export interface StoreWithSql {
   /** The store as the service opens it: `driver` under the cache layer. */
   store: TestStore
   driver: StoreDriver
-  /** Another process's store (another instance or worker) on the same database, cached too. */
-  openAnother(): Promise<TestStore>
+  /** Another process's store (another instance or worker) on the same database, cached too; held to `limits` when given. */
+  openAnother(limits?: StoreLimits): Promise<TestStore>
   /** Runs one statement with `?` placeholders; the rows it returns. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>
   /** The environment that makes the CLI use the same database. */
@@ -27,10 +30,12 @@ export interface StoreWithSql {
   close(): Promise<void>
 }
 
-export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
+/** `limits`: the store's (DEFAULT_LIMITS unless given). */
+export async function openStoreWithSql(kind: StoreKind, limits?: StoreLimits): Promise<StoreWithSql> {
+  const held = (limits?: StoreLimits) => (limits ? { limits } : {})
   if (kind === 'sqlite') {
     const dir = tempDir('notes-sql-')
-    const driver = openSqliteStore({ dataDir: dir.path })
+    const driver = openSqliteStore({ dataDir: dir.path, ...held(limits) })
     const store = cached(driver)
     const db = new Database(join(dir.path, SQLITE_FILE))
     db.pragma('busy_timeout = 5000')
@@ -39,8 +44,8 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
       kind,
       store,
       driver,
-      async openAnother() {
-        const other = cached(openSqliteStore({ dataDir: dir.path }))
+      async openAnother(limits) {
+        const other = cached(openSqliteStore({ dataDir: dir.path, ...held(limits) }))
         others.push(other)
         return other
       },
@@ -58,7 +63,7 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
     }
   }
   const database = await createTestDatabase()
-  const driver = await openPostgresStore({ url: database.url, poolSize: 4 })
+  const driver = await openPostgresStore({ url: database.url, poolSize: 4, ...held(limits) })
   const store = cached(driver)
   const pool = operatorPool(database.url)
   const others: TestStore[] = []
@@ -66,8 +71,8 @@ export async function openStoreWithSql(kind: StoreKind): Promise<StoreWithSql> {
     kind,
     store,
     driver,
-    async openAnother() {
-      const other = cached(await openPostgresStore({ url: database.url, poolSize: 2 }))
+    async openAnother(limits) {
+      const other = cached(await openPostgresStore({ url: database.url, poolSize: 2, ...held(limits) }))
       others.push(other)
       return other
     },

@@ -1,11 +1,12 @@
 // The stores tests run against. openTestStore opens a fresh, empty store of either kind (closing
-// it drops what it created). The attack tests use StoreUnderTest: how to open a Store in
+// it drops what it created), held to the limits given (src/store/limits.ts; DEFAULT_LIMITS unless given). The attack tests use StoreUnderTest: how to open a Store in
 // process, what environment selects it in a child server, and how to check its files after a
 // crash.
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { defaultConfig } from '../../src/config.js'
 import { cachedStore } from '../../src/store/cache/index.js'
+import { type StoreLimits, storeLimitsOf } from '../../src/store/limits.js'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { SQLITE_FILE, openSqliteStore } from '../../src/store/sqlite/index.js'
 import { LIST_PAGE_ROWS } from '../../src/store/sqlite/notes.js'
@@ -21,6 +22,12 @@ export function storeKinds(): StoreKind[] {
   return serviceAvailable('postgresql') ? ['sqlite', 'postgresql'] : ['sqlite']
 }
 
+/**
+ * The limits the service opens its store with under the default configuration (and harness.ts's testConfig): what
+ * a store an app runs on is opened with, unless its test configures other ones.
+ */
+export const SERVICE_LIMITS: StoreLimits = storeLimitsOf(defaultConfig)
+
 /** A Store with the transfer store beside it: what the tests write and read through, whatever they need of either. */
 export type TestStore = Store & TransferStore
 
@@ -33,9 +40,9 @@ export function cached(driver: StoreDriver): TestStore {
 }
 
 /** A PostgreSQL driver on a database of its own, dropped when it is closed. */
-export async function openTestPostgresDriver(): Promise<StoreDriver> {
+export async function openTestPostgresDriver(limits?: StoreLimits): Promise<StoreDriver> {
   const db = await createTestDatabase()
-  const store = await openPostgresStore({ url: db.url, poolSize: 4 })
+  const store = await openPostgresStore({ url: db.url, poolSize: 4, ...(limits && { limits }) })
   return {
     ...store,
     async close() {
@@ -46,13 +53,13 @@ export async function openTestPostgresDriver(): Promise<StoreDriver> {
 }
 
 /** A PostgreSQL store (cached, as the service opens it) on a database of its own, dropped when it is closed. */
-export async function openTestPostgresStore(): Promise<TestStore> {
-  return cached(await openTestPostgresDriver())
+export async function openTestPostgresStore(limits?: StoreLimits): Promise<TestStore> {
+  return cached(await openTestPostgresDriver(limits))
 }
 
 /** A fresh store of this kind, cached as the service opens it unless `caches` is false (the bare driver). */
-export async function openTestStore(kind: StoreKind, caches = true): Promise<TestStore> {
-  const driver = kind === 'postgresql' ? await openTestPostgresDriver() : openSqliteStore({ dataDir: ':memory:' })
+export async function openTestStore(kind: StoreKind, caches = true, limits?: StoreLimits): Promise<TestStore> {
+  const driver = kind === 'postgresql' ? await openTestPostgresDriver(limits) : openSqliteStore({ dataDir: ':memory:', ...(limits && { limits }) })
   return caches ? cached(driver) : driver
 }
 
@@ -73,7 +80,7 @@ export async function sqliteOwnerOfThreePages(): Promise<{ store: TestStore; own
 
 export interface StoreUnderTest {
   name: string
-  /** A fresh in-process store for the harness. */
+  /** A fresh in-process store for the harness, held to SERVICE_LIMITS. */
   open(): Promise<TestStore>
   /** Environment that makes `notes-service serve` use this store (DATA_DIR is always set). */
   childEnv(): Record<string, string>
@@ -88,7 +95,7 @@ export interface StoreUnderTest {
 
 export const sqliteUnderTest: StoreUnderTest = {
   name: 'sqlite',
-  open: async () => cached(openSqliteStore({ dataDir: ':memory:' })),
+  open: async () => cached(openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })),
   pooledConnections: 0,
   childEnv: () => ({}),
   async checkIntegrity(dataDir) {
@@ -116,7 +123,7 @@ export function postgresUnderTest(): StoreUnderTest | undefined {
   if (!serviceAvailable('postgresql')) return undefined
   return {
     name: 'postgresql',
-    open: openTestPostgresStore,
+    open: () => openTestPostgresStore(SERVICE_LIMITS),
     childEnv: () => ({ DATABASE_URL: TEST_DATABASE_URL }),
     checkIntegrity: async () => [],
     // The pool opens up to DATABASE_POOL_SIZE connections under load and keeps them while idle.

@@ -11,6 +11,7 @@ import { build } from 'vite'
 import { buildApp } from '../../src/app.js'
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
+import { SERVICE_LIMITS } from './stores.js'
 import { freePort } from './cli.js'
 import { TEST_SECRET, testConfig } from './harness.js'
 import { tempDir } from './temp.js'
@@ -47,7 +48,7 @@ export interface SwappableServer {
 }
 
 export async function startSwappableServer(webRoot: string): Promise<SwappableServer> {
-  const store = openSqliteStore({ dataDir: ':memory:' })
+  const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
   const port = await freePort()
   let app: FastifyInstance | undefined
   const server: SwappableServer = {

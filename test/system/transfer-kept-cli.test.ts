@@ -5,7 +5,7 @@ import { runCli } from '../support/cli.js'
 import { startHarness } from '../support/harness.js'
 import { type KeptData, makeKeptData } from '../support/kept-data.js'
 import { type StoreWithSql, openStoreWithSql } from '../support/sql-stores.js'
-import { storeKinds } from '../support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from '../support/stores.js'
 import { TempDir } from '../support/transfer.js'
 
 const KINDS = ['users', 'notes', 'trash', 'history'] as const
@@ -17,7 +17,7 @@ for (const kind of storeKinds()) {
     let data: KeptData
     before(async () => {
       dir = new TempDir()
-      source = await openStoreWithSql(kind)
+      source = await openStoreWithSql(kind, SERVICE_LIMITS)
       const h = await startHarness('inject', { store: source.store })
       data = await makeKeptData(h.client)
       await h.close()

@@ -18,7 +18,7 @@ import { APP_CSP, APP_PAGES, DOCS_CSP, MANIFEST_PATH, SERVICE_WORKER_PATH } from
 import { openSqliteStore } from '../../src/store/sqlite/index.js'
 import type { Store } from '../../src/store/types.js'
 import { TEST_SECRET, testConfig } from '../support/harness.js'
-import { storeKinds } from '../support/stores.js'
+import { SERVICE_LIMITS, storeKinds } from '../support/stores.js'
 import { WEB_ROOT, type WebServer, ensureBuilt, startWebServer } from '../support/web.js'
 
 interface Answer {
@@ -186,7 +186,7 @@ describe('contract paths answer every method exactly as without the web app', ()
   let bareBase: string
   before(async () => {
     server = await startWebServer('sqlite')
-    bareStore = openSqliteStore({ dataDir: ':memory:' })
+    bareStore = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     bare = await buildApp({ config: testConfig(), store: bareStore, secret: TEST_SECRET, webRoot: join(WEB_ROOT, 'absent') })
     bareBase = await bare.listen({ port: 0, host: '127.0.0.1' })
   })
@@ -253,7 +253,7 @@ describe('the initial download', () => {
 
 describe('an app built without the web app (tests, `npm run dev` before a build)', () => {
   it('answers its pages with 503 and a page that says how to build it; the API is untouched', async () => {
-    const store = openSqliteStore({ dataDir: ':memory:' })
+    const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
     const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, webRoot: join(WEB_ROOT, 'absent') })
     try {
       for (const url of [...APP_PAGES, '/docs']) {

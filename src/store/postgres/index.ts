@@ -2,6 +2,7 @@
 // each in the file of its name, wired over the request pool; the version checks on a connection of their own.
 import { migrateDatabase } from './migrate.js'
 import type { StoreDriver, UserVersions } from '../driver.js'
+import { DEFAULT_LIMITS, type StoreLimits } from '../limits.js'
 import { postgresAccounts } from './accounts.js'
 import { postgresFeed } from './feed.js'
 import { postgresNotes } from './notes.js'
@@ -15,7 +16,14 @@ import { postgresTrashHistory } from './trash-history.js'
 export { migrateDatabase, migratePostgres } from './migrate.js'
 export { type PostgresOptions, createPostgresPool, createVersionPool, describeDatabase } from './pool.js'
 
-export async function openPostgresStore(options: PostgresOptions): Promise<StoreDriver> {
+/** What the store is opened with: the database's connections, and the limits that hold for as long as it is open. */
+export interface PostgresStoreOptions extends PostgresOptions {
+  /** DEFAULT_LIMITS unless given. */
+  limits?: StoreLimits
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<StoreDriver> {
+  const limits = options.limits ?? DEFAULT_LIMITS
   await migrateDatabase(options)
   const pool = createPostgresPool(options)
   const query = queryOver(pool)
@@ -26,11 +34,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     ...postgresAccounts(query, pool),
     ...postgresSessions(query, pool),
-    ...postgresNotes(query, pool),
-    ...postgresTrashHistory(query, pool),
+    ...postgresNotes(query, pool, limits),
+    ...postgresTrashHistory(query, pool, limits),
     ...postgresFeed(query),
     ...search,
-    ...postgresTransfer(query, pool),
+    ...postgresTransfer(query, pool, limits.quota),
     // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows
     // (migration 4) joined in shard order, NULL without rows.
     userVersions: async (userIds) => {

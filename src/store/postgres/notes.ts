@@ -1,10 +1,11 @@
 // The notes section of the PostgreSQL driver (mirrors sqlite/notes.ts; store/notes.ts): the note writes, each one
-// statement held to the quota when one is given (quota.ts), but the delete, and the listing. Every query is scoped
+// statement held to the store's quota when it has one (quota.ts), but the delete, and the listing. Every query is scoped
 // by user_id and served by the notes_by_user_in_list_order index.
 import type pg from 'pg'
 import { type NotePatch, type NoteRecord, holdsVersion } from '../../note-shape.js'
 import { NOTE_LIST_ORDER as LIST_ORDER } from '../list-order.js'
-import { limits, resizes } from '../note-quota.js'
+import { isLimited, resizes } from '../note-quota.js'
+import type { StoreLimits } from '../limits.js'
 import type { NoteQuota, NoteStore, NoteWrite, NoteWriteTerms } from '../notes.js'
 import { type Query, inTransaction, queryOn, unlessAccountGone } from './query.js'
 import { type Verdict, quotaCheck, refuseOver, withinQuota } from './quota.js'
@@ -21,12 +22,13 @@ const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
  * one. When a delete commits while the edit waits for the note, `old` is empty; the new version then falls back to the
  * stored one, since PostgreSQL checks NOT NULL before it finds the row gone, and the edit changes nothing (404).
  */
-function editStatement(userId: string, noteId: string, patch: NotePatch, now: string, terms: NoteWriteTerms, checked?: { quota: NoteQuota; exclusive: boolean }) {
+function editStatement(edit: Edit, limits: StoreLimits, checked?: { exclusive: boolean }) {
+  const { userId, noteId, patch, now, terms } = edit
   const params = new Placeholders()
   const [user, note, at, expected] = [params.$(userId), params.$(noteId), params.$(now), params.$(terms.expected ?? null)]
-  const [revisionId, keep, trimTo] = [params.$(terms.revisionId), params.$(terms.keepRevisions), params.$(terms.quota?.bytes ?? 0)]
+  const [revisionId, keep, trimTo] = [params.$(terms.revisionId), params.$(limits.keepRevisions), params.$(limits.quota.bytes)]
   const patched = patchSet(params, patch)
-  const check = checked && quotaCheck(params, user, note, { title: patched.at.title!, content: patched.at.content!, tags: patched.at.tags! }, checked.quota, checked.exclusive)
+  const check = checked && quotaCheck(params, user, note, { title: patched.at.title!, content: patched.at.content!, tags: patched.at.tags! }, limits.quota, checked.exclusive)
   const [allowed, verdict] = check ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
   const text = `
   WITH ${check ? `verdict AS (SELECT ${check} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ${user} AND id = ${note} FOR UPDATE),
@@ -45,6 +47,9 @@ function editStatement(userId: string, noteId: string, patch: NotePatch, now: st
   return { text, values: params.values }
 }
 
+/** Store.updateNote's arguments. */
+type Edit = { userId: string; noteId: string; patch: NotePatch; now: string; terms: NoteWriteTerms }
+
 type EditRow = NoteRow & { changed: boolean; v: string | null }
 
 /** An edit statement's answer as Store.updateNote gives it; a note left unchanged by its quota verdict is that verdict. */
@@ -57,9 +62,9 @@ function editOutcome(rows: EditRow[], expected?: readonly string[]): NoteWrite |
   return { conflict: note }
 }
 
-/** Inserts the note over `query` (a transaction's too: a restore), held to the quota when one is given: false when its account is gone. */
-export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota | undefined): Promise<boolean> {
-  if (!limits(quota)) {
+/** Inserts the note over `query` (a transaction's too: a restore), held to `quota` when it limits: false when its account is gone. */
+export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota): Promise<boolean> {
+  if (!isLimited(quota)) {
     const insert = query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
     return unlessAccountGone(insert.then(() => true))
   }
@@ -82,9 +87,10 @@ export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota 
   )
 }
 
-export function postgresNotes(query: Query, pool: pg.Pool): NoteStore {
+export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits): NoteStore {
+  const { quota } = limits
   return {
-    insertNote: (note, quota) => insertNoteOver(query, note, quota),
+    insertNote: (note) => insertNoteOver(query, note, quota),
 
     async findNote(userId, noteId) {
       const { rows } = await query<NoteRow>('notes.byId', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`, [userId, noteId])
@@ -93,13 +99,12 @@ export function postgresNotes(query: Query, pool: pg.Pool): NoteStore {
 
     // Held to the byte quota only when the patch can change the note's size.
     async updateNote(userId, noteId, patch, now, terms) {
-      const quota = terms.quota
-      if (quota === undefined || quota.bytes <= 0 || !resizes(patch)) {
-        const edit = editStatement(userId, noteId, patch, now, terms)
+      if (quota.bytes <= 0 || !resizes(patch)) {
+        const edit = editStatement({ userId, noteId, patch, now, terms }, limits)
         return editOutcome((await query<EditRow>('notes.edit', edit.text, edit.values)).rows) as NoteWrite
       }
       return withinQuota(async (exclusive) => {
-        const edit = editStatement(userId, noteId, patch, now, terms, { quota, exclusive })
+        const edit = editStatement({ userId, noteId, patch, now, terms }, limits, { exclusive })
         const { rows } = await query<EditRow>(exclusive ? 'notes.editWithinQuotaExclusive' : 'notes.editWithinQuota', edit.text, edit.values)
         const outcome = editOutcome(rows, terms.expected)
         if (outcome === 'bytes') refuseOver(outcome)
@@ -109,7 +114,7 @@ export function postgresNotes(query: Query, pool: pg.Pool): NoteStore {
     },
 
     // Moves the note to the trash, or erases it with its history, in a transaction of a few statements.
-    deleteNote(userId, noteId, { expected, trashedOn, quota }) {
+    deleteNote(userId, noteId, { expected, trashedOn }) {
       return inTransaction(pool, async (client) => {
         const query = queryOn(client)
         const values = [userId, noteId]
@@ -128,7 +133,7 @@ export function postgresNotes(query: Query, pool: pg.Pool): NoteStore {
           )
         }
         await query('notes.delete', 'DELETE FROM notes WHERE user_id = $1 AND id = $2', values)
-        if (trashedOn !== undefined && quota && quota.bytes > 0) await query('trash.trimToQuota', 'SELECT trim_kept($1, $2)', [userId, quota.bytes])
+        if (trashedOn !== undefined && quota.bytes > 0) await query('trash.trimToQuota', 'SELECT trim_kept($1, $2)', [userId, quota.bytes])
         return { note: current }
       })
     },

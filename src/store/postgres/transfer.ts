@@ -2,6 +2,7 @@
 // paged export. ON CONFLICT DO NOTHING: a registration racing an import decides the outcome instead of failing the batch.
 import type pg from 'pg'
 import { bound } from '../note-quota.js'
+import type { NoteQuota } from '../notes.js'
 import type { NoteImportOutcome, RevisionImportOutcome, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
 import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
@@ -86,7 +87,8 @@ function revisionPages(query: Query): TransferStore['revisionsAfter'] {
 
 const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount === 1
 
-export function postgresTransfer(query: Query, pool: pg.Pool): TransferStore {
+/** The transfer store over the request pool; `quota`: the store's, which accountsOverQuota counts against. */
+export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota): TransferStore {
   return {
     importUsers: (users) =>
       importEach(pool, users, async (client, u): Promise<UserImportOutcome> => {
@@ -138,7 +140,7 @@ export function postgresTransfer(query: Query, pool: pg.Pool): TransferStore {
     trashAfter: keysetPages(query, 'trash', 'trashed_notes', trashedNoteColumns),
     revisionsAfter: revisionPages(query),
 
-    async accountsOverQuota(quota) {
+    async accountsOverQuota() {
       const { rows } = await query<{ n: string }>(
         'usage.accountsOver',
         `SELECT count(*) AS n FROM (SELECT 1 FROM account_usage GROUP BY user_id

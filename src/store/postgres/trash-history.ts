@@ -4,8 +4,8 @@
 // several instances share the work.
 import type pg from 'pg'
 import { type NoteRecord, type RevisionRecord, type TrashedNoteRecord, nextVersion } from '../../note-shape.js'
-import { limits } from '../note-quota.js'
-import type { NoteQuota } from '../notes.js'
+import type { StoreLimits } from '../limits.js'
+import { isLimited } from '../note-quota.js'
 import { SWEEP_BATCH, SWEEP_USERS, type SweepCutoffs, type TrashHistoryStore, sweepByAccounts, sweepInBatches } from '../trash-history.js'
 import { sweepChanges } from './feed.js'
 import { insertNoteOver } from './notes.js'
@@ -14,11 +14,12 @@ import { NOTE_COLUMNS, type NoteRow, decodeText, noteFromRow } from './rows.js'
 
 type RevisionRow = { id: string; title: string; content: string; tags: string[]; is_pinned: boolean; edited_on: string }
 
-/** Trash and history over the request pool's `query`; `pool` for a restore's transaction. */
+/** Trash and history over the request pool's `query`, under the store's limits; `pool` for a restore's transaction. */
 class PostgresTrashHistory {
   constructor(
     private readonly query: Query,
     private readonly pool: pg.Pool,
+    private readonly limits: StoreLimits,
   ) {}
 
   async listTrash(userId: string): Promise<TrashedNoteRecord[]> {
@@ -30,12 +31,13 @@ class PostgresTrashHistory {
     return rows.map((row) => ({ ...noteFromRow(row), deletedOn: row.deleted_on }))
   }
 
-  restoreNote(userId: string, noteId: string, now: string, quota?: NoteQuota): Promise<NoteRecord | undefined> {
+  restoreNote(userId: string, noteId: string, now: string): Promise<NoteRecord | undefined> {
+    const { quota } = this.limits
     return inTransaction(this.pool, async (client) => {
       const query = queryOn(client)
       // The quota's check below takes this connection's usage slot before the usage row, as every checked write does;
       // taken after the trash's usage row, another connection on the same slot could hold the one and wait for the other.
-      if (limits(quota)) await query('trash.takeSlot', 'SELECT pg_advisory_xact_lock(hashtext($1), pg_backend_pid() % 16)', [userId])
+      if (isLimited(quota)) await query('trash.takeSlot', 'SELECT pg_advisory_xact_lock(hashtext($1), pg_backend_pid() % 16)', [userId])
       const { rows } = await query<NoteRow>('trash.take', `DELETE FROM trashed_notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
       if (!rows[0]) return undefined
       const trashed = noteFromRow(rows[0])
@@ -56,7 +58,7 @@ class PostgresTrashHistory {
     return Number(rows[0]?.n ?? 0)
   }
 
-  async noteHistory(userId: string, noteId: string, limit: number): Promise<RevisionRecord[] | undefined> {
+  async noteHistory(userId: string, noteId: string): Promise<RevisionRecord[] | undefined> {
     const { rows } = await this.query<RevisionRow & { owned: boolean }>(
       'history.ofNote',
       `SELECT true AS owned, NULL AS id, NULL AS title, NULL AS content, NULL::text[] AS tags, NULL::boolean AS is_pinned, NULL AS edited_on
@@ -64,7 +66,7 @@ class PostgresTrashHistory {
        UNION ALL
        (SELECT false, id, title, content, tags, is_pinned, edited_on FROM note_revisions
         WHERE user_id = $1 AND note_id = $2 ORDER BY edited_on DESC, id DESC LIMIT $3)`,
-      [userId, noteId, limit],
+      [userId, noteId, this.limits.keepRevisions],
     )
     if (!rows.some((row) => row.owned)) return undefined
     return rows
@@ -79,7 +81,8 @@ class PostgresTrashHistory {
       }))
   }
 
-  async sweep({ trashedBefore, replacedBefore, keepRevisions, changedBefore }: SweepCutoffs) {
+  async sweep({ trashedBefore, replacedBefore, changedBefore }: SweepCutoffs) {
+    const { keepRevisions } = this.limits
     const count = ({ rows }: pg.QueryResult<{ n: string }>) => Number(rows[0]?.n ?? 0)
     const notes = await sweepInBatches(async () =>
       count(
@@ -118,13 +121,13 @@ class PostgresTrashHistory {
   }
 }
 
-export function postgresTrashHistory(query: Query, pool: pg.Pool): TrashHistoryStore {
-  const section = new PostgresTrashHistory(query, pool)
+export function postgresTrashHistory(query: Query, pool: pg.Pool, limits: StoreLimits): TrashHistoryStore {
+  const section = new PostgresTrashHistory(query, pool, limits)
   return {
     listTrash: (userId) => section.listTrash(userId),
-    restoreNote: (userId, noteId, now, quota) => section.restoreNote(userId, noteId, now, quota),
+    restoreNote: (userId, noteId, now) => section.restoreNote(userId, noteId, now),
     eraseTrash: (userId, noteId) => section.eraseTrash(userId, noteId),
-    noteHistory: (userId, noteId, limit) => section.noteHistory(userId, noteId, limit),
+    noteHistory: (userId, noteId) => section.noteHistory(userId, noteId),
     sweep: (cutoffs) => section.sweep(cutoffs),
   }
 }

@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { StoreDriver, UserVersions } from '../driver.js'
+import { DEFAULT_LIMITS, type StoreLimits } from '../limits.js'
 import { actorCheck, sqliteAccounts } from './accounts.js'
 import { sqliteFeed } from './feed.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
@@ -27,6 +28,12 @@ export interface SqliteOptions {
   minFreeDiskBytes?: number
   /** Where the free space is read from: statfs of `dataDir` unless given. */
   freeSpace?: FreeSpaceReader
+}
+
+/** What the store is opened with: the database's, and the limits that hold for as long as it is open. */
+export interface SqliteStoreOptions extends SqliteOptions {
+  /** DEFAULT_LIMITS unless given. */
+  limits?: StoreLimits
 }
 
 export const SQLITE_FILE = 'notes.db'
@@ -61,7 +68,8 @@ export function sqliteGroupCommit(db: Database.Database): GroupCommitWriter {
   })
 }
 
-export function openSqliteStore(options: SqliteOptions): StoreDriver {
+export function openSqliteStore(options: SqliteStoreOptions): StoreDriver {
+  const limits = options.limits ?? DEFAULT_LIMITS
   const db = openSqliteDatabase(options)
   migrateSqlite(db)
   const writer = sqliteGroupCommit(db)
@@ -73,8 +81,8 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     adding: (run) => (disk ? disk.check().then(() => writer.write(run)) : writer.write(run)),
   }
   const assertAdmitted = actorCheck(db)
-  const trashHistory = new SqliteTrashHistory(db)
-  const { insertNow, ...notes } = sqliteNotes(db, writes, new SqliteQuota(db), trashHistory)
+  const trashHistory = new SqliteTrashHistory(db, limits)
+  const { insertNow, ...notes } = sqliteNotes(db, writes, new SqliteQuota(db, limits.quota), trashHistory)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
   const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
@@ -89,7 +97,7 @@ export function openSqliteStore(options: SqliteOptions): StoreDriver {
     ...trashHistory.store(writes, insertNow),
     ...sqliteFeed(db),
     ...sqliteSearch(db, writes),
-    ...sqliteTransfer(db),
+    ...sqliteTransfer(db, limits.quota),
     userVersions: async (userIds) => {
       const found = new Map<string, UserVersions>()
       const rows = userIds.length === 1 ? versionsOfOne.all(userIds[0]!) : versionsOfMany.all(JSON.stringify(userIds))

@@ -107,24 +107,24 @@ export function sqliteNotes(db: Database, { write, adding }: Writes, quota: Sqli
   const notes = new SqliteNotes(db)
   const usageRow = db.prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?').raw()
   /** Inserts `note` in the writer's transaction: false when its account is gone; past the quota, throws. */
-  const insertNow: InsertNow = (note, limits) => quota.roomToAdd(note, limits) && notes.insert(note)
+  const insertNow: InsertNow = (note) => quota.roomToAdd(note) && notes.insert(note)
   return {
     insertNow,
-    insertNote: (note, limits) => adding(() => insertNow(note, limits)),
+    insertNote: (note) => adding(() => insertNow(note)),
     findNote: async (userId, noteId) => notes.byKey(userId, noteId),
     updateNote: (userId, noteId, patch, now, terms) =>
       adding(() => {
         const current = notes.byKey(userId, noteId)
         if (!current) return undefined
         if (!holdsVersion(current, terms.expected)) return { conflict: current }
-        quota.assertRoomToGrow(current, patch, terms.quota)
+        quota.assertRoomToGrow(current, patch)
         const note = notes.update(userId, noteId, patch, nextVersion(current.updatedOn, now))
         if (!note) return undefined
-        if (revises(current, note)) trashHistory.keepRevision(current, terms.revisionId, now, terms.keepRevisions, terms.quota)
+        if (revises(current, note)) trashHistory.keepRevision(current, terms.revisionId, now)
         return { note }
       }),
     // Never refused for want of disk: a person must always be able to delete.
-    deleteNote: (userId, noteId, { expected, trashedOn, quota: limits }) =>
+    deleteNote: (userId, noteId, { expected, trashedOn }) =>
       write(() => {
         const current = notes.byKey(userId, noteId)
         if (!current) return undefined
@@ -132,7 +132,7 @@ export function sqliteNotes(db: Database, { write, adding }: Writes, quota: Sqli
         if (trashedOn === undefined) trashHistory.eraseHistoryOf(userId, noteId)
         else trashHistory.moveToTrash(userId, noteId, trashedOn)
         notes.remove(userId, noteId)
-        if (trashedOn !== undefined) trashHistory.trimToQuota(userId, limits)
+        if (trashedOn !== undefined) trashHistory.trimToQuota(userId)
         return { note: current }
       }),
     listNotesJson: (userId) => notes.listing(userId),

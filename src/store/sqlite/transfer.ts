@@ -5,6 +5,7 @@ import type { UserRecord } from '../accounts.js'
 import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
 import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
 import { bound } from '../note-quota.js'
+import type { NoteQuota } from '../notes.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 import type { UserRow } from '../row-shapes.js'
 import type { NoteImportOutcome, RevisionImportOutcome, RevisionKey, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
@@ -36,7 +37,8 @@ function revisionPages(db: Database): TransferStore['revisionsAfter'] {
   }
 }
 
-export function sqliteTransfer(db: Database): TransferStore {
+/** The transfer store over `db`; `quota`: the store's, which accountsOverQuota counts against. */
+export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
   const userIdExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE id = ?').pluck()
   const emailKeyExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE email_key = ?').pluck()
   const insertUser = db.prepare(INSERT_USER)
@@ -108,6 +110,6 @@ export function sqliteTransfer(db: Database): TransferStore {
     notesAfter: keysetPages(db, 'notes', noteColumns),
     trashAfter: keysetPages(db, 'trashed_notes', trashedNoteColumns),
     revisionsAfter: revisionPages(db),
-    accountsOverQuota: async (quota) => over.get(bound(quota.notes), bound(quota.bytes)) ?? 0,
+    accountsOverQuota: async () => over.get(bound(quota.notes), bound(quota.bytes)) ?? 0,
   }
 }

@@ -3,7 +3,7 @@
 // note writes (notes.ts) keep revisions and move notes to the trash through SqliteTrashHistory.
 import type { Database, Statement } from 'better-sqlite3'
 import { type NoteRecord, type RevisionRecord, type TrashedNoteRecord, nextVersion } from '../../note-shape.js'
-import type { NoteQuota } from '../notes.js'
+import type { StoreLimits } from '../limits.js'
 import { SWEEP_BATCH, SWEEP_USERS, type SweepCutoffs, type TrashHistoryStore, sweepByAccounts, sweepInBatches } from '../trash-history.js'
 import { type ChangesSweep, changesSweep } from './feed.js'
 import type { Writes } from './group-commit.js'
@@ -25,9 +25,9 @@ const revisionFromRow = (row: RevisionRow): RevisionRecord => ({
 })
 
 /** What a restore needs of the note writes (notes.ts): the note inserted in the writer's transaction, held to the quota. */
-export type InsertNow = (note: NoteRecord, quota: NoteQuota | undefined) => boolean
+export type InsertNow = (note: NoteRecord) => boolean
 
-/** The trash's and the history's statements, and what the note writes do with them. */
+/** The trash's and the history's statements, and what the note writes do with them, under the store's limits. */
 export class SqliteTrashHistory {
   private readonly revise: Statement
   private readonly usage: Statement<[number, string], { over: number }>
@@ -47,7 +47,10 @@ export class SqliteTrashHistory {
 
   private readonly sweepChanges: ChangesSweep
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly limits: StoreLimits,
+  ) {
     this.sweepChanges = changesSweep(db)
     this.revise = db.prepare(
       `INSERT INTO note_revisions (id, note_id, user_id, title, content, tags, is_pinned, edited_on, replaced_on, bytes)
@@ -94,16 +97,17 @@ export class SqliteTrashHistory {
   }
 
   /** Keeps `before`, the note's state before an edit at `now`, as its newest revision; then the quota's bound (the sweep keeps the note's). */
-  keepRevision(before: NoteRecord, revisionId: string, now: string, keep: number, quota: NoteQuota | undefined): void {
-    if (keep <= 0) return
+  keepRevision(before: NoteRecord, revisionId: string, now: string): void {
+    if (this.limits.keepRevisions <= 0) return
     this.revise.run({ ...noteParams(before), revisionId, now })
-    this.trimToQuota(before.userId, quota)
+    this.trimToQuota(before.userId)
   }
 
   /** Over the byte quota, the oldest of the account's revisions and trashed notes go first. */
-  trimToQuota(userId: string, quota: NoteQuota | undefined): void {
-    if (!quota || quota.bytes <= 0) return
-    while ((this.usage.get(quota.bytes, userId)?.over ?? 0) > 0) {
+  trimToQuota(userId: string): void {
+    const { bytes } = this.limits.quota
+    if (bytes <= 0) return
+    while ((this.usage.get(bytes, userId)?.over ?? 0) > 0) {
       const oldest = this.oldest.get({ userId })
       if (!oldest) return
       if (oldest.revision === 1) this.eraseRevision.run(oldest.id, oldest.edited_on ?? '')
@@ -133,29 +137,30 @@ export class SqliteTrashHistory {
     return {
       listTrash: async (userId) =>
         this.trashOf.all(userId).map((row): TrashedNoteRecord => ({ ...noteFromRow(row), deletedOn: row.deleted_on })),
-      restoreNote: (userId, noteId, now, quota) =>
+      restoreNote: (userId, noteId, now) =>
         adding(() => {
           const row = this.untrash.get(userId, noteId)
           if (!row) return undefined
           const trashed = noteFromRow(row)
           const note = { ...trashed, updatedOn: nextVersion(trashed.updatedOn, now) }
           // The quota's refusal throws, and the writer rolls the untrash back with it.
-          return insertNow(note, quota) ? note : undefined
+          return insertNow(note) ? note : undefined
         }),
       eraseTrash: (userId, noteId) =>
         write(() => {
           const ids = noteId === undefined ? this.trashIds.all(userId).map((r) => r.id) : [noteId]
           return ids.filter((id) => this.erase(userId, id)).length
         }),
-      noteHistory: async (userId, noteId, limit) => {
+      noteHistory: async (userId, noteId) => {
         if (this.owns.get({ userId, noteId }) === undefined) return undefined
-        return this.history.all({ noteId, userId, limit }).map(revisionFromRow)
+        return this.history.all({ noteId, userId, limit: this.limits.keepRevisions }).map(revisionFromRow)
       },
       sweep: async (cutoffs) => ({ ...(await this.sweepTrashHistory(write, cutoffs)), changes: await this.sweepChanges(write, cutoffs.changedBefore) }),
     }
   }
 
-  private async sweepTrashHistory(write: Writes['write'], { trashedBefore, replacedBefore, keepRevisions }: SweepCutoffs) {
+  private async sweepTrashHistory(write: Writes['write'], { trashedBefore, replacedBefore }: SweepCutoffs) {
+    const { keepRevisions } = this.limits
     const notes = await sweepInBatches(() =>
       write(() => {
         const gone = this.sweepTrash.all(trashedBefore)
