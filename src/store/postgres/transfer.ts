@@ -38,11 +38,11 @@ const TRASHED_INSERT = `INSERT INTO trashed_notes (${TRASHED}, bytes) SELECT ${p
   ON CONFLICT (id) DO NOTHING RETURNING id`
 const [REVISED_NOTE, REVISER] = [at(revisionColumns, 'noteId'), at(revisionColumns, 'userId')]
 /** A revision of the note with this _id, or at this version: within the note's range of the table's key. */
-const REVISION_OF_NOTE = (noteId: string, id: string, editedOn: string) => `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
+const revisionOfNote = (noteId: string, id: string, editedOn: string) => `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
 const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT ${placeholders(revisionColumns)}, ${bytesOf(revisionColumns)}
   WHERE (EXISTS (SELECT 1 FROM notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
          OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER}))
-    AND NOT EXISTS (SELECT 1 FROM note_revisions WHERE ${REVISION_OF_NOTE(REVISED_NOTE, at(revisionColumns, '_id'), at(revisionColumns, 'editedOn'))})
+    AND NOT EXISTS (SELECT 1 FROM note_revisions WHERE ${revisionOfNote(REVISED_NOTE, at(revisionColumns, '_id'), at(revisionColumns, 'editedOn'))})
   ON CONFLICT DO NOTHING RETURNING id`
 
 /** One batch in one transaction on one pooled connection: an outcome per item, in order. */
@@ -125,7 +125,7 @@ export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota):
         const inserted = await client.query(REVISION_INSERT, recordValues(revisionColumns, r))
         if (inserted.rowCount === 1) return 'inserted'
         const { rows } = await client.query<NoteRow>(
-          `SELECT ${REVISION} FROM note_revisions WHERE ${REVISION_OF_NOTE('$1', '$2', '$3')} ORDER BY id = $2 DESC LIMIT 1`,
+          `SELECT ${REVISION} FROM note_revisions WHERE ${revisionOfNote('$1', '$2', '$3')} ORDER BY id = $2 DESC LIMIT 1`,
           [r.noteId, r._id, r.editedOn],
         )
         if (rows[0]) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, rows[0]), r))

@@ -5,7 +5,7 @@ import type { Store } from '../../src/store/types.js'
 import { type Account, type Client, addNote, register } from './harness.js'
 import { listedNotes } from './listed.js'
 
-export interface KeptData {
+export interface TrashHistoryData {
   accounts: Account[]
   /** Every note's id, live or trashed. */
   noteIds: string[]
@@ -15,7 +15,7 @@ export interface KeptData {
 const ODD = { title: 'odd \u0000 title', content: 'nul \u0000, noncharacter \uffff, é, 😀', tags: ['\u0000', '\uffff0', 'ü'] }
 
 /** Two accounts, each with live notes, a trash and a history: edited notes, deleted ones, edited then deleted. */
-export async function makeKeptData(client: Client): Promise<KeptData> {
+export async function makeTrashHistoryData(client: Client): Promise<TrashHistoryData> {
   const noteIds: string[] = []
   const send = async (method: string, path: string, token: string, body?: unknown) => {
     const res = await client.request(method, path, { token, ...(body === undefined ? {} : { body }) })
@@ -48,7 +48,7 @@ export async function makeKeptData(client: Client): Promise<KeptData> {
 }
 
 /** What the store answers each account: its listing, trash, usage and every note's history. */
-export async function keptAnswers(store: Store, data: KeptData) {
+export async function trashHistoryAnswers(store: Store, data: TrashHistoryData) {
   return Promise.all(
     data.accounts.map(async ({ userId }) => ({
       listing: await listedNotes(store, userId),
@@ -60,7 +60,7 @@ export async function keptAnswers(store: Store, data: KeptData) {
 }
 
 /** Each kept row's bytes and each account's kept sum, as the database `sql` reads holds them. */
-export async function keptBytes(sql: (text: string) => Promise<unknown[]>) {
+export async function trashHistoryBytes(sql: (text: string) => Promise<unknown[]>) {
   return {
     trash: await sql('SELECT id, bytes FROM trashed_notes ORDER BY id'),
     revisions: await sql('SELECT id, bytes FROM note_revisions ORDER BY id'),

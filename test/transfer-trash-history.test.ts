@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { ObjectId } from 'bson'
 import { exportData } from '../src/transfer/export.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { type KeptData, keptAnswers, keptBytes, makeKeptData } from './support/kept-data.js'
+import { type TrashHistoryData, trashHistoryAnswers, trashHistoryBytes, makeTrashHistoryData } from './support/trash-history-data.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 import { type ExportedFiles, TempDir, exportAll, runImport } from './support/transfer.js'
@@ -20,14 +20,14 @@ for (const kind of storeKinds()) {
   describe(`trash and history through export and import (${kind})`, () => {
     let source: StoreWithSql
     let h: Harness
-    let data: KeptData
+    let data: TrashHistoryData
     let dir: TempDir
     let full: { files: ExportedFiles; texts: ExportedFiles }
     before(async () => {
       dir = new TempDir()
       source = await openStoreWithSql(kind, SERVICE_LIMITS)
       h = await startHarness('inject', { store: source.store })
-      data = await makeKeptData(h.client)
+      data = await makeTrashHistoryData(h.client)
       full = await exportAll(source.store, dir, 'source')
     })
     after(async () => {
@@ -49,14 +49,14 @@ for (const kind of storeKinds()) {
             output,
           )
           assert.deepEqual((await exportAll(target.store, dir, `rt-b-${mode}`, { mode, format })).texts, first.texts)
-          assert.deepEqual(await keptAnswers(target.store, data), await keptAnswers(source.store, data))
-          assert.deepEqual(await keptBytes((text) => target.sql(text)), await keptBytes((text) => source.sql(text)))
+          assert.deepEqual(await trashHistoryAnswers(target.store, data), await trashHistoryAnswers(source.store, data))
+          assert.deepEqual(await trashHistoryBytes((text) => target.sql(text)), await trashHistoryBytes((text) => source.sql(text)))
 
           const again = await runImport(target.store, first.files)
           const skipped = (n: number) => ({ read: n, imported: 0, skipped: n, rejected: 0, rejectedBy: {} })
           assert.deepEqual([again.summary.trash, again.summary.history].map(counts), [skipped(3), skipped(4)], again.output)
           assert.deepEqual((await exportAll(target.store, dir, `rt-c-${mode}`, { mode, format })).texts, first.texts)
-          assert.deepEqual(await keptBytes((text) => target.sql(text)), await keptBytes((text) => source.sql(text)))
+          assert.deepEqual(await trashHistoryBytes((text) => target.sql(text)), await trashHistoryBytes((text) => source.sql(text)))
         } finally {
           await target.close()
         }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { runCli } from '../support/cli.js'
 import { startHarness } from '../support/harness.js'
-import { type KeptData, makeKeptData } from '../support/kept-data.js'
+import { type TrashHistoryData, makeTrashHistoryData } from '../support/trash-history-data.js'
 import { type StoreWithSql, openStoreWithSql } from '../support/sql-stores.js'
 import { SERVICE_LIMITS, storeKinds } from '../support/stores.js'
 import { TempDir } from '../support/transfer.js'
@@ -14,12 +14,12 @@ for (const kind of storeKinds()) {
   describe(`notes-service export / import --trash --history (CLI, ${kind})`, () => {
     let dir: TempDir
     let source: StoreWithSql
-    let data: KeptData
+    let data: TrashHistoryData
     before(async () => {
       dir = new TempDir()
       source = await openStoreWithSql(kind, SERVICE_LIMITS)
       const h = await startHarness('inject', { store: source.store })
-      data = await makeKeptData(h.client)
+      data = await makeTrashHistoryData(h.client)
       await h.close()
     })
     after(async () => {

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import { SQLITE_FILE, openSqliteStore } from '../src/store/sqlite/index.js'
 import { backupSqlite } from '../src/store/sqlite/backup.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { keptAnswers, keptBytes, makeKeptData } from './support/kept-data.js'
+import { trashHistoryAnswers, trashHistoryBytes, makeTrashHistoryData } from './support/trash-history-data.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { SERVICE_LIMITS, cached } from './support/stores.js'
 import { tempDir } from './support/temp.js'
@@ -26,7 +26,7 @@ after(async () => {
 })
 
 it('a backup, restored, keeps the trash and the history as they were', async () => {
-  const data = await makeKeptData(h.client)
+  const data = await makeTrashHistoryData(h.client)
   const files = new TempDir()
   const restored = tempDir('notes-restored-')
   try {
@@ -37,10 +37,10 @@ it('a backup, restored, keeps the trash and the history as they were', async () 
     const store = cached(openSqliteStore({ dataDir: restored.path }))
     const db = new Database(join(restored.path, SQLITE_FILE), { readonly: true })
     try {
-      const answers = await keptAnswers(store, data)
+      const answers = await trashHistoryAnswers(store, data)
       assert.ok(answers.every((a) => a.trash.length > 0) && answers.some((a) => a.history.some((revisions) => (revisions ?? []).length > 0)), 'there is a trash and a history to keep')
-      assert.deepEqual(answers, await keptAnswers(source.store, data))
-      assert.deepEqual(await keptBytes(async (text) => db.prepare(text).all()), await keptBytes((text) => source.sql(text)))
+      assert.deepEqual(answers, await trashHistoryAnswers(source.store, data))
+      assert.deepEqual(await trashHistoryBytes(async (text) => db.prepare(text).all()), await trashHistoryBytes((text) => source.sql(text)))
       assert.deepEqual((await exportAll(store, files, 'restored')).texts, (await exportAll(source.store, files, 'original')).texts)
       // Search's index came with the pages, complete and equal to the restored notes (FTS5's own check).
       assert.equal(db.prepare('SELECT count(*) FROM note_text_build').pluck().get(), 0)
