@@ -56,7 +56,9 @@ async function main(): Promise<void> {
         running.push(started)
         await addNotes(started.service.url, started.authorization, notes)
       }
-      const requestOf = (r: ServiceWithUser) => [{ method: 'GET' as const, path, headers: { authorization: r.authorization } }]
+      const requestOf = (r: ServiceWithUser) => [
+        { method: 'GET' as const, path, headers: { authorization: r.authorization } },
+      ]
       for (const r of running) await runLoad(r.service.url, requestOf(r), shape, 1) // warm-up
       for (let round = 0; round < rounds; round++) {
         for (const [i, b] of builds.entries()) {
@@ -69,12 +71,18 @@ async function main(): Promise<void> {
       while (running.length > 0) await running.pop()!.stop()
     }
     const baseline = builds[0]!.tally.result().rps
-    console.log(`GET ${path}, ${shape.label}, ${processes} process(es) per build, each ${rounds} alternating rounds of ${seconds} s\n`)
-    console.log('| build | req/s | ratio to the first | service CPU µs per request | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|---|')
+    console.log(
+      `GET ${path}, ${shape.label}, ${processes} process(es) per build, each ${rounds} alternating rounds of ${seconds} s\n`,
+    )
+    console.log(
+      '| build | req/s | ratio to the first | service CPU µs per request | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|---|',
+    )
     for (const b of builds) {
       const r = b.tally.result()
       const micros = (b.cpu * 1e6) / Math.max(1, r.ok + r.non2xx)
-      console.log(`| ${b.name} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`)
+      console.log(
+        `| ${b.name} | ${Math.round(r.rps)} | ${(r.rps / baseline).toFixed(2)} | ${micros.toFixed(1)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(2)} | ${r.non2xx} |`,
+      )
     }
   } finally {
     for (const r of running) await r.stop()

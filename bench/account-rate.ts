@@ -51,7 +51,14 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { LoadTally } from './load.js'
 import { BenchDatabases } from './postgres-seed.js'
-import { BENCH_PASSWORD, SERVICE_SETTINGS, type ServiceProcess, cpuSeconds, registerAccount, startService } from './processes.js'
+import {
+  BENCH_PASSWORD,
+  SERVICE_SETTINGS,
+  type ServiceProcess,
+  cpuSeconds,
+  registerAccount,
+  startService,
+} from './processes.js'
 
 /** The two passwords a change-password worker alternates between: each at least 8 characters, different. */
 const PASSWORDS = [BENCH_PASSWORD, 'staple battery horse correct'] as const
@@ -100,11 +107,24 @@ function median(values: number[]): number {
 }
 
 const json = (value: unknown) => JSON.stringify(value)
-const headersFor = (authorization?: string) => ({ 'content-type': 'application/json', ...(authorization ? { authorization } : {}) })
+const headersFor = (authorization?: string) => ({
+  'content-type': 'application/json',
+  ...(authorization ? { authorization } : {}),
+})
 
 /** Sends one request and reads the whole answer; the status and body, or throws on a transport error. */
-async function send(url: string, method: 'POST' | 'PUT', body: string, authorization?: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method, headers: headersFor(authorization), body, signal: AbortSignal.timeout(60_000) })
+async function send(
+  url: string,
+  method: 'POST' | 'PUT',
+  body: string,
+  authorization?: string,
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method,
+    headers: headersFor(authorization),
+    body,
+    signal: AbortSignal.timeout(60_000),
+  })
   return { status: res.status, text: await res.text() }
 }
 
@@ -136,7 +156,11 @@ async function registerAll(url: string, emails: string[]): Promise<string[]> {
  */
 async function relogin(url: string, changer: Changer): Promise<void> {
   for (const current of [changer.current, other(changer.current)]) {
-    const { status, text } = await send(`${url}/login`, 'POST', json({ email: changer.email, password: PASSWORDS[current] }))
+    const { status, text } = await send(
+      `${url}/login`,
+      'POST',
+      json({ email: changer.email, password: PASSWORDS[current] }),
+    )
     if (status === 200) {
       changer.authorization = `Bearer ${(JSON.parse(text) as { accessToken: string }).accessToken}`
       changer.current = current
@@ -151,7 +175,13 @@ async function relogin(url: string, changer: Changer): Promise<void> {
  * request when the last is answered. The time counted runs until the last answer. Returns the
  * round's 2xx answers per second.
  */
-async function runEndpoint(endpoint: Endpoint, r: Running, connections: number, seconds: number, tally?: Tally): Promise<number> {
+async function runEndpoint(
+  endpoint: Endpoint,
+  r: Running,
+  connections: number,
+  seconds: number,
+  tally?: Tally,
+): Promise<number> {
   const url = r.service.url
   const load = tally?.load ?? new LoadTally()
   const check = new RoundCheck()
@@ -204,15 +234,15 @@ async function runEndpoint(endpoint: Endpoint, r: Running, connections: number, 
     }
   }
   await Promise.all(
-    endpoint === 'login'
-      ? Array.from({ length: connections }, loginWorker)
-      : r.changers.map(changeWorker),
+    endpoint === 'login' ? Array.from({ length: connections }, loginWorker) : r.changers.map(changeWorker),
   )
   const elapsed = (performance.now() - began) / 1000
   load.seconds += elapsed
   if (tally) tally.cpu += cpuSeconds(r.service.pid) - cpuBefore
   if (check.failed > check.ok) {
-    throw new Error(`${endpoint}: ${check.failed} of ${check.failed + check.ok} requests failed; the first: ${check.first}`)
+    throw new Error(
+      `${endpoint}: ${check.failed} of ${check.failed + check.ok} requests failed; the first: ${check.first}`,
+    )
   }
   return check.ok / elapsed
 }
@@ -229,8 +259,10 @@ async function main(): Promise<void> {
   const loginUsers = Number(process.env.LOGIN_USERS ?? 100)
   const processes = Number(process.env.PROCESSES ?? 1)
   const endpoints = (process.env.ENDPOINTS ?? ENDPOINTS.join(',')).split(',') as Endpoint[]
-  for (const e of endpoints) if (!ENDPOINTS.includes(e)) throw new Error(`ENDPOINTS: unknown endpoint ${e} (${ENDPOINTS.join(', ')})`)
-  if (!(connections >= 1 && rounds >= 1 && seconds > 0)) throw new Error('CONNECTIONS, ROUNDS and DURATION must be positive')
+  for (const e of endpoints)
+    if (!ENDPOINTS.includes(e)) throw new Error(`ENDPOINTS: unknown endpoint ${e} (${ENDPOINTS.join(', ')})`)
+  if (!(connections >= 1 && rounds >= 1 && seconds > 0))
+    throw new Error('CONNECTIONS, ROUNDS and DURATION must be positive')
   // Fewer accounts than workers would put several logins of one account in flight at once, which
   // a build that counts attempts before verifying them may refuse (see the top of this file).
   if (!(loginUsers >= connections)) throw new Error('LOGIN_USERS must be at least CONNECTIONS')
@@ -241,7 +273,8 @@ async function main(): Promise<void> {
     BRUTE_FORCE_PROTECTION: process.env.BRUTE_FORCE_PROTECTION ?? 'true',
     REGISTRATIONS_PER_CLIENT: '1000000',
   }
-  for (const name of SERVICE_SETTINGS) if (name !== 'DATABASE_URL' && process.env[name] !== undefined) env[name] = process.env[name]
+  for (const name of SERVICE_SETTINGS)
+    if (name !== 'DATABASE_URL' && process.env[name] !== undefined) env[name] = process.env[name]
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
 
   const tally = (): Tally => ({ load: new LoadTally(), cpu: 0, rates: [] })
@@ -307,12 +340,16 @@ async function main(): Promise<void> {
   }
 
   const store = databases ? 'PostgreSQL' : 'SQLite'
-  console.log(`${store}, ${connections} workers per endpoint (one request at a time each), ${processes} process(es) per build, each ${rounds} alternating rounds of ${seconds} s`)
+  console.log(
+    `${store}, ${connections} workers per endpoint (one request at a time each), ${processes} process(es) per build, each ${rounds} alternating rounds of ${seconds} s`,
+  )
   for (const e of endpoints) {
     const first = builds[0]!.tallies[e]
     const baseline = first.load.result().rps
     console.log(`\n${e === 'login' ? 'POST /login' : 'PUT /change-password'}\n`)
-    console.log('| build | req/s | ratio to the first | median of the rounds\' ratios | p50 ms | p99 ms | non-2xx | errors | service CPU ms per request |\n|---|---|---|---|---|---|---|---|---|')
+    console.log(
+      "| build | req/s | ratio to the first | median of the rounds' ratios | p50 ms | p99 ms | non-2xx | errors | service CPU ms per request |\n|---|---|---|---|---|---|---|---|---|",
+    )
     for (const b of builds) {
       const { load, cpu, rates } = b.tallies[e]
       const r = load.result()
@@ -320,7 +357,9 @@ async function main(): Promise<void> {
       // per-round ratios leaves such a round out, where the ratio of the totals carries it.
       const roundRatio = median(rates.map((rate, i) => rate / first.rates[i]!))
       const perRequest = (cpu * 1000) / Math.max(1, r.ok + r.non2xx)
-      console.log(`| ${b.name} | ${r.rps.toFixed(1)} | ${(r.rps / baseline).toFixed(2)} | ${roundRatio.toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.non2xx} | ${r.errors} | ${perRequest.toFixed(1)} |`)
+      console.log(
+        `| ${b.name} | ${r.rps.toFixed(1)} | ${(r.rps / baseline).toFixed(2)} | ${roundRatio.toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.non2xx} | ${r.errors} | ${perRequest.toFixed(1)} |`,
+      )
     }
   }
 }

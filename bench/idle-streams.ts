@@ -40,15 +40,21 @@ function openFileLimit(): number {
 }
 
 /** Runs `work` over `items`, `concurrency` at a time. */
-async function inParallel<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function inParallel<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length)
   let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await work(items[i] as T, i)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const i = next++
+        results[i] = await work(items[i] as T, i)
+      }
+    }),
+  )
   return results
 }
 
@@ -134,11 +140,20 @@ async function main(): Promise<void> {
   const perAccount = Math.ceil(streamCount / accountCount)
   const rounds = Number(values.rounds)
   const duration = Number(values.duration)
-  if (perAccount > 10) throw new Error(`${streamCount} streams over ${accountCount} accounts is ${perAccount} per account; an account may hold 10`)
+  if (perAccount > 10)
+    throw new Error(
+      `${streamCount} streams over ${accountCount} accounts is ${perAccount} per account; an account may hold 10`,
+    )
   const limit = openFileLimit()
-  if (limit < streamCount + 200) throw new Error(`the open-file limit is ${limit}; ${streamCount} streams need ${streamCount + 200} (raise it: ulimit -n ${streamCount + 1000})`)
+  if (limit < streamCount + 200)
+    throw new Error(
+      `the open-file limit is ${limit}; ${streamCount} streams need ${streamCount + 200} (raise it: ulimit -n ${streamCount + 1000})`,
+    )
 
-  const serviceEnv: Record<string, string> = { [INSTANCE_STREAM_LIMIT]: String(streamCount + 100), METRICS_ENABLED: 'true' }
+  const serviceEnv: Record<string, string> = {
+    [INSTANCE_STREAM_LIMIT]: String(streamCount + 100),
+    METRICS_ENABLED: 'true',
+  }
   for (const pair of values['service-env'] ?? []) {
     const at = pair.indexOf('=')
     if (at < 1) throw new Error(`--service-env wants KEY=VALUE, got "${pair}"`)
@@ -148,15 +163,23 @@ async function main(): Promise<void> {
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-idle-streams-'))
   const databaseUrl = databases ? await databases.create(dataDir) : undefined
-  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env: serviceEnv, ...(databaseUrl ? { databaseUrl } : {}) })
+  const service = await startService({
+    dataDir,
+    secret: randomBytes(32).toString('hex'),
+    env: serviceEnv,
+    ...(databaseUrl ? { databaseUrl } : {}),
+  })
   let open: OpenStream[] = []
   /** Streams the service ended while the bench held them open. */
   let endedByService = 0
   let closing = false
   try {
     process.stderr.write(`registering ${accountCount} accounts\n`)
-    const accounts = await inParallel(Array.from({ length: accountCount }, (_, i) => i), 4, (i) =>
-      registerAccount(service.url, `Idle ${i}`, `idle.${i}.${process.pid}@bench.example`))
+    const accounts = await inParallel(
+      Array.from({ length: accountCount }, (_, i) => i),
+      4,
+      (i) => registerAccount(service.url, `Idle ${i}`, `idle.${i}.${process.pid}@bench.example`),
+    )
     const reader = accounts[0] as string
     await addNotes(service.url, reader, 20)
     const listNotes: LoadRequest = { method: 'GET', path: '/get-all-notes', headers: { authorization: reader } }
@@ -211,22 +234,46 @@ async function main(): Promise<void> {
       const result = await runLoad(service.url, [listNotes], REALISTIC, duration)
       // CPU per request moves far less than req/s when other work shares the cores.
       const cpuUs = ((cpuSeconds(service.pid) - cpuBefore) / Math.max(1, result.ok)) * 1e6
-      phases.push({ streams: open.length, rps: result.rps, cpuUs, p50: result.p50, p99: result.p99, non2xx: result.non2xx, load, loadAfter: loadavg()[0] as number, rssPeakMb: service.rss.mark() / MB })
+      phases.push({
+        streams: open.length,
+        rps: result.rps,
+        cpuUs,
+        p50: result.p50,
+        p99: result.p99,
+        non2xx: result.non2xx,
+        load,
+        loadAfter: loadavg()[0] as number,
+        rssPeakMb: service.rss.mark() / MB,
+      })
     }
     await closeAll()
 
-    const mean = (list: Phase[], of: (p: Phase) => number) => list.reduce((sum, p) => sum + of(p), 0) / Math.max(1, list.length)
-    const withRps = mean(phases.filter((p) => p.streams > 0), (p) => p.rps)
-    const withoutRps = mean(phases.filter((p) => p.streams === 0), (p) => p.rps)
-    const withCpuUs = mean(phases.filter((p) => p.streams > 0), (p) => p.cpuUs)
-    const withoutCpuUs = mean(phases.filter((p) => p.streams === 0), (p) => p.cpuUs)
+    const mean = (list: Phase[], of: (p: Phase) => number) =>
+      list.reduce((sum, p) => sum + of(p), 0) / Math.max(1, list.length)
+    const withRps = mean(
+      phases.filter((p) => p.streams > 0),
+      (p) => p.rps,
+    )
+    const withoutRps = mean(
+      phases.filter((p) => p.streams === 0),
+      (p) => p.rps,
+    )
+    const withCpuUs = mean(
+      phases.filter((p) => p.streams > 0),
+      (p) => p.cpuUs,
+    )
+    const withoutCpuUs = mean(
+      phases.filter((p) => p.streams === 0),
+      (p) => p.cpuUs,
+    )
     // Each round holds one phase of each kind, next to each other: its ratio sees the least drift.
     const roundRatios = Array.from({ length: rounds }, (_, r) => {
       const pair = phases.slice(2 * r, 2 * r + 2)
       return (pair.find((p) => p.streams > 0)?.rps ?? NaN) / (pair.find((p) => p.streams === 0)?.rps ?? NaN)
     })
     const sorted = [...roundRatios].sort((a, b) => a - b)
-    const medianRatio = ((sorted[Math.floor((rounds - 1) / 2)] as number) + (sorted[Math.ceil((rounds - 1) / 2)] as number)) / 2
+    const medianRatio =
+      ((sorted[Math.floor((rounds - 1) / 2)] as number) + (sorted[Math.ceil((rounds - 1) / 2)] as number)) / 2
     const full = steps.at(-1) as Step
     const summary = {
       streams: streamCount,
@@ -248,17 +295,26 @@ async function main(): Promise<void> {
       withoutCpuUs,
       phases,
     }
-    const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${argsWithoutOut().map((a) => ` ${a}`).join('')}`
+    const command = `${databaseUrl ? 'DATABASE_URL=postgres://… ' : ''}node dist-bench/bench/idle-streams.js${argsWithoutOut()
+      .map((a) => ` ${a}`)
+      .join('')}`
     const report = [
       '# Live updates: idle streams on one instance',
       '',
-      `\`${command}\` — ${summary.store}, ${streamCount} streams over ${accountCount} accounts, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node.js ${process.version}; service settings: ${Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}.`,
+      `\`${command}\` — ${summary.store}, ${streamCount} streams over ${accountCount} accounts, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node.js ${process.version}; service settings: ${Object.entries(
+        serviceEnv,
+      )
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}.`,
       '',
-      'The first opening, in five steps (RSS: the median of five readings after 2 s idle; heap: V8\'s used heap from /metrics; streams: the service\'s own `live_streams_open`):',
+      "The first opening, in five steps (RSS: the median of five readings after 2 s idle; heap: V8's used heap from /metrics; streams: the service's own `live_streams_open`):",
       '',
       '| streams open (service) | RSS MB | V8 heap used MB | open files |',
       '|---|---|---|---|',
-      ...[...steps, afterClose].map((s, i) => `| ${i === steps.length ? 'all closed: ' : ''}${s.streams} (${s.serviceStreams}) | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.openFds} |`),
+      ...[...steps, afterClose].map(
+        (s, i) =>
+          `| ${i === steps.length ? 'all closed: ' : ''}${s.streams} (${s.serviceStreams}) | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.openFds} |`,
+      ),
       '',
       `Per stream (least-squares slope over the steps): ${summary.perStreamKb.rss.toFixed(1)} KB of RSS, ${summary.perStreamKb.heap.toFixed(1)} KB of V8 heap. With all ${streamCount} open: ${full.rssMb.toFixed(1)} MB RSS.`,
       `Opening them (50 at a time) took ${openSeconds.toFixed(1)} s; the service ended ${endedByService} of the streams while they were held.`,
@@ -266,7 +322,10 @@ async function main(): Promise<void> {
       '',
       '| phase | streams open | get-all-notes req/s | service CPU µs per request | p50 ms | p99 ms | non-2xx | peak RSS MB | load avg (1 min) before → after |',
       '|---|---|---|---|---|---|---|---|---|',
-      ...phases.map((p, i) => `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.cpuUs.toFixed(1)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`),
+      ...phases.map(
+        (p, i) =>
+          `| ${i + 1} | ${p.streams} | ${Math.round(p.rps)} | ${p.cpuUs.toFixed(1)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.non2xx} | ${p.rssPeakMb.toFixed(1)} | ${p.load.toFixed(2)} → ${p.loadAfter.toFixed(2)} |`,
+      ),
       '',
       `With the streams: ${Math.round(withRps)} req/s, without: ${Math.round(withoutRps)} req/s (ratio of the means ${summary.ratio.toFixed(3)}); each round's ratio (phases ${rounds > 1 ? '1–2, 3–4, …' : '1–2'}): ${roundRatios.map((r) => r.toFixed(3)).join(', ')}, median ${medianRatio.toFixed(3)}.`,
       `Service CPU per request: ${withoutCpuUs.toFixed(1)} µs without the streams, ${withCpuUs.toFixed(1)} µs with them (ratio ${(withCpuUs / withoutCpuUs).toFixed(3)}).`,

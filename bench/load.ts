@@ -68,19 +68,22 @@ export async function runLoad(
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     settle = (err, result) => (err ? reject(err) : resolve(result))
   })
-  const instance = autocannon({
-    url,
-    connections: shape.connections,
-    pipelining: shape.pipelining,
-    duration: durationSeconds,
-    timeout: 10,
-    requests: requests.map((r) => ({
-      method: r.method,
-      path: r.path,
-      ...(r.body === undefined ? {} : { body: r.body }),
-      headers: { ...(r.body === undefined ? {} : { 'content-type': 'application/json' }), ...r.headers },
-    })),
-  }, (err: Error | null, result) => settle(err, result))
+  const instance = autocannon(
+    {
+      url,
+      connections: shape.connections,
+      pipelining: shape.pipelining,
+      duration: durationSeconds,
+      timeout: 10,
+      requests: requests.map((r) => ({
+        method: r.method,
+        path: r.path,
+        ...(r.body === undefined ? {} : { body: r.body }),
+        headers: { ...(r.body === undefined ? {} : { 'content-type': 'application/json' }), ...r.headers },
+      })),
+    },
+    (err: Error | null, result) => settle(err, result),
+  )
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (statusCode >= 200 && statusCode < 300) tally.micros.record(Math.max(1, Math.round(responseTime * 1000)))
   })

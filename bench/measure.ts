@@ -84,11 +84,24 @@ export async function compare(
   const rss = service.rss.mark()
   const serviceResult = serviceTally.result()
   const ceilingResult = ceiling ? ceilingTally.result() : undefined
-  const result = { scenario, shape, service: serviceResult, ceiling: ceilingResult, rss, ...(floor ? { floor: floorTally.result() } : {}) }
-  process.stderr.write(`  ${scenario} [${shape.label}]: ${Math.round(serviceResult.rps)} req/s, p50 ${serviceResult.p50.toFixed(2)} ms, ` +
-    `p99 ${serviceResult.p99.toFixed(2)} ms` +
-    (ceilingResult ? `; ceiling ${Math.round(ceilingResult.rps)} req/s (ratio ${(serviceResult.rps / ceilingResult.rps).toFixed(2)})` : '') +
-    (serviceResult.non2xx + serviceResult.errors > 0 ? `; ${serviceResult.non2xx} non-2xx, ${serviceResult.errors} errors` : '') +
-    `\n`)
+  const result = {
+    scenario,
+    shape,
+    service: serviceResult,
+    ceiling: ceilingResult,
+    rss,
+    ...(floor ? { floor: floorTally.result() } : {}),
+  }
+  process.stderr.write(
+    `  ${scenario} [${shape.label}]: ${Math.round(serviceResult.rps)} req/s, p50 ${serviceResult.p50.toFixed(2)} ms, ` +
+      `p99 ${serviceResult.p99.toFixed(2)} ms` +
+      (ceilingResult
+        ? `; ceiling ${Math.round(ceilingResult.rps)} req/s (ratio ${(serviceResult.rps / ceilingResult.rps).toFixed(2)})`
+        : '') +
+      (serviceResult.non2xx + serviceResult.errors > 0
+        ? `; ${serviceResult.non2xx} non-2xx, ${serviceResult.errors} errors`
+        : '') +
+      `\n`,
+  )
   return result
 }

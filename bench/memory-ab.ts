@@ -36,7 +36,11 @@ async function main(): Promise<void> {
   const growth = sizes.map((n) => ({ n, user: makeUser(`growth-${n}`) }))
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
   const seeder = databases ? new PostgresSeeder(await databases.create(dataDir)) : new SqliteSeeder(dataDir)
-  await seed(seeder, [reader, ...growth.map((g) => g.user)], [makeNotes(reader._id, 20), ...growth.map((g) => makeNotes(g.user._id, g.n))])
+  await seed(
+    seeder,
+    [reader, ...growth.map((g) => g.user)],
+    [makeNotes(reader._id, 20), ...growth.map((g) => makeNotes(g.user._id, g.n))],
+  )
   await databases?.settle(dataDir)
   const databaseUrl = databases?.urlOf(dataDir)
 
@@ -44,11 +48,22 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < rounds; round++) {
       for (const dir of dirs) {
-        const service = await startService({ dataDir, databaseUrl, secret, env: { LISTING_CACHE_MB: '0' }, command: [resolve(dir, 'bin/notes-service')] })
+        const service = await startService({
+          dataDir,
+          databaseUrl,
+          secret,
+          env: { LISTING_CACHE_MB: '0' },
+          command: [resolve(dir, 'bin/notes-service')],
+        })
         const steps: string[] = []
         const mark = (label: string) => steps.push(`${label} ${mb(service.rss.mark())}`)
         try {
-          await runLoad(service.url, [{ method: 'GET', path: '/get-all-notes', headers: authorization(reader) }], REALISTIC, warmUp)
+          await runLoad(
+            service.url,
+            [{ method: 'GET', path: '/get-all-notes', headers: authorization(reader) }],
+            REALISTIC,
+            warmUp,
+          )
           mark('32 conn')
           for (const { n, user } of growth) {
             const headers = authorization(user)
@@ -64,7 +79,9 @@ async function main(): Promise<void> {
           await service.stop()
         }
         peaks.get(dir)?.push(mb(service.rss.max))
-        console.log(`${dir}, round ${round + 1}: peak ${mb(service.rss.max)} MB; MB at the end of each step: ${steps.join(', ')}`)
+        console.log(
+          `${dir}, round ${round + 1}: peak ${mb(service.rss.max)} MB; MB at the end of each step: ${steps.join(', ')}`,
+        )
       }
     }
   } finally {

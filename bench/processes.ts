@@ -132,7 +132,9 @@ export interface ServiceProcess {
 function nodeWithFlags(flags: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'notes-bench-node-'))
   const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
-  writeFileSync(join(dir, 'node'), `#!/bin/sh\nexec ${[process.execPath, ...flags].map(quote).join(' ')} "$@"\n`, { mode: 0o755 })
+  writeFileSync(join(dir, 'node'), `#!/bin/sh\nexec ${[process.execPath, ...flags].map(quote).join(' ')} "$@"\n`, {
+    mode: 0o755,
+  })
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
@@ -158,10 +160,12 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   Object.assign(env, options.env)
   // The launcher execs node: the child's pid is the service's own (its RSS is sampled).
   const [program, ...args] = options.command ?? [LAUNCHER]
-  const child = tracked(spawn(program as string, [...args, 'serve'], {
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  }))
+  const child = tracked(
+    spawn(program as string, [...args, 'serve'], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }),
+  )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
   for (;;) {
@@ -194,13 +198,25 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
 }
 
 /** The service settings the A/B scripts pass through from their own environment. */
-export const SERVICE_SETTINGS = ['LISTING_CACHE_MB', 'METRICS_ENABLED', 'LOG_LEVEL', 'GLIBC_TUNABLES', 'NODE_OPTIONS', 'DATABASE_URL', 'DATABASE_POOL_SIZE']
+export const SERVICE_SETTINGS = [
+  'LISTING_CACHE_MB',
+  'METRICS_ENABLED',
+  'LOG_LEVEL',
+  'GLIBC_TUNABLES',
+  'NODE_OPTIONS',
+  'DATABASE_URL',
+  'DATABASE_POOL_SIZE',
+]
 
 /** Adds `count` small notes through the API (the A/B scripts' 20-note user). */
 export async function addNotes(url: string, authorization: string, count: number): Promise<void> {
   const headers = { authorization, 'content-type': 'application/json' }
   for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ title: `Note ${i} grocery`, content: `Some content for note ${i}, meet at 10am`, tags: ['a', 'b'] })
+    const body = JSON.stringify({
+      title: `Note ${i} grocery`,
+      content: `Some content for note ${i}, meet at 10am`,
+      tags: ['a', 'b'],
+    })
     await (await fetch(`${url}/add-note`, { method: 'POST', headers, body })).arrayBuffer()
   }
 }
@@ -238,13 +254,22 @@ export async function startServiceWithUser(settings: readonly string[], command?
   const env: Record<string, string> = {}
   for (const name of settings) if (process.env[name] !== undefined) env[name] = process.env[name]
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-ab-'))
-  const service = await startService({ dataDir, secret: randomBytes(32).toString('hex'), env, ...(command ? { command } : {}) })
+  const service = await startService({
+    dataDir,
+    secret: randomBytes(32).toString('hex'),
+    env,
+    ...(command ? { command } : {}),
+  })
   const stop = async () => {
     await service.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
   try {
-    return { service, authorization: await registerAccount(service.url, 'Bench', `ab.${process.pid}.${Date.now()}@bench.example`), stop }
+    return {
+      service,
+      authorization: await registerAccount(service.url, 'Bench', `ab.${process.pid}.${Date.now()}@bench.example`),
+      stop,
+    }
   } catch (err) {
     await stop()
     throw err

@@ -34,7 +34,11 @@ const pct = (a: number, b: number) => `${(((a - b) / b) * 100).toFixed(1)} %`
 const failures = (r: LoadResult) => (r.non2xx + r.errors > 0 ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : '')
 
 function table(head: string[], rows: string[][]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n')
 }
 
 interface Target {
@@ -46,7 +50,8 @@ interface Target {
 
 function targets(r: StoreResult, disk: CommitRate): Target[] {
   const out: Target[] = []
-  const find = (prefix: string, shape = '32 conn') => r.comparisons.find((c) => c.scenario.startsWith(prefix) && c.shape.label === shape)
+  const find = (prefix: string, shape = '32 conn') =>
+    r.comparisons.find((c) => c.scenario.startsWith(prefix) && c.shape.label === shape)
   // The listing is measured as served (cache on, the default) and with the cache off.
   for (const [name, scenario] of [
     ['get-user', 'get-user'],
@@ -72,8 +77,16 @@ function targets(r: StoreResult, disk: CommitRate): Target[] {
   }
   for (const g of r.growth.filter((x) => x.notes === 1000 || x.notes === 10_000)) {
     const limit = g.notes === 1000 ? 5 : 40
-    for (const [kind, res] of [['literal', g.literal], ['regex', g.regex]] as const) {
-      out.push({ what: `search ${kind}, ${int(g.notes)} notes`, goal: `p50 < ${limit} ms`, got: `${ms(res.p50)} ms`, met: res.p50 < limit })
+    for (const [kind, res] of [
+      ['literal', g.literal],
+      ['regex', g.regex],
+    ] as const) {
+      out.push({
+        what: `search ${kind}, ${int(g.notes)} notes`,
+        goal: `p50 < ${limit} ms`,
+        got: `${ms(res.p50)} ms`,
+        met: res.p50 < limit,
+      })
     }
   }
   const [empty, full] = r.scale
@@ -95,7 +108,13 @@ function targets(r: StoreResult, disk: CommitRate): Target[] {
 export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan, about?: string): string {
   const parts: string[] = [`## ${r.store}`]
   if (about) parts.push(about)
-  parts.push('### Targets', table(['what', 'target', 'measured', 'met'], targets(r, disk).map((t) => [t.what, t.goal, t.got, t.met ? 'yes' : '**no**'])))
+  parts.push(
+    '### Targets',
+    table(
+      ['what', 'target', 'measured', 'met'],
+      targets(r, disk).map((t) => [t.what, t.goal, t.got, t.met ? 'yes' : '**no**']),
+    ),
+  )
   parts.push(
     '### Service against the ceiling',
     'Ceiling: a bare `node:http` server answering the same requests with the same response bytes. Latency in ms. ' +
@@ -120,11 +139,20 @@ export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan, about
   const floored = r.comparisons.filter((c) => c.floor && c.ceiling)
   if (floored.length > 0) {
     parts.push(
-      '### The framework\'s share',
+      "### The framework's share",
       'The same requests, answered with the same bytes by a bare Fastify app (defaults, one catch-all route, no plugins or hooks), ' +
-        'measured in the same rounds: the gap between the ceiling and this floor is Fastify\'s own; the gap below it is the service\'s.',
+        "measured in the same rounds: the gap between the ceiling and this floor is Fastify's own; the gap below it is the service's.",
       table(
-        ['scenario', 'load', 'ceiling req/s', 'bare Fastify req/s', 'service req/s', 'Fastify / ceiling', 'service / ceiling', 'service / Fastify'],
+        [
+          'scenario',
+          'load',
+          'ceiling req/s',
+          'bare Fastify req/s',
+          'service req/s',
+          'Fastify / ceiling',
+          'service / ceiling',
+          'service / Fastify',
+        ],
         floored.map((c) => [
           c.scenario,
           c.shape.label,
@@ -146,25 +174,50 @@ export function storeSection(r: StoreResult, disk: CommitRate, plan: Plan, about
       ['load', 'req/s', 'p50', 'p99'],
       [
         ['get-user alone, 16 conn', int(l.alone.rps), ms(l.alone.p50), ms(l.alone.p99)],
-        ['get-user, 16 conn, beside 16 conn of logins', int(l.withLogins.rps), ms(l.withLogins.p50), ms(l.withLogins.p99)],
-        ['login, 16 conn, at the same time' + failures(l.logins), int(l.logins.rps), ms(l.logins.p50), ms(l.logins.p99)],
+        [
+          'get-user, 16 conn, beside 16 conn of logins',
+          int(l.withLogins.rps),
+          ms(l.withLogins.p50),
+          ms(l.withLogins.p99),
+        ],
+        [
+          'login, 16 conn, at the same time' + failures(l.logins),
+          int(l.logins.rps),
+          ms(l.logins.p50),
+          ms(l.logins.p99),
+        ],
       ],
     ),
   )
   parts.push(
-    '### Growth with the user\'s own notes',
+    "### Growth with the user's own notes",
     `One connection, one request at a time (service time, no queueing), ${plan.growthTiming.duration} s each, listing cache off (LISTING_CACHE_MB=0), so every listing is read from the store. Latency in ms.`,
     table(
       ['notes', 'get-all-notes p50', 'p99', `search "grocery" p50`, 'p99', 'search regex p50', 'p99'],
-      r.growth.map((g) => [int(g.notes), ms(g.list.p50), ms(g.list.p99), ms(g.literal.p50), ms(g.literal.p99), ms(g.regex.p50), ms(g.regex.p99)]),
+      r.growth.map((g) => [
+        int(g.notes),
+        ms(g.list.p50),
+        ms(g.list.p99),
+        ms(g.literal.p50),
+        ms(g.literal.p99),
+        ms(g.regex.p50),
+        ms(g.regex.p99),
+      ]),
     ),
   )
   parts.push(
-    '### A 20-note user beside other users\' notes',
+    "### A 20-note user beside other users' notes",
     'Listing cache off (LISTING_CACHE_MB=0): every listing is read from the store.',
     table(
       ['database', 'notes in it', 'req/s (32 conn)', 'p99 (32 conn)', 'p50 (1 conn)', 'p99 (1 conn)'],
-      r.scale.map((s) => [s.label, int(s.totalNotes), int(s.realistic.rps), ms(s.realistic.p99), ms(s.serial.p50), ms(s.serial.p99)]),
+      r.scale.map((s) => [
+        s.label,
+        int(s.totalNotes),
+        int(s.realistic.rps),
+        ms(s.realistic.p99),
+        ms(s.serial.p50),
+        ms(s.serial.p99),
+      ]),
     ),
   )
   return parts.join('\n\n')

@@ -90,9 +90,11 @@ async function main(): Promise<void> {
   if (values.quick && values.store === undefined && process.env.DATABASE_URL) {
     process.stderr.write('--quick measures SQLite only; add --store postgresql for a PostgreSQL smoke check\n')
   }
-  if (only !== undefined && only !== 'sqlite' && only !== 'postgresql') throw new Error(`--store wants sqlite or postgresql, got "${values.store}"`)
+  if (only !== undefined && only !== 'sqlite' && only !== 'postgresql')
+    throw new Error(`--store wants sqlite or postgresql, got "${values.store}"`)
   const databaseUrl = process.env.DATABASE_URL
-  if (only === 'postgresql' && !databaseUrl) throw new Error('--store postgresql needs DATABASE_URL (the admin connection for the bench databases)')
+  if (only === 'postgresql' && !databaseUrl)
+    throw new Error('--store postgresql needs DATABASE_URL (the admin connection for the bench databases)')
   const databases = databaseUrl && only !== 'sqlite' ? new BenchDatabases(databaseUrl) : undefined
   const plan = values.quick ? QUICK : FULL
   const root = mkdtempSync(join(tmpdir(), 'notes-bench-'))
@@ -118,7 +120,8 @@ async function main(): Promise<void> {
     process.stderr.write('measuring the disk: single-row durable commits\n')
     const disk = singleRowCommitRate(join(root, 'disk'), values.quick ? 1 : 3)
     const stores: StoreSetup[] = []
-    if (only !== 'postgresql') stores.push({ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv })
+    if (only !== 'postgresql')
+      stores.push({ store: 'SQLite', dataDir, seeder: (dir) => new SqliteSeeder(dir), nodeArgs, env: serviceEnv })
     if (databases) {
       stores.push({
         store: 'PostgreSQL',
@@ -143,7 +146,9 @@ async function main(): Promise<void> {
       node: process.version,
       memoryGb: Math.round(totalmem() / 2 ** 30),
       command: `${databases ? 'DATABASE_URL=… ' : ''}npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`,
-      serviceEnv: Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(' '),
+      serviceEnv: Object.entries(serviceEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
     }
     const report = `${header(machine, plan, disk)}\n\n${sections.join('\n\n')}\n`
     process.stdout.write(`\n${report}`)

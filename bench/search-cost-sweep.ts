@@ -61,7 +61,10 @@ interface Timing {
 
 /** The slowest text's call; or `{ failed }`: 'timeout' past `limitMs`, else the child's error. */
 function time(pattern: string, limitMs: number): Timing | { failed: string } {
-  const run = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', pattern], { timeout: limitMs, encoding: 'utf8' })
+  const run = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', pattern], {
+    timeout: limitMs,
+    encoding: 'utf8',
+  })
   if (run.signal) return { failed: 'timeout' }
   if (run.status !== 0) return { failed: run.stderr.split('\n').find((l) => l.includes('Error')) ?? 'failed' }
   const times = JSON.parse(run.stdout) as Record<string, number>
@@ -78,7 +81,10 @@ const FAMILIES: Array<[string, (n: number) => string]> = [
   ['(X?){n}X{n}!', (n) => `(a?){${n}}a{${n}}!`],
   ['(a|aa|aaa|aaaa){n}!', (n) => `(a|aa|aaa|aaaa){${n}}!`],
   ['(.*a|.*b|...|.*z){n}', (n) => `(${[...'abcdefghijklmnopqrstuvwxyz'].map((c) => `.*${c}`).join('|')}){${n}}`],
-  ['(.*a|.*b|...|.*z){n} (?s)', (n) => `(?s)(${[...'abcdefghijklmnopqrstuvwxyz'].map((c) => `.*${c}`).join('|')}){${n}}`],
+  [
+    '(.*a|.*b|...|.*z){n} (?s)',
+    (n) => `(?s)(${[...'abcdefghijklmnopqrstuvwxyz'].map((c) => `.*${c}`).join('|')}){${n}}`,
+  ],
   ['((.{1,n}){10}){10}!', (n) => `((.{1,${n}}){10}){10}!`],
   ['((a{1,n}){10}){10}!', (n) => `((a{1,${n}}){10}){10}!`],
   ['(\\w+\\s){n}!', (n) => `(\\w+\\s){${n}}!`],
@@ -116,7 +122,14 @@ const ORDINARY = [
 ]
 
 function main(): void {
-  const { values } = parseArgs({ options: { child: { type: 'string' }, 'limit-ms': { type: 'string', default: '30000' }, refused: { type: 'boolean', default: false }, only: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: {
+      child: { type: 'string' },
+      'limit-ms': { type: 'string', default: '30000' },
+      refused: { type: 'boolean', default: false },
+      only: { type: 'string' },
+    },
+  })
   if (values.child !== undefined) return child(values.child)
   const limitMs = Number(values['limit-ms'])
   const only = values.only === undefined ? undefined : new RegExp(values.only)
@@ -126,7 +139,8 @@ function main(): void {
     const cost = patternCost(pattern)
     const t = time(pattern, limitMs)
     const accepted = cost <= MAX_PATTERN_COST
-    let ms = '', per = ''
+    let ms = '',
+      per = ''
     if ('failed' in t) ms = t.failed === 'timeout' ? `> ${limitMs}` : t.failed
     else {
       ms = `${t.slowestMs.toFixed(1)} (${t.text})`
@@ -139,7 +153,9 @@ function main(): void {
     rows.push(line)
     console.log(line)
   }
-  console.log(`MAX_PATTERN_COST ${MAX_PATTERN_COST}; one call over ${CHARS} characters, slowest text; µs per cost unit per 1 000 characters\n`)
+  console.log(
+    `MAX_PATTERN_COST ${MAX_PATTERN_COST}; one call over ${CHARS} characters, slowest text; µs per cost unit per 1 000 characters\n`,
+  )
   console.log('| family | pattern | cost | | ms per call (text) | µs/unit/kchar |\n|---|---|---|---|---|---|')
   for (const [family, make] of FAMILIES) {
     if (only && !only.test(family)) continue
@@ -148,7 +164,9 @@ function main(): void {
     if (values.refused) row(family, make(Math.min(1000, Math.max(n + 1, 2 * n))))
   }
   if (!only) for (const pattern of ORDINARY) row('ordinary', pattern)
-  console.log(`\nslowest accepted call: ${worst.ms === Infinity ? `> ${limitMs}` : worst.ms.toFixed(1)} ms for \`${worst.pattern}\``)
+  console.log(
+    `\nslowest accepted call: ${worst.ms === Infinity ? `> ${limitMs}` : worst.ms.toFixed(1)} ms for \`${worst.pattern}\``,
+  )
 }
 
 main()

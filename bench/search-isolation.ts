@@ -39,16 +39,27 @@ const { values } = parseArgs({
 const BUILD = resolve(values.build)
 const SECONDS = Number(values.seconds)
 const ATTACK = values.attack
-const LARGEST = values.text === 'a' ? { title: 'a'.repeat(999) + '!', content: 'a'.repeat(99_990) + '!' } : { title: '漢字'.repeat(500), content: '漢字'.repeat(50_000) }
+const LARGEST =
+  values.text === 'a'
+    ? { title: 'a'.repeat(999) + '!', content: 'a'.repeat(99_990) + '!' }
+    : { title: '漢字'.repeat(500), content: '漢字'.repeat(50_000) }
 const SETTINGS = ['SEARCH_THREADS', 'SEARCH_QUEUE', 'SEARCH_TIMEOUT_MS', 'NODE_OPTIONS']
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 0)
 
 async function startService(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', LISTING_CACHE_MB: '0' }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    LISTING_CACHE_MB: '0',
+  }
   for (const name of SETTINGS) if (process.env[name] !== undefined) env[name] = process.env[name]
   const child = spawn(join(BUILD, 'bin/notes-service'), ['serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] })
   process.once('exit', () => child.kill('SIGKILL'))
@@ -60,15 +71,28 @@ async function startService(dataDir: string): Promise<{ url: string; child: Chil
   throw new Error('the service did not start')
 }
 
-async function call(url: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  url: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(url + path, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const res = await fetch(url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
   return { status: res.status, json: (await res.json()) as Record<string, unknown> }
 }
 
 async function account(url: string, name: string): Promise<{ token: string; id: string }> {
-  const { json } = await call(url, '/create-account', undefined, { fullName: name, email: `${name}-${Date.now()}@bench.example`, password: 'correct horse battery staple' })
+  const { json } = await call(url, '/create-account', undefined, {
+    fullName: name,
+    email: `${name}-${Date.now()}@bench.example`,
+    password: 'correct horse battery staple',
+  })
   return { token: json.accessToken as string, id: (json.user as { _id: string })._id }
 }
 
@@ -76,13 +100,15 @@ async function account(url: string, name: string): Promise<{ token: string; id: 
 async function loop(clients: number, seconds: number, work: () => Promise<number>): Promise<Array<[number, number]>> {
   const end = Date.now() + seconds * 1000
   const done: Array<[number, number]> = []
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (Date.now() < end) {
-      const t = performance.now()
-      const status = await work().catch(() => -1)
-      done.push([performance.now() - t, status])
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) {
+        const t = performance.now()
+        const status = await work().catch(() => -1)
+        done.push([performance.now() - t, status])
+      }
+    }),
+  )
   return done
 }
 
@@ -93,7 +119,9 @@ async function untilServed(search: () => Promise<number>): Promise<void> {
   while ((await search()) !== 200) await sleep(100)
 }
 const searching = (url: string, token: string, query: string) => async () => {
-  const res = await fetch(`${url}/search-notes?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } })
+  const res = await fetch(`${url}/search-notes?query=${encodeURIComponent(query)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   await res.arrayBuffer()
   return res.status
 }
@@ -115,14 +143,23 @@ async function isolation(url: string): Promise<void> {
   }
   const statuses = new Map<number, number>()
   for (const [, s] of answers) statuses.set(s, (statuses.get(s) ?? 0) + 1)
-  console.log(`\n/healthz, one request at a time, ${values.rounds} × ${SECONDS} s per phase; attack: ${values.attackers} clients searching \`${ATTACK}\` over ${values.notes} notes of 100 000 characters (${values.text})\n`)
+  console.log(
+    `\n/healthz, one request at a time, ${values.rounds} × ${SECONDS} s per phase; attack: ${values.attackers} clients searching \`${ATTACK}\` over ${values.notes} notes of 100 000 characters (${values.text})\n`,
+  )
   console.log('| phase | /healthz requests | p50 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|')
-  for (const [name, xs] of [['no search running', idle], ['under attack', attacked]] as const) {
+  for (const [name, xs] of [
+    ['no search running', idle],
+    ['under attack', attacked],
+  ] as const) {
     console.log(`| ${name} | ${xs.length} | ${ms(pct(xs, 0.5))} | ${ms(pct(xs, 0.99))} | ${ms(Math.max(...xs))} |`)
   }
-  console.log(`| ratio (attack / idle) | | ${(pct(attacked, 0.5) / pct(idle, 0.5)).toFixed(2)} | ${(pct(attacked, 0.99) / pct(idle, 0.99)).toFixed(2)} | |`)
+  console.log(
+    `| ratio (attack / idle) | | ${(pct(attacked, 0.5) / pct(idle, 0.5)).toFixed(2)} | ${(pct(attacked, 0.99) / pct(idle, 0.99)).toFixed(2)} | |`,
+  )
   const times = answers.map(([t]) => t)
-  console.log(`\nattack searches: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; answered in p50 ${ms(pct(times, 0.5))} ms, max ${ms(Math.max(...times))} ms`)
+  console.log(
+    `\nattack searches: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; answered in p50 ${ms(pct(times, 0.5))} ms, max ${ms(Math.max(...times))} ms`,
+  )
   await heldPastAnswer(url, attacker.token, reader.token)
 }
 
@@ -144,20 +181,35 @@ async function heldPastAnswer(url: string, attackerToken: string, readerToken: s
     while ((await searching(url, readerToken, 'groceries')()) !== 200) await sleep(10)
     held.push(performance.now() - answered)
   }
-  console.log(`\none attack search at a time (10 rounds): answered in p50 ${ms(pct(answeredIn, 0.5))} ms, max ${ms(Math.max(...answeredIn))} ms; an ordinary search served after it in p50 ${ms(pct(held, 0.5))} ms, max ${ms(Math.max(...held))} ms (the thread's last RE2 call)`)
+  console.log(
+    `\none attack search at a time (10 rounds): answered in p50 ${ms(pct(answeredIn, 0.5))} ms, max ${ms(Math.max(...answeredIn))} ms; an ordinary search served after it in p50 ${ms(pct(held, 0.5))} ms, max ${ms(Math.max(...held))} ms (the thread's last RE2 call)`,
+  )
 }
 
 /** Notes shaped like the bench's (bench/seed.ts): ~24 words, one in ten groceries, one in twenty a meeting. */
 function* benchLikeNotes(userId: string, count: number) {
-  const words = 'alpha budget call draft email family garden holiday idea journal kitchen ledger market notes office plan quarter review school travel update visit weekend yoga'.split(' ')
-  const sentence = (i: number, n: number) => Array.from({ length: n }, (_, k) => words[(i * 7 + k * 13) % words.length]).join(' ')
+  const words =
+    'alpha budget call draft email family garden holiday idea journal kitchen ledger market notes office plan quarter review school travel update visit weekend yoga'.split(
+      ' ',
+    )
+  const sentence = (i: number, n: number) =>
+    Array.from({ length: n }, (_, k) => words[(i * 7 + k * 13) % words.length]).join(' ')
   for (let i = 0; i < count; i++) {
     const at = new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
     let content = `${sentence(i, 12)}. ${sentence(i + 1, 10)}.`
     if (i % 10 === 3) content += ' Grocery list: milk, eggs, bread.'
     if (i % 20 === 7) content += ` Meeting at ${1 + (i % 12)}pm with the team.`
     // Ids shaped like the service's (24 hex digits): the owner's first 16, then the note's number.
-    yield { _id: `${userId.slice(0, 16)}${i.toString(16).padStart(8, '0')}`, title: `Note ${i}: ${sentence(i, 3)}`, content, tags: [], isPinned: i % 25 === 0, userId, createdOn: at, updatedOn: at }
+    yield {
+      _id: `${userId.slice(0, 16)}${i.toString(16).padStart(8, '0')}`,
+      title: `Note ${i}: ${sentence(i, 3)}`,
+      content,
+      tags: [],
+      isPinned: i % 25 === 0,
+      userId,
+      createdOn: at,
+      updatedOn: at,
+    }
   }
 }
 
@@ -165,7 +217,9 @@ async function ordinary(url: string, dataDir: string): Promise<void> {
   const { openSqliteStore } = (await import(pathToFileURL(join(BUILD, 'dist/src/store/sqlite/index.js')).href)) as {
     openSqliteStore: (o: { dataDir: string }) => { importNotes(n: unknown[]): Promise<unknown>; close(): Promise<void> }
   }
-  console.log('\nordinary search, one request at a time (listing cache off)\n\n| notes | query | requests | p50 ms | p99 ms |\n|---:|---|---:|---:|---:|')
+  console.log(
+    '\nordinary search, one request at a time (listing cache off)\n\n| notes | query | requests | p50 ms | p99 ms |\n|---:|---|---:|---:|---:|',
+  )
   for (const count of [1000, 10_000]) {
     const user = await account(url, `searcher-${count}`)
     // Written by a second connection while the service runs: SQLite allows it (WAL).
@@ -176,7 +230,8 @@ async function ordinary(url: string, dataDir: string): Promise<void> {
       await untilServed(searching(url, user.token, query))
       await loop(1, 1, searching(url, user.token, query))
       const runs = await loop(1, SECONDS, searching(url, user.token, query))
-      if (runs.some(([, s]) => s !== 200)) throw new Error(`${query}: statuses ${[...new Set(runs.map(([, s]) => s))].join(', ')}`)
+      if (runs.some(([, s]) => s !== 200))
+        throw new Error(`${query}: statuses ${[...new Set(runs.map(([, s]) => s))].join(', ')}`)
       const times = runs.map(([t]) => t)
       console.log(`| ${count} | \`${query}\` | ${times.length} | ${ms(pct(times, 0.5))} | ${ms(pct(times, 0.99))} |`)
     }
@@ -187,7 +242,13 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'search-isolation-'))
   const { url, child } = await startService(dataDir)
   try {
-    console.log(`build: ${BUILD}; ${SETTINGS.filter((s) => process.env[s]).map((s) => `${s}=${process.env[s]}`).join(' ') || 'default settings'}`)
+    console.log(
+      `build: ${BUILD}; ${
+        SETTINGS.filter((s) => process.env[s])
+          .map((s) => `${s}=${process.env[s]}`)
+          .join(' ') || 'default settings'
+      }`,
+    )
     if (values.only !== 'ordinary') await isolation(url)
     if (values.only !== 'isolation') await ordinary(url, dataDir)
   } finally {

@@ -44,7 +44,16 @@ export class SqliteSeeder implements Seeder {
     )
     const writeChunk = this.db.transaction((chunk: NoteRecord[]) => {
       for (const n of chunk) {
-        insert.run(n._id, n.userId, n.title, n.content, JSON.stringify(n.tags), n.isPinned ? 1 : 0, n.createdOn, n.updatedOn)
+        insert.run(
+          n._id,
+          n.userId,
+          n.title,
+          n.content,
+          JSON.stringify(n.tags),
+          n.isPinned ? 1 : 0,
+          n.createdOn,
+          n.updatedOn,
+        )
       }
     })
     let count = 0
@@ -124,7 +133,16 @@ export function* makeNotes(userId: string, count: number, seed = 1): Generator<N
   for (let i = 0; i < count; i++) {
     const at = new Date(EPOCH + i * 60_000).toISOString()
     const tags = i % 3 === 0 ? [] : [WORDS[i % WORDS.length] as string]
-    yield { _id: newId(), ...emptyInput(), userId, ...noteText(i, rnd), tags, isPinned: i % 25 === 0, createdOn: at, updatedOn: at }
+    yield {
+      _id: newId(),
+      ...emptyInput(),
+      userId,
+      ...noteText(i, rnd),
+      tags,
+      isPinned: i % 25 === 0,
+      createdOn: at,
+      updatedOn: at,
+    }
   }
 }
 

@@ -4,7 +4,16 @@ import { mkdirSync } from 'node:fs'
 import { publicUser } from '../src/services/accounts.js'
 import { createTokenService } from '../src/services/tokens.js'
 import type { NoteRecord, UserRecord } from '../src/store/types.js'
-import { type LoadRequest, type LoadResult, LoadTally, PIPELINED, REALISTIC, SERIAL, runLoad, runLoadsTogether } from './load.js'
+import {
+  type LoadRequest,
+  type LoadResult,
+  LoadTally,
+  PIPELINED,
+  REALISTIC,
+  SERIAL,
+  runLoad,
+  runLoadsTogether,
+} from './load.js'
 import { type Comparison, type Timing, compare } from './measure.js'
 import type { CeilingProcess, ServiceProcess } from './processes.js'
 import { BENCH_PASSWORD, registerAccount, startService } from './processes.js'
@@ -91,7 +100,13 @@ export async function seed(seeder: Seeder, users: UserRecord[], notes: Iterable<
   await seeder.close()
 }
 
-export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: CeilingProcess, secret: string, floor?: CeilingProcess): Promise<StoreResult> {
+export async function benchStore(
+  setup: StoreSetup,
+  plan: Plan,
+  ceiling: CeilingProcess,
+  secret: string,
+  floor?: CeilingProcess,
+): Promise<StoreResult> {
   const tokens = createTokenService(secret)
   const tokenOf = (u: UserRecord) => tokens.issue(publicUser(u))
   const log = (line: string) => process.stderr.write(`[${setup.store}] ${line}\n`)
@@ -112,12 +127,23 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
   await seed(
     await setup.seeder(mainDir),
     [reader, searcher, writer, pinner, mixer, ...growthUsers.map((g) => g.user)],
-    [makeNotes(reader._id, 20), makeNotes(searcher._id, 1000), [writerNote, pinnerNote, mixerNote], ...growthUsers.map((g) => makeNotes(g.user._id, g.n))],
+    [
+      makeNotes(reader._id, 20),
+      makeNotes(searcher._id, 1000),
+      [writerNote, pinnerNote, mixerNote],
+      ...growthUsers.map((g) => makeNotes(g.user._id, g.n)),
+    ],
   )
 
   const services: ServiceProcess[] = []
   const start = async (dataDir: string, env: Record<string, string> = {}) => {
-    const s = await startService({ dataDir, secret, databaseUrl: setup.databaseUrl?.(dataDir), nodeArgs: setup.nodeArgs, env: { ...setup.env, ...env } })
+    const s = await startService({
+      dataDir,
+      secret,
+      databaseUrl: setup.databaseUrl?.(dataDir),
+      nodeArgs: setup.nodeArgs,
+      env: { ...setup.env, ...env },
+    })
     services.push(s)
     return s
   }
@@ -152,11 +178,23 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
     const literal: LoadRequest = { method: 'GET', path: searchPath(LITERAL_QUERY), headers: s }
     const regex: LoadRequest = { method: 'GET', path: searchPath(REGEX_QUERY), headers: s }
     const login: LoadRequest = { method: 'POST', path: '/login', body: loginBody }
-    const pin = (isPinned: boolean): LoadRequest => ({ method: 'PUT', path: `/update-note-pinned/${pinnerNote._id}`, headers: p, body: json({ isPinned }) })
+    const pin = (isPinned: boolean): LoadRequest => ({
+      method: 'PUT',
+      path: `/update-note-pinned/${pinnerNote._id}`,
+      headers: p,
+      body: json({ isPinned }),
+    })
     // 70 % reads, 20 % writes, 10 % search, cycled by every connection.
     const mixed: LoadRequest[] = [
-      listNotes, getUser, listNotes, getUser, listNotes, getUser, listNotes,
-      addNote(m), editNote(m, mixerNote._id),
+      listNotes,
+      getUser,
+      listNotes,
+      getUser,
+      listNotes,
+      getUser,
+      listNotes,
+      addNote(m),
+      editNote(m, mixerNote._id),
       literal,
     ]
     // [name, requests, also under 100 × 10 pipelined]. Search and the mix (10 % search) are not
@@ -179,7 +217,9 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
         if (plan.quick && shape === PIPELINED && comparisons.length >= scenarios.length + 2) break
         // get-user and the listing are also measured against bare Fastify (the framework's floor).
         const withFloor = shape === REALISTIC && (name === 'get-user' || name.startsWith('get-all-notes'))
-        comparisons.push(await compare(name, requests, shape, service, ceiling, plan.timing, withFloor ? floor : undefined))
+        comparisons.push(
+          await compare(name, requests, shape, service, ceiling, plan.timing, withFloor ? floor : undefined),
+        )
       }
     }
     // argon2id-bound: 100 × 10 pipelined logins would only queue past autocannon's timeout.
@@ -190,7 +230,10 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
     const alone = await runLoad(service.url, [getUser], half, plan.timing.duration)
     const [withLogins, logins] = await runLoadsTogether(
       service.url,
-      [{ requests: [getUser], shape: half }, { requests: [login], shape: half }],
+      [
+        { requests: [getUser], shape: half },
+        { requests: [login], shape: half },
+      ],
       plan.timing.duration,
     )
     loginUnderLoad = { alone, withLogins: withLogins as LoadResult, logins: logins as LoadResult }
@@ -212,7 +255,17 @@ export async function benchStore(setup: StoreSetup, plan: Plan, ceiling: Ceiling
     // Reported for SQLite only: PostgreSQL's listing without its cache shows in the growth and
     // scale rows below.
     if (!setup.databaseUrl) {
-      comparisons.push(await compare('get-all-notes (20 notes), LISTING_CACHE_MB=0', [listNotes], REALISTIC, uncached, ceiling, plan.timing, floor))
+      comparisons.push(
+        await compare(
+          'get-all-notes (20 notes), LISTING_CACHE_MB=0',
+          [listNotes],
+          REALISTIC,
+          uncached,
+          ceiling,
+          plan.timing,
+          floor,
+        ),
+      )
     }
 
     log('growth: one connection, one request at a time')
@@ -269,8 +322,17 @@ async function scalePhase(
   const list: LoadRequest[] = [{ method: 'GET', path: '/get-all-notes', headers: auth(tokenOf(user)) }]
   const sides = [
     { label: 'only this user', totalNotes: 20, dir: alone },
-    { label: `with ${plan.otherUsers} other users`, totalNotes: 20 + plan.otherUsers * plan.notesPerOtherUser, dir: crowded },
-  ].map((side) => ({ ...side, realistic: new LoadTally(), serial: new LoadTally(), service: undefined as ServiceProcess | undefined }))
+    {
+      label: `with ${plan.otherUsers} other users`,
+      totalNotes: 20 + plan.otherUsers * plan.notesPerOtherUser,
+      dir: crowded,
+    },
+  ].map((side) => ({
+    ...side,
+    realistic: new LoadTally(),
+    serial: new LoadTally(),
+    service: undefined as ServiceProcess | undefined,
+  }))
   try {
     for (const side of sides) {
       side.service = await start(side.dir, NO_LISTING_CACHE)

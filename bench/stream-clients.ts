@@ -34,7 +34,11 @@ export interface OpenStream {
 }
 
 export class StreamRefused extends Error {
-  constructor(readonly status: number, readonly body: string, readonly retryAfter: string | undefined) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly retryAfter: string | undefined,
+  ) {
     super(`GET /stream-changes answered ${status}: ${body.slice(0, 200)}`)
   }
 }
@@ -60,7 +64,8 @@ export class EventStreamParser {
 
   private line(line: string, at: number): void {
     if (line === '') {
-      if (this.data.length > 0) this.emit({ id: this.id, event: this.event || 'message', data: this.data.join('\n'), at })
+      if (this.data.length > 0)
+        this.emit({ id: this.id, event: this.event || 'message', data: this.data.join('\n'), at })
       this.event = ''
       this.data = []
       return
@@ -79,7 +84,11 @@ export class EventStreamParser {
  * Opens a stream; resolves once the 200 answer's headers are read, rejects with StreamRefused
  * for any other status. `since` and `lastEventId` are sent only when given.
  */
-export function openStream(url: string, authorization: string, options: { since?: string; lastEventId?: string; timeoutMs?: number } = {}): Promise<OpenStream> {
+export function openStream(
+  url: string,
+  authorization: string,
+  options: { since?: string; lastEventId?: string; timeoutMs?: number } = {},
+): Promise<OpenStream> {
   const target = new URL('/stream-changes', url)
   if (options.since !== undefined) target.searchParams.set('since', options.since)
   const headers: Record<string, string> = { authorization, accept: 'text/event-stream' }
@@ -87,7 +96,10 @@ export function openStream(url: string, authorization: string, options: { since?
   return new Promise((resolve, reject) => {
     // agent: false: one connection per stream, closed with it.
     const req: ClientRequest = request(target, { headers, agent: false })
-    const timer = setTimeout(() => req.destroy(new Error('no answer to GET /stream-changes within the timeout')), options.timeoutMs ?? 30_000)
+    const timer = setTimeout(
+      () => req.destroy(new Error('no answer to GET /stream-changes within the timeout')),
+      options.timeoutMs ?? 30_000,
+    )
     req.once('error', (err) => {
       clearTimeout(timer)
       reject(err)
@@ -135,7 +147,10 @@ export interface Answer {
 
 export class KeepAliveClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 })
-  constructor(private readonly url: string, private readonly authorization: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly authorization: string,
+  ) {}
 
   send(method: string, path: string, body?: unknown): Promise<Answer> {
     const payload = body === undefined ? undefined : JSON.stringify(body)
@@ -195,7 +210,11 @@ export function childrenOf(pid: number): number[] {
 }
 
 /** Which of `pids` holds the server end of the connection from `clientPort` to `serverPort`. */
-export function processOfConnection(pids: readonly number[], serverPort: number, clientPort: number): number | undefined {
+export function processOfConnection(
+  pids: readonly number[],
+  serverPort: number,
+  clientPort: number,
+): number | undefined {
   const inode = serverSocketInode(serverPort, clientPort)
   if (inode === undefined) return undefined
   const target = `socket:[${inode}]`

@@ -23,7 +23,14 @@ import { parseArgs } from 'node:util'
 import { BenchDatabases } from './postgres-seed.js'
 import { type ServiceProcess, registerAccount, startService } from './processes.js'
 import { argsWithoutOut, writeResults } from './report.js'
-import { type ChangeEvent, KeepAliveClient, type OpenStream, childrenOf, openStream, processOfConnection } from './stream-clients.js'
+import {
+  type ChangeEvent,
+  KeepAliveClient,
+  type OpenStream,
+  childrenOf,
+  openStream,
+  processOfConnection,
+} from './stream-clients.js'
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../bench/results/sync-latency', import.meta.url))
 /** An edit whose event has not reached a stream by then counts as missed. */
@@ -76,22 +83,32 @@ interface Samples {
  * Sends `warmup + edits` edits of one note, each after the previous one's event reached every
  * stream; returns the samples per path, named by `pathOf(editPlace, streamPlace)`.
  */
-async function measure(noteId: string, editors: Editor[], streams: Held[], edits: number, warmup: number, pathOf: (edit: string, stream: string) => string): Promise<{ paths: Map<string, Samples>; editMs: number[] }> {
+async function measure(
+  noteId: string,
+  editors: Editor[],
+  streams: Held[],
+  edits: number,
+  warmup: number,
+  pathOf: (edit: string, stream: string) => string,
+): Promise<{ paths: Map<string, Samples>; editMs: number[] }> {
   const paths = new Map<string, Samples>()
   const editMs: number[] = []
   for (let i = 0; i < warmup + edits; i++) {
     const editor = editors[i % editors.length] as Editor
     const title = `Edit ${i} ${randomBytes(4).toString('hex')}`
-    const arrivals = streams.map((held) => new Promise<ChangeEvent | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), EVENT_TIMEOUT_MS)
-      held.stream.onEvent = (event) => {
-        if (event.event !== 'change') return
-        const { note } = JSON.parse(event.data) as { note: { title?: string } | null }
-        if (note?.title !== title) return
-        clearTimeout(timer)
-        resolve(event)
-      }
-    }))
+    const arrivals = streams.map(
+      (held) =>
+        new Promise<ChangeEvent | undefined>((resolve) => {
+          const timer = setTimeout(() => resolve(undefined), EVENT_TIMEOUT_MS)
+          held.stream.onEvent = (event) => {
+            if (event.event !== 'change') return
+            const { note } = JSON.parse(event.data) as { note: { title?: string } | null }
+            if (note?.title !== title) return
+            clearTimeout(timer)
+            resolve(event)
+          }
+        }),
+    )
     const sent = performance.now()
     const answer = await editor.client.send('PUT', `/edit-note/${noteId}`, { title, content: `Text of edit ${i}` })
     if (answer.status !== 200) throw new Error(`edit-note answered ${answer.status}: ${answer.body.slice(0, 200)}`)
@@ -114,7 +131,11 @@ async function measure(noteId: string, editors: Editor[], streams: Held[], edits
   return { paths, editMs }
 }
 
-function rowsOf(scenario: string, result: { paths: Map<string, Samples>; editMs: number[] }, loadBefore: number): Row[] {
+function rowsOf(
+  scenario: string,
+  result: { paths: Map<string, Samples>; editMs: number[] },
+  loadBefore: number,
+): Row[] {
   const editSorted = [...result.editMs].sort((a, b) => a - b)
   return [...result.paths].map(([path, s]) => {
     const latency = [...s.latency].sort((a, b) => a - b)
@@ -151,20 +172,36 @@ interface Run {
 }
 
 /** Two instances on one PostgreSQL database; edits through A, a stream on B and one on A. */
-async function twoInstances(run: Run, scenario: string, databaseUrl: string, env: Record<string, string>): Promise<Row[]> {
+async function twoInstances(
+  run: Run,
+  scenario: string,
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<Row[]> {
   const started: ServiceProcess[] = []
   const held: Held[] = []
   const editor = { client: undefined as KeepAliveClient | undefined }
   try {
-    for (let i = 0; i < 2; i++) started.push(await startService({ dataDir: run.dataDir(), secret: run.secret, databaseUrl, env }))
+    for (let i = 0; i < 2; i++)
+      started.push(await startService({ dataDir: run.dataDir(), secret: run.secret, databaseUrl, env }))
     const [a, b] = started as [ServiceProcess, ServiceProcess]
     const authorization = await registerAccount(a.url, 'Sync Bench', `sync.${process.pid}.${Date.now()}@bench.example`)
     editor.client = new KeepAliveClient(a.url, authorization)
     const noteId = await noteOf(editor.client)
-    held.push({ stream: await openStream(b.url, authorization), where: 'B' }, { stream: await openStream(a.url, authorization), where: 'A' })
+    held.push(
+      { stream: await openStream(b.url, authorization), where: 'B' },
+      { stream: await openStream(a.url, authorization), where: 'A' },
+    )
     const loadBefore = loadavg()[0] as number
-    const result = await measure(noteId, [{ client: editor.client, where: () => 'A' }], held, run.edits, run.warmup, (_edit, stream) =>
-      stream === 'B' ? 'edit on A, stream on B (other instance)' : 'edit on A, stream on A (same instance)')
+    const result = await measure(
+      noteId,
+      [{ client: editor.client, where: () => 'A' }],
+      held,
+      run.edits,
+      run.warmup,
+      (_edit, stream) =>
+        stream === 'B' ? 'edit on A, stream on B (other instance)' : 'edit on A, stream on A (same instance)',
+    )
     return rowsOf(scenario, result, loadBefore)
   } finally {
     for (const h of held) h.stream.close()
@@ -184,7 +221,11 @@ async function sqliteWorkers(run: Run): Promise<Row[]> {
     if (workers.length !== 2) throw new Error(`expected 2 workers under ${service.pid}, found ${workers.length}`)
     const name = (pid: number | undefined) => (pid === undefined ? '?' : `worker ${workers.indexOf(pid) + 1}`)
     const placeOf = (localPort: number) => name(processOfConnection(workers, port, localPort))
-    const authorization = await registerAccount(service.url, 'Sync Bench', `sync.${process.pid}.${Date.now()}@bench.example`)
+    const authorization = await registerAccount(
+      service.url,
+      'Sync Bench',
+      `sync.${process.pid}.${Date.now()}@bench.example`,
+    )
     for (let i = 0; i < 4; i++) {
       const stream = await openStream(service.url, authorization)
       held.push({ stream, where: placeOf(stream.localPort) })
@@ -194,7 +235,8 @@ async function sqliteWorkers(run: Run): Promise<Row[]> {
     const placed = new Set<string>()
     // A kept-alive connection keeps its worker: each client port is looked up once.
     const known = new Map<number, string>()
-    const placeOnce = (localPort: number) => known.get(localPort) ?? known.set(localPort, placeOf(localPort)).get(localPort) ?? '?'
+    const placeOnce = (localPort: number) =>
+      known.get(localPort) ?? known.set(localPort, placeOf(localPort)).get(localPort) ?? '?'
     for (let attempt = 0; attempt < 20 && editors.length < 2; attempt++) {
       const client = new KeepAliveClient(service.url, authorization)
       const probe = await client.send('GET', '/get-user')
@@ -213,7 +255,8 @@ async function sqliteWorkers(run: Run): Promise<Row[]> {
     process.stderr.write(`sqlite-workers: streams on ${streamPlaces}\n`)
     const loadBefore = loadavg()[0] as number
     const result = await measure(noteId, editors, held, run.edits, run.warmup, (edit, stream) =>
-      edit === stream ? 'stream on the edit\'s worker' : 'stream on the other worker')
+      edit === stream ? "stream on the edit's worker" : 'stream on the other worker',
+    )
     return rowsOf('sqlite --workers 2', result, loadBefore)
   } finally {
     for (const h of held) h.stream.close()
@@ -224,7 +267,10 @@ async function sqliteWorkers(run: Run): Promise<Row[]> {
 
 const ms = (v: number) => (Number.isNaN(v) ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1))
 
-function markdown(rows: Row[], about: { command: string; cpu: string; nproc: number; node: string; edits: number }): string {
+function markdown(
+  rows: Row[],
+  about: { command: string; cpu: string; nproc: number; node: string; edits: number },
+): string {
   const lines = [
     '# Live updates: fan-out latency',
     '',
@@ -233,7 +279,10 @@ function markdown(rows: Row[], about: { command: string; cpu: string; nproc: num
     '',
     '| scenario | path | events | missed | p50 ms | p95 ms | p99 ms | max ms | event − answer p50 ms | events before the answer | edit answer p50 ms | load avg (1 min) before → after |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.path} | ${r.events} | ${r.missed} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.afterAnswerP50)} | ${Math.round(r.beforeAnswer * 100)} % | ${ms(r.editP50)} | ${r.loadBefore.toFixed(2)} → ${r.loadAfter.toFixed(2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${r.path} | ${r.events} | ${r.missed} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.afterAnswerP50)} | ${Math.round(r.beforeAnswer * 100)} % | ${ms(r.editP50)} | ${r.loadBefore.toFixed(2)} → ${r.loadAfter.toFixed(2)} |`,
+    ),
     '',
     'Targets: p95 < 1 000 ms and p50 < 100 ms on every path.',
   ]
@@ -287,7 +336,16 @@ async function main(): Promise<void> {
       }
       process.stderr.write(`${scenario}: two instances\n`)
       const url = await databases.create(`${scenario}`)
-      rows.push(...(await twoInstances(run, scenario === 'postgresql' ? 'PostgreSQL, 2 instances (LISTEN/NOTIFY)' : 'PostgreSQL, 2 instances + Redis pub/sub', url, scenario === 'postgresql' ? {} : { REDIS_URL: redisUrl as string })))
+      rows.push(
+        ...(await twoInstances(
+          run,
+          scenario === 'postgresql'
+            ? 'PostgreSQL, 2 instances (LISTEN/NOTIFY)'
+            : 'PostgreSQL, 2 instances + Redis pub/sub',
+          url,
+          scenario === 'postgresql' ? {} : { REDIS_URL: redisUrl as string },
+        )),
+      )
     }
     if (wanted.has('sqlite-workers')) {
       process.stderr.write('sqlite-workers: serve --workers 2\n')
@@ -299,7 +357,13 @@ async function main(): Promise<void> {
   }
   const env = [databaseUrl ? 'DATABASE_URL=postgres://… ' : '', redisUrl ? 'REDIS_URL=redis://… ' : ''].join('')
   const flags = argsWithoutOut()
-  const about = { command: `${env}node dist-bench/bench/sync-latency.js${flags.length ? ` ${flags.join(' ')}` : ''}`, cpu: cpus()[0]?.model.trim() ?? 'unknown CPU', nproc: cpus().length, node: process.version, edits: run.edits }
+  const about = {
+    command: `${env}node dist-bench/bench/sync-latency.js${flags.length ? ` ${flags.join(' ')}` : ''}`,
+    cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    nproc: cpus().length,
+    node: process.version,
+    edits: run.edits,
+  }
   const report = markdown(rows, about)
   process.stdout.write(report)
   writeResults(values.out, report, { ...about, rows })

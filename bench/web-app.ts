@@ -39,7 +39,10 @@ const VIEWPORT = { width: 1280, height: 800 }
 const ms = (n: number) => `${Math.round(n)} ms`
 
 /** The built service on a fresh data directory holding one account with `count` notes, and a token of that account. */
-async function seededService(name: string, count: number): Promise<{ service: ServiceProcess; token: string; notes: NoteRecord[]; stop: () => Promise<void> }> {
+async function seededService(
+  name: string,
+  count: number,
+): Promise<{ service: ServiceProcess; token: string; notes: NoteRecord[]; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-bench-web-'))
   try {
     const seeder = new SqliteSeeder(dataDir)
@@ -70,8 +73,13 @@ type Probe = PageWindow & { __shown?: number; __longTasks: number[] }
 /** Installed before the app runs: when the first card appears, and every long task. */
 function probes(token: string): void {
   const w = globalThis as unknown as Probe & {
-    MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void; disconnect(): void }
-    PerformanceObserver: new (callback: (list: { getEntries(): Array<{ duration: number }> }) => void) => { observe(options: object): void }
+    MutationObserver: new (callback: () => void) => {
+      observe(target: unknown, options: object): void
+      disconnect(): void
+    }
+    PerformanceObserver: new (callback: (list: { getEntries(): Array<{ duration: number }> }) => void) => {
+      observe(options: object): void
+    }
   }
   w.localStorage.setItem('notes-service.token', token)
   w.__longTasks = []
@@ -90,7 +98,9 @@ function probes(token: string): void {
 
 async function shownAfterNavigation(page: Page, url: string): Promise<number> {
   await page.goto(url)
-  await page.waitForFunction(() => (globalThis as unknown as Probe).__shown !== undefined, undefined, { timeout: 30_000 })
+  await page.waitForFunction(() => (globalThis as unknown as Probe).__shown !== undefined, undefined, {
+    timeout: 30_000,
+  })
   return page.evaluate(() => (globalThis as unknown as Probe).__shown ?? -1)
 }
 
@@ -168,7 +178,9 @@ async function manyNotes(browser: Browser): Promise<void> {
   for (const count of SIZES) rows.push(await measure(browser, count))
   const tasks = (list: number[]) => (list.length ? `${list.length}, longest ${ms(Math.max(...list))}` : 'none')
   console.log(`\n${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; ${new Date().toISOString()}\n`)
-  console.log('| notes | get-all-notes body | navigation → notes shown, first visit (median of 3) | reloads (median, max of 5) | long tasks scrolling | long tasks typing a search |')
+  console.log(
+    '| notes | get-all-notes body | navigation → notes shown, first visit (median of 3) | reloads (median, max of 5) | long tasks scrolling | long tasks typing a search |',
+  )
   console.log('|---|---|---|---|---|---|')
   for (const r of rows) {
     console.log(
@@ -184,7 +196,10 @@ type OfflineProbe = PageWindow & { __shown?: number; __whole?: number }
 /** Installed before the app runs: when the first card appears, and when the tag counts add up to `tagged`. */
 function offlineProbes({ token, tagged }: { token: string; tagged: number }): void {
   const w = globalThis as unknown as OfflineProbe & {
-    MutationObserver: new (callback: () => void) => { observe(target: unknown, options: object): void; disconnect(): void }
+    MutationObserver: new (callback: () => void) => {
+      observe(target: unknown, options: object): void
+      disconnect(): void
+    }
   }
   w.localStorage.setItem('notes-service.token', token)
   const observer = new w.MutationObserver(() => {
@@ -192,7 +207,8 @@ function offlineProbes({ token, tagged }: { token: string; tagged: number }): vo
     if (w.__shown === undefined && w.document.querySelector('article.note')) w.__shown = now
     if (w.__whole === undefined) {
       let sum = 0
-      for (const count of Array.from(w.document.querySelectorAll('.filter-chip .count'))) sum += Number(count.textContent)
+      for (const count of Array.from(w.document.querySelectorAll('.filter-chip .count')))
+        sum += Number(count.textContent)
       if (sum === tagged) w.__whole = now
     }
     if (w.__shown !== undefined && w.__whole !== undefined) observer.disconnect()
@@ -202,10 +218,19 @@ function offlineProbes({ token, tagged }: { token: string; tagged: number }): vo
 
 async function reload(page: Page): Promise<{ shown: number; whole: number }> {
   await page.reload()
-  await page.waitForFunction(() => (globalThis as unknown as OfflineProbe).__whole !== undefined && (globalThis as unknown as OfflineProbe).__shown !== undefined, undefined, {
-    timeout: 30_000,
-  })
-  return page.evaluate(() => ({ shown: (globalThis as unknown as OfflineProbe).__shown ?? -1, whole: (globalThis as unknown as OfflineProbe).__whole ?? -1 }))
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as OfflineProbe).__whole !== undefined &&
+      (globalThis as unknown as OfflineProbe).__shown !== undefined,
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  )
+  return page.evaluate(() => ({
+    shown: (globalThis as unknown as OfflineProbe).__shown ?? -1,
+    whole: (globalThis as unknown as OfflineProbe).__whole ?? -1,
+  }))
 }
 
 async function offline(browser: Browser): Promise<void> {
@@ -217,7 +242,9 @@ async function offline(browser: Browser): Promise<void> {
     const page = await context.newPage()
     // The visit online: the worker installs (precaching the app shell), the replica fills.
     await page.goto(`${service.url}/`)
-    await page.waitForFunction(() => (globalThis as unknown as OfflineProbe).__whole !== undefined, undefined, { timeout: 30_000 })
+    await page.waitForFunction(() => (globalThis as unknown as OfflineProbe).__whole !== undefined, undefined, {
+      timeout: 30_000,
+    })
     await page.waitForFunction(() => {
       const w = globalThis as unknown as PageWindow
       return w.navigator.serviceWorker.controller !== null && w.localStorage.getItem('notes-service.replica') === '1'
@@ -248,7 +275,10 @@ async function offline(browser: Browser): Promise<void> {
     console.log(`\n${text}\n`)
     const results = join(process.cwd(), 'bench', 'results')
     mkdirSync(results, { recursive: true })
-    writeFileSync(join(results, 'web-offline.md'), `# Web app: reload with no network\n\n\`npm run bench:web-offline\`\n\n${text}\n`)
+    writeFileSync(
+      join(results, 'web-offline.md'),
+      `# Web app: reload with no network\n\n\`npm run bench:web-offline\`\n\n${text}\n`,
+    )
   } finally {
     await context.close()
     await stop()

@@ -66,8 +66,20 @@ async function freshDatabase(adminUrl: string, name: string): Promise<{ url: str
 function requestsOf(authorization: string, noteId: string): Record<Scenario, LoadRequest[]> {
   const headers = { authorization, 'content-type': 'application/json' }
   return {
-    'add-note': [{ method: 'POST', path: '/add-note', headers, body: JSON.stringify({ title: 'Bench note', content: 'Written durably.', tags: ['bench'] }) }],
-    'edit-note': [1, 2].map((n) => ({ method: 'PUT', path: `/edit-note/${noteId}`, headers, body: JSON.stringify({ title: `Edited title ${n}`, content: `Edited content ${n}` }) })),
+    'add-note': [
+      {
+        method: 'POST',
+        path: '/add-note',
+        headers,
+        body: JSON.stringify({ title: 'Bench note', content: 'Written durably.', tags: ['bench'] }),
+      },
+    ],
+    'edit-note': [1, 2].map((n) => ({
+      method: 'PUT',
+      path: `/edit-note/${noteId}`,
+      headers,
+      body: JSON.stringify({ title: `Edited title ${n}`, content: `Edited content ${n}` }),
+    })),
   }
 }
 
@@ -79,16 +91,30 @@ interface Running {
 
 async function start(build: Build, label: string): Promise<Running> {
   const adminUrl = process.env.DATABASE_URL
-  const database = adminUrl && build.dir !== undefined ? await freshDatabase(adminUrl, `write_rate_${process.pid}_${label}`) : undefined
+  const database =
+    adminUrl && build.dir !== undefined
+      ? await freshDatabase(adminUrl, `write_rate_${process.pid}_${label}`)
+      : undefined
   const saved = process.env.DATABASE_URL
   if (database) process.env.DATABASE_URL = database.url
   try {
-    const command = build.dir === undefined ? undefined : [process.execPath, '--heap-growing-percent=50', ...build.flags, resolve(build.dir, 'dist/src/cli.js')]
+    const command =
+      build.dir === undefined
+        ? undefined
+        : [process.execPath, '--heap-growing-percent=50', ...build.flags, resolve(build.dir, 'dist/src/cli.js')]
     const service = await startServiceWithUser(SERVICE_SETTINGS, command)
     const headers = { authorization: service.authorization, 'content-type': 'application/json' }
-    const first = await fetch(`${service.service.url}/add-note`, { method: 'POST', headers, body: JSON.stringify({ title: 'first', content: 'to edit' }) })
+    const first = await fetch(`${service.service.url}/add-note`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ title: 'first', content: 'to edit' }),
+    })
     const { note } = (await first.json()) as { note: { _id: string } }
-    return { service, requests: requestsOf(service.authorization, note._id), ...(database ? { dropDatabase: database.drop } : {}) }
+    return {
+      service,
+      requests: requestsOf(service.authorization, note._id),
+      ...(database ? { dropDatabase: database.drop } : {}),
+    }
   } finally {
     if (database) process.env.DATABASE_URL = saved
   }
@@ -138,7 +164,9 @@ async function main(): Promise<void> {
           }
           log.push(entry)
           const ratios = entry.rates.slice(1).map((rate) => (rate / entry.rates[0]!).toFixed(2))
-          process.stderr.write(`process ${entry.process} round ${entry.round} ${scenario}: ${entry.rates.map(Math.round).join(' / ')} writes/s${ratios.length ? `, ratio ${ratios.join(', ')}` : ''}, load ${entry.load.toFixed(1)}\n`)
+          process.stderr.write(
+            `process ${entry.process} round ${entry.round} ${scenario}: ${entry.rates.map(Math.round).join(' / ')} writes/s${ratios.length ? `, ratio ${ratios.join(', ')}` : ''}, load ${entry.load.toFixed(1)}\n`,
+          )
         }
       }
       while (running.length > 0) await stop(running.pop()!)
@@ -147,40 +175,82 @@ async function main(): Promise<void> {
     for (const r of running) await stop(r)
   }
   const store = process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'
-  type Figures = { writesPerSecond: number; ratio: number; medianRoundRatio: number; p50: number; p99: number; cpuMicrosPerWrite: number; non2xx: number }
+  type Figures = {
+    writesPerSecond: number
+    ratio: number
+    medianRoundRatio: number
+    p50: number
+    p99: number
+    cpuMicrosPerWrite: number
+    non2xx: number
+  }
   const summary = builds.map((b, i) => ({
     build: b.name,
-    ...(Object.fromEntries(SCENARIOS.map((scenario) => {
-      const r = b.tally[scenario].result()
-      const roundRatios = log.filter((e) => e.scenario === scenario).map((e) => e.rates[i]! / e.rates[0]!)
-      const cpuPerWrite = (b.cpu[scenario] * 1e6) / Math.max(1, r.ok + r.non2xx)
-      return [scenario, { writesPerSecond: r.rps, ratio: r.rps / builds[0]!.tally[scenario].result().rps, medianRoundRatio: median(roundRatios), p50: r.p50, p99: r.p99, cpuMicrosPerWrite: cpuPerWrite, non2xx: r.non2xx }]
-    })) as Record<Scenario, Figures>),
+    ...(Object.fromEntries(
+      SCENARIOS.map((scenario) => {
+        const r = b.tally[scenario].result()
+        const roundRatios = log.filter((e) => e.scenario === scenario).map((e) => e.rates[i]! / e.rates[0]!)
+        const cpuPerWrite = (b.cpu[scenario] * 1e6) / Math.max(1, r.ok + r.non2xx)
+        return [
+          scenario,
+          {
+            writesPerSecond: r.rps,
+            ratio: r.rps / builds[0]!.tally[scenario].result().rps,
+            medianRoundRatio: median(roundRatios),
+            p50: r.p50,
+            p99: r.p99,
+            cpuMicrosPerWrite: cpuPerWrite,
+            non2xx: r.non2xx,
+          },
+        ]
+      }),
+    ) as Record<Scenario, Figures>),
   }))
   const lines = [
     `${store}, ${REALISTIC.label}, ${processes} process(es) per build, each ${rounds} alternating round(s) of ${seconds} s per scenario`,
     '',
-    '| build | scenario | writes/s | ratio to the first | median of the rounds\' ratios | p50 ms | p99 ms | service CPU µs per write | non-2xx |',
+    "| build | scenario | writes/s | ratio to the first | median of the rounds' ratios | p50 ms | p99 ms | service CPU µs per write | non-2xx |",
     '|---|---|---|---|---|---|---|---|---|',
   ]
   for (const scenario of SCENARIOS) {
     for (const row of summary) {
       const r = row[scenario]
-      lines.push(`| ${row.build} | ${scenario} | ${Math.round(r.writesPerSecond)} | ${r.ratio.toFixed(2)} | ${r.medianRoundRatio.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMicrosPerWrite.toFixed(0)} | ${r.non2xx} |`)
+      lines.push(
+        `| ${row.build} | ${scenario} | ${Math.round(r.writesPerSecond)} | ${r.ratio.toFixed(2)} | ${r.medianRoundRatio.toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMicrosPerWrite.toFixed(0)} | ${r.non2xx} |`,
+      )
     }
   }
   if (builds.length > 1) {
-    lines.push('', '| process | round | scenario | load avg | writes/s per build | ratios to the first |', '|---|---|---|---|---|---|')
+    lines.push(
+      '',
+      '| process | round | scenario | load avg | writes/s per build | ratios to the first |',
+      '|---|---|---|---|---|---|',
+    )
     for (const e of log) {
-      const ratios = e.rates.slice(1).map((rate) => (rate / e.rates[0]!).toFixed(2)).join(', ')
-      lines.push(`| ${e.process} | ${e.round} | ${e.scenario} | ${e.load.toFixed(1)} | ${e.rates.map(Math.round).join(' / ')} | ${ratios} |`)
+      const ratios = e.rates
+        .slice(1)
+        .map((rate) => (rate / e.rates[0]!).toFixed(2))
+        .join(', ')
+      lines.push(
+        `| ${e.process} | ${e.round} | ${e.scenario} | ${e.load.toFixed(1)} | ${e.rates.map(Math.round).join(' / ')} | ${ratios} |`,
+      )
     }
   }
   const markdown = `${lines.join('\n')}\n`
   console.log(markdown)
-  const settings = ['DATABASE_URL', 'PROCESSES', 'ROUNDS', 'DURATION'].filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`)
+  const settings = ['DATABASE_URL', 'PROCESSES', 'ROUNDS', 'DURATION']
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => `${k}=${process.env[k]}`)
   const command = [...settings, 'node dist-bench/bench/write-rate.js', ...argsWithoutOut()].join(' ')
-  writeResults(out, `# write-rate\n\n\`${command}\`\n\n${markdown}`, { command, store, seconds, rounds, processes, summary, rounds_log: log })
+  writeResults(out, `# write-rate\n\n\`${command}\`\n\n${markdown}`, {
+    command,
+    store,
+    seconds,
+    rounds,
+    processes,
+    summary,
+    rounds_log: log,
+  })
 }
 
 main().catch((err: unknown) => {

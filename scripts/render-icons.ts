@@ -19,8 +19,13 @@ const browser = await launchChromium()
 try {
   for (const icon of ICONS) {
     const page = await browser.newPage({ viewport: { width: icon.size, height: icon.size }, deviceScaleFactor: 1 })
-    const svg = readFileSync(web(icon.source), 'utf8').replace('<svg ', `<svg width="${icon.size}" height="${icon.size}" `)
-    await page.setContent(`<!doctype html><style>html,body{margin:0;background:transparent}svg{display:block}</style>${svg}`)
+    const svg = readFileSync(web(icon.source), 'utf8').replace(
+      '<svg ',
+      `<svg width="${icon.size}" height="${icon.size}" `,
+    )
+    await page.setContent(
+      `<!doctype html><style>html,body{margin:0;background:transparent}svg{display:block}</style>${svg}`,
+    )
     writeFileSync(web(icon.output), await page.screenshot({ omitBackground: true, type: 'png' }))
     await page.close()
     console.log(`${icon.output}: ${icon.size}×${icon.size}`)

@@ -21,7 +21,9 @@ import { APP_PAGES, SERVICE_WORKER_PATH } from '../src/plugins/web-app.js'
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
 
 /** The app's pages, with or without a trailing slash, and any query. */
-export const APP_PAGE_PATTERN = new RegExp(`^(${APP_PAGES.map((page) => escape(page.replace(/\/$/, ''))).join('|')})/?(\\?.*)?$`)
+export const APP_PAGE_PATTERN = new RegExp(
+  `^(${APP_PAGES.map((page) => escape(page.replace(/\/$/, ''))).join('|')})/?(\\?.*)?$`,
+)
 
 export const serviceWorkerOptions: Partial<VitePWAOptions> = {
   strategies: 'generateSW',
@@ -36,7 +38,10 @@ export const serviceWorkerOptions: Partial<VitePWAOptions> = {
     globIgnores: ['assets/docs-*'],
     // The service answers the app's HTML at its pages, not at /index.html.
     manifestTransforms: [
-      async (entries) => ({ manifest: entries.map((entry) => (entry.url === 'index.html' ? { ...entry, url: '/' } : entry)), warnings: [] }),
+      async (entries) => ({
+        manifest: entries.map((entry) => (entry.url === 'index.html' ? { ...entry, url: '/' } : entry)),
+        warnings: [],
+      }),
     ],
     navigateFallback: '/',
     navigateFallbackAllowlist: [APP_PAGE_PATTERN],

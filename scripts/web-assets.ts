@@ -81,7 +81,9 @@ export function describeInitialDownload(outDir: string): { text: string; totalGz
   const assets = initialAssets(outDir)
   const totalGzip = assets.reduce((sum, a) => sum + a.gzipBytes, 0)
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
-  const lines = assets.map((a) => `  ${relative('/', a.path).padEnd(40)} ${kb(a.bytes).padStart(10)}  gzip ${kb(a.gzipBytes).padStart(9)}`)
+  const lines = assets.map(
+    (a) => `  ${relative('/', a.path).padEnd(40)} ${kb(a.bytes).padStart(10)}  gzip ${kb(a.gzipBytes).padStart(9)}`,
+  )
   lines.push(`  initial JS + CSS, gzip: ${kb(totalGzip)} of a ${kb(INITIAL_GZIP_BUDGET_BYTES)} budget`)
   return { text: lines.join('\n'), totalGzip }
 }

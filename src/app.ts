@@ -1,6 +1,12 @@
 // Builds the Fastify application from a config, a store and a secret; the CLI and the tests decide where it listens.
 import cors from '@fastify/cors'
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import type { FastifyServerOptions } from 'fastify'
 import { answerMalformedRequest, answerUnroutable } from './client-errors.js'
 import type { Config } from './config.js'
@@ -34,7 +40,13 @@ import { SessionService } from './services/sessions.js'
 import { LiveStreams } from './services/streams.js'
 import { type VersionSource, watchVersions } from './services/version-watch.js'
 import { type TokenUser, createTokenService } from './services/tokens.js'
-import { LowDiskSpaceError, SessionEndedError, type Store, StoreUnavailableError, type UserRecord } from './store/types.js'
+import {
+  LowDiskSpaceError,
+  SessionEndedError,
+  type Store,
+  StoreUnavailableError,
+  type UserRecord,
+} from './store/types.js'
 import { NAME_TEXT, WELL_FORMED, isNameText, isWellFormedText } from './unicode.js'
 import { BODY_DRAIN_FACTOR, answerAfterBodyWith } from './unread-body.js'
 
@@ -71,8 +83,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bus = options.changeBus ?? inProcessBus()
   // Every write the app makes publishes from here once it commits (store/methods.ts).
   const store = publishingStore(metrics ? timedStore(options.store, metrics) : options.store, bus)
-  const answerAfterBody = answerAfterBodyWith(config.bodyLimit, config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit)
-  const refuse = (request: FastifyRequest, reply: FastifyReply) => answerAfterBody(request, reply, () => void sendUnauthorized(reply))
+  const answerAfterBody = answerAfterBodyWith(
+    config.bodyLimit,
+    config.bodyDrainLimit ?? BODY_DRAIN_FACTOR * config.bodyLimit,
+  )
+  const refuse = (request: FastifyRequest, reply: FastifyReply) =>
+    answerAfterBody(request, reply, () => void sendUnauthorized(reply))
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per request (onResponse below) instead of Fastify's two.
@@ -92,7 +108,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // While closing, keep-alive requests are served (server.ts closes idle connections): Fastify's 503 is not the contract's.
     return503OnClosing: false,
-    frameworkErrors: (err, request, reply) => void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
+    frameworkErrors: (err, request, reply) =>
+      void answerAfterBody(request, reply, () => answerUnroutable(err, request, reply)),
     clientErrorHandler: answerMalformedRequest,
     // Types are checked as sent: a number is not silently turned into a string.
     ajv: {
@@ -125,7 +142,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // `no-store` unless set (the web app's files set it on the raw response): no endpoint can forget to keep tokens uncached.
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control') && !reply.raw.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+    if (!reply.hasHeader('cache-control') && !reply.raw.hasHeader('cache-control'))
+      void reply.header('cache-control', 'no-store')
     done(null, payload)
   })
 
@@ -142,7 +160,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // The query string is left out: it carries users' search text.
       const path = request.url.split('?')[0]
       const ms = Math.round(reply.elapsedTime * 100) / 100
-      request.log.info({ method: request.method, path, route: request.routeOptions.url, statusCode: reply.statusCode, ms }, 'request')
+      request.log.info(
+        { method: request.method, path, route: request.routeOptions.url, statusCode: reply.statusCode, ms },
+        'request',
+      )
     })
   }
 
@@ -166,13 +187,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'internal error')
       answer = new ContractError(500, request.routeOptions.config.internalErrorMessage ?? 'Internal Server Error')
     }
-    const body = answer.withErrorKey ? { error: true, message: answer.message, ...answer.details } : { message: answer.message }
+    const body = answer.withErrorKey
+      ? { error: true, message: answer.message, ...answer.details }
+      : { message: answer.message }
     // A 413 or 415 comes before the body is read (unread-body.ts).
     return answerAfterBody(request, reply, () => void reply.code(answer.statusCode).headers(answer.headers).send(body))
   })
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+    void reply
+      .code(404)
+      .send({ error: true, message: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 
   await registerOpenApi(app)
@@ -185,8 +210,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const guard = metrics ? countingGuard(bruteForce, metrics) : bruteForce
   const passwords = createPasswordHasher(config.passwordHashing)
   const sessions = new SessionService(store)
-  const accounts = new AccountService(store, tokens, guard, passwords, sessions, config.registration, config.minPasswordLength)
-  const authenticate = authenticateWith(tokens, (token) => sessions.authenticate(token), (request, reply) => void refuse(request, reply))
+  const accounts = new AccountService(
+    store,
+    tokens,
+    guard,
+    passwords,
+    sessions,
+    config.registration,
+    config.minPasswordLength,
+  )
+  const authenticate = authenticateWith(
+    tokens,
+    (token) => sessions.authenticate(token),
+    (request, reply) => void refuse(request, reply),
+  )
   // What the hook sets, declared so that every request object has one shape.
   app.decorateRequest('user', null as unknown as TokenUser)
   app.decorateRequest('account', null as unknown as UserRecord)
@@ -195,7 +232,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('versionsChecked', undefined)
   accountRoutes(app, accounts, authenticate)
   // No search thread starts before the first search, and they stay from then on; closing the app ends them.
-  const searches = new SearchPool({ threads: config.searchThreads, queue: config.searchQueue, timeoutMs: config.searchTimeoutMs })
+  const searches = new SearchPool({
+    threads: config.searchThreads,
+    queue: config.searchQueue,
+    timeoutMs: config.searchTimeoutMs,
+  })
   app.addHook('onClose', () => searches.close())
   const notes = new NoteService(store, searches, config.noteQuota, config.retention)
   noteRoutes(app, notes, authenticate)

@@ -39,7 +39,10 @@ async function main(argv: string[]): Promise<number> {
       if (config.databaseUrl) {
         // Loaded only here: an SQLite setup never needs `pg`.
         const { describeDatabase, migrateDatabase } = await import('./store/postgres/index.js')
-        const applied = await migrateDatabase({ url: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeoutMs })
+        const applied = await migrateDatabase({
+          url: config.databaseUrl,
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+        })
         process.stdout.write(`applied ${applied} migration(s) to ${describeDatabase(config.databaseUrl)}\n`)
         return 0
       }
@@ -61,7 +64,12 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // One line, not a stack trace; escaped, since a message may quote a value or a stored text.
-    const message = err instanceof ConfigError ? `invalid configuration: ${err.message}` : err instanceof Error ? err.message : String(err)
+    const message =
+      err instanceof ConfigError
+        ? `invalid configuration: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err)
     process.stderr.write(`notes-service: ${escapeForTerminal(message)}\n`)
     process.exitCode = 1
   },

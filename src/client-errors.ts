@@ -15,7 +15,11 @@ export function answerUnroutable(err: FastifyError, request: FastifyRequest, rep
       : `Route ${request.method} ${path} not found`
   request.log.info({ code: err.code }, 'unroutable request')
   // Outside any route neither the CORS plugin nor app.ts's no-store hook runs.
-  void reply.code(404).header('access-control-allow-origin', '*').header('cache-control', 'no-store').send({ error: true, message })
+  void reply
+    .code(404)
+    .header('access-control-allow-origin', '*')
+    .header('cache-control', 'no-store')
+    .send({ error: true, message })
 }
 
 const MALFORMED: Record<string, [number, string]> = {

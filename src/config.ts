@@ -12,12 +12,18 @@ interface Setting<T> {
   fallback: T
   read: (env: Env) => T
 }
-const setting = <T>(fallback: T, read: (env: Env, fallback: T) => T): Setting<T> => ({ fallback, read: (env) => read(env, fallback) })
-const int = (name: string, fallback: number, min: number, max: number) => setting(fallback, (env) => integer(env, name, fallback, min, max))
+const setting = <T>(fallback: T, read: (env: Env, fallback: T) => T): Setting<T> => ({
+  fallback,
+  read: (env) => read(env, fallback),
+})
+const int = (name: string, fallback: number, min: number, max: number) =>
+  setting(fallback, (env) => integer(env, name, fallback, min, max))
 const flag = (name: string, fallback: boolean) => setting(fallback, (env) => boolean(env, name, fallback))
 const text = (name: string, fallback: string) => setting(fallback, (env) => env[name]?.trim() || fallback)
 const workersOf = (env: Env, fallback: number) =>
-  env.WORKERS?.trim().toLowerCase() === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : integer(env, 'WORKERS', fallback, 1, MAX_WORKERS)
+  env.WORKERS?.trim().toLowerCase() === 'auto'
+    ? Math.min(availableParallelism(), MAX_WORKERS)
+    : integer(env, 'WORKERS', fallback, 1, MAX_WORKERS)
 
 /** Every setting, in the order parseConfig checks them. */
 const SETTINGS = {
@@ -35,7 +41,9 @@ const SETTINGS = {
   requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
   connectionTimeoutMs: int('CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
   trustProxy: flag('TRUST_PROXY', false),
-  sqliteSynchronous: setting<'FULL' | 'NORMAL'>('FULL', (env, fallback) => oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, fallback)),
+  sqliteSynchronous: setting<'FULL' | 'NORMAL'>('FULL', (env, fallback) =>
+    oneOf(env, 'SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, fallback),
+  ),
   listingCacheMb: int('LISTING_CACHE_MB', 16, 0, 65_536),
   storeCache: flag('STORE_CACHE', true),
   bruteForce: {
@@ -62,7 +70,9 @@ const SETTINGS = {
     /** How long the change feed remembers a note that left the listing: a device away longer lists all notes again (docs/sync.md). */
     changesDays: int('CHANGES_DAYS', 90, 1, 36_500),
   },
-  registration: setting<'open' | 'closed'>('open', (env, fallback) => oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback)),
+  registration: setting<'open' | 'closed'>('open', (env, fallback) =>
+    oneOf(env, 'REGISTRATION', ['open', 'closed'] as const, fallback),
+  ),
   minPasswordLength: int('MIN_PASSWORD_LENGTH', 0, 0, 1024),
   minFreeDiskMb: int('MIN_FREE_DISK_MB', 100, 0, 1_048_576),
   metrics: {
@@ -75,7 +85,9 @@ const SETTINGS = {
   streams: {
     perAccount: int('STREAMS_PER_ACCOUNT', 10, 1, 10_000),
     perInstance: int('STREAMS_PER_INSTANCE', 10_000, 1, 1_000_000),
-    bufferBytes: setting(MB, (env, fallback) => byteSize(env, 'STREAM_BUFFER_BYTES', fallback, [16 * 1024, 64 * MB, '16kb and 64mb'])),
+    bufferBytes: setting(MB, (env, fallback) =>
+      byteSize(env, 'STREAM_BUFFER_BYTES', fallback, [16 * 1024, 64 * MB, '16kb and 64mb']),
+    ),
     heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
     retryMs: int('STREAM_RETRY_MS', 2000, 0, 600_000),
   },
@@ -101,7 +113,10 @@ interface Settings {
 type Values<S> = { [K in keyof S]: S[K] extends Setting<infer T> ? T : Values<S[K]> }
 
 function valuesOf<S extends Settings>(settings: S, value: (setting: Setting<unknown>) => unknown): Values<S> {
-  const entries = Object.entries(settings).map(([key, s]) => [key, 'read' in s ? value(s as Setting<unknown>) : valuesOf(s, value)])
+  const entries = Object.entries(settings).map(([key, s]) => [
+    key,
+    'read' in s ? value(s as Setting<unknown>) : valuesOf(s, value),
+  ])
   return Object.fromEntries(entries) as Values<S>
 }
 
@@ -115,7 +130,10 @@ export type PasswordHashingConfig = Config['passwordHashing']
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`${variable}: ${detail}`)
   }
 }
@@ -171,7 +189,10 @@ function metricsPort(env: Env): number | undefined {
   const apiPort = integer(env, 'PORT', SETTINGS.port.fallback, 0, 65535)
   // The second listener would fail at start-up with EADDRINUSE; say why now.
   if (port !== undefined && port === apiPort) {
-    throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`)
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${apiPort}); leave it unset to serve /metrics on PORT`,
+    )
   }
   return port
 }
@@ -180,7 +201,8 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
   const raw = env[name]?.trim()
   if (raw === undefined || raw === '') return undefined
   // The value itself is never echoed: it may carry a password.
-  if (!URL.canParse(raw)) throw new ConfigError(name, `must be a URL such as ${schemes[0]}://host:port/..., got something unparsable`)
+  if (!URL.canParse(raw))
+    throw new ConfigError(name, `must be a URL such as ${schemes[0]}://host:port/..., got something unparsable`)
   const { protocol } = new URL(raw)
   if (!schemes.includes(protocol.slice(0, -1))) {
     throw new ConfigError(name, `must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got "${protocol}//"`)
@@ -196,13 +218,20 @@ export function parseConfig(env: Env): Config {
   const secretBytes = Buffer.byteLength(env.ACCESS_TOKEN_SECRET ?? '', 'utf8')
   if (secretBytes > 0 && secretBytes < MIN_SECRET_BYTES) {
     const unset = 'unset it to have one generated in the data directory'
-    throw new ConfigError('ACCESS_TOKEN_SECRET', `must be at least ${MIN_SECRET_BYTES} bytes long (got ${secretBytes}); ${unset}`)
+    throw new ConfigError(
+      'ACCESS_TOKEN_SECRET',
+      `must be at least ${MIN_SECRET_BYTES} bytes long (got ${secretBytes}); ${unset}`,
+    )
   }
   const logLevel = SETTINGS.logLevel.read(env)
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   if (SETTINGS.databaseUrl.read(env) !== undefined && secretBytes === 0) {
     // A generated secret lives in one instance's DATA_DIR: tokens of one would fail on the others.
-    throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be set when DATABASE_URL is set: every instance on one database must share it')
+    throw new ConfigError(
+      'ACCESS_TOKEN_SECRET',
+      'must be set when DATABASE_URL is set: every instance on one database must share it',
+    )
   }
   SETTINGS.workers.read(env)
   return valuesOf(SETTINGS, (s) => s.read(env))

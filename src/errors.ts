@@ -24,7 +24,8 @@ export const LOW_DISK_SPACE = 'Not enough free disk space: the server accepts no
 export const noteLimitMessage = (notes: number) => `Note limit reached: an account keeps at most ${notes} notes`
 export const storageLimitMessage = (megabytes: number) =>
   `Storage limit reached: an account keeps at most ${megabytes} MB of notes (title, content and tags)`
-export const QUOTA_MESSAGE_PATTERN = '^(Note limit reached: an account keeps at most \\d+ notes|Storage limit reached: an account keeps at most \\d+ MB of notes \\(title, content and tags\\))$'
+export const QUOTA_MESSAGE_PATTERN =
+  '^(Note limit reached: an account keeps at most \\d+ notes|Storage limit reached: an account keeps at most \\d+ MB of notes \\(title, content and tags\\))$'
 
 export const NOTE_CHANGED = 'Note was changed elsewhere'
 export const REVISION_NOT_FOUND = 'Revision not found'

@@ -35,7 +35,9 @@ export function loggerOptions(level: string) {
 export async function startServer(config: Config, limiterFactory?: LimiterFactory) {
   const { secret, file, generated } = resolveSecret(config.accessTokenSecret, config.dataDir)
   // ioredis costs resident memory: loaded only for REDIS_URL, and before the store opens so a failure leaves nothing open.
-  const limiters = config.redisUrl ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl) : undefined
+  const limiters = config.redisUrl
+    ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl)
+    : undefined
   const { store, versions } = await openStoreWithVersions(config)
   let app: FastifyInstance
   const bus = await openChangeBus(config)
@@ -56,7 +58,8 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   }
   await limiters?.start(app.log)
   await bus.start(app.log)
-  if (generated) app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
+  if (generated)
+    app.log.warn({ file }, 'ACCESS_TOKEN_SECRET is not set: generated a random secret and saved it (mode 0600)')
   else if (file) app.log.info({ file }, 'ACCESS_TOKEN_SECRET is not set: using the saved secret')
   let metrics: Awaited<ReturnType<typeof listenForMetrics>> | undefined
   try {
@@ -103,7 +106,10 @@ export function closeOnSignals(starting: Promise<RunningServer>, skip: closeWith
     {
       delay: 10_000,
       skip,
-      logger: { error: (what: unknown) => process.stderr.write(`notes-service: ${what instanceof Error ? what.message : String(what)}\n`) },
+      logger: {
+        error: (what: unknown) =>
+          process.stderr.write(`notes-service: ${what instanceof Error ? what.message : String(what)}\n`),
+      },
     },
     async ({ signal, err }) => {
       const server = await starting

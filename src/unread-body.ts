@@ -42,7 +42,11 @@ export function discardBody(request: IncomingMessage, budget: number): Promise<D
  * Sends `answer()` once the body has arrived, at once when it has (no promise made); past the
  * bound the connection is then closed. Returns the pending drain, for Fastify's error handler.
  */
-export type AnswerAfterBody = (request: FastifyRequest, reply: FastifyReply, answer: () => void) => Promise<void> | undefined
+export type AnswerAfterBody = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: () => void,
+) => Promise<void> | undefined
 
 export function answerAfterBodyWith(bodyLimit: number, drainLimit: number): AnswerAfterBody {
   return (request, reply, answer) => {

@@ -104,15 +104,21 @@ for (const { mode, storeKind } of targets()) {
           assert.equal(res.status, 400)
           assert.match((res.json as { message: string }).message, message)
         }
-        const atLimit = await post('/create-account', { fullName: 'x'.repeat(200), email: uniqueEmail(), password: 'p'.repeat(1024) })
+        const atLimit = await post('/create-account', {
+          fullName: 'x'.repeat(200),
+          email: uniqueEmail(),
+          password: 'p'.repeat(1024),
+        })
         assert.equal(atLimit.status, 200)
       })
 
-      it('stores an argon2id hash with m=19MiB, t=2, p=1 (the deployment\'s cost), never the password', async () => {
+      it("stores an argon2id hash with m=19MiB, t=2, p=1 (the deployment's cost), never the password", async () => {
         const own = await startHarness(mode, { storeKind, config: { passwordHashing: defaultConfig.passwordHashing } })
         try {
           const email = uniqueEmail()
-          await own.client.request('POST', '/create-account', { body: { fullName: 'A', email, password: 'plain-text-password' } })
+          await own.client.request('POST', '/create-account', {
+            body: { fullName: 'A', email, password: 'plain-text-password' },
+          })
           const stored = await own.store.findUserByEmailKey(email.toLowerCase())
           assert.ok(stored)
           const params = /^\$argon2id\$v=19\$([^$]+)\$/.exec(stored.passwordHash)?.[1]?.split(',').sort()
@@ -127,7 +133,10 @@ for (const { mode, storeKind } of targets()) {
         const email = uniqueEmail()
         const res = await post('/create-account', { fullName: 'Tok', email, password: 'token-password' })
         const { accessToken, user } = res.json as { accessToken: string; user: Record<string, unknown> }
-        const [header, payload] = accessToken.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
+        const [header, payload] = accessToken
+          .split('.')
+          .slice(0, 2)
+          .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
         assert.equal(header?.alg, 'HS256')
         // sid names the token's session (docs/accounts.md).
         assert.deepEqual(Object.keys(payload!).sort(), ['exp', 'iat', 'sid', 'user'])
@@ -136,7 +145,9 @@ for (const { mode, storeKind } of targets()) {
         assert.equal((payload!.exp as number) - (payload!.iat as number), 36_000 * 60)
         assert.ok(!accessToken.includes(Buffer.from('token-password').toString('base64url').slice(0, 8)))
         const login = await post('/login', { email, password: 'token-password' })
-        const loginPayload = JSON.parse(Buffer.from((login.json as { accessToken: string }).accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+        const loginPayload = JSON.parse(
+          Buffer.from((login.json as { accessToken: string }).accessToken.split('.')[1]!, 'base64url').toString(),
+        ) as Record<string, unknown>
         assert.deepEqual(loginPayload.user, user)
         assert.match(loginPayload.sid as string, /^[0-9a-f]{32}$/)
         assert.notEqual(loginPayload.sid, payload!.sid, 'each login opens a session of its own')
@@ -183,8 +194,14 @@ for (const { mode, storeKind } of targets()) {
 
       it('answers "Email is required" / "Password is required" for missing or falsy fields', async () => {
         assert.deepEqual((await post('/login', { password: 'pw' })).json, { error: true, message: 'Email is required' })
-        assert.deepEqual((await post('/login', { email: '', password: 'pw' })).json, { error: true, message: 'Email is required' })
-        assert.deepEqual((await post('/login', { email: 'a@b.c' })).json, { error: true, message: 'Password is required' })
+        assert.deepEqual((await post('/login', { email: '', password: 'pw' })).json, {
+          error: true,
+          message: 'Email is required',
+        })
+        assert.deepEqual((await post('/login', { email: 'a@b.c' })).json, {
+          error: true,
+          message: 'Password is required',
+        })
         assert.deepEqual((await post('/login', { email: 'a@b.c', password: null })).json, {
           error: true,
           message: 'Password is required',
@@ -216,7 +233,9 @@ for (const { mode, storeKind } of targets()) {
 
       it('answers 401 when the token user no longer exists', async () => {
         const sign = createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: 60_000 })
-        const ghost = sign({ user: { _id: 'aaaaaaaaaaaaaaaaaaaaaaaa', fullName: 'Ghost', email: 'g@x', createdOn: '' } })
+        const ghost = sign({
+          user: { _id: 'aaaaaaaaaaaaaaaaaaaaaaaa', fullName: 'Ghost', email: 'g@x', createdOn: '' },
+        })
         const res = await h.client.request('GET', '/get-user', { token: ghost })
         assert.equal(res.status, 401)
         assert.equal(res.text, 'Unauthorized')

@@ -26,7 +26,9 @@ function layerOf(file: string): string | undefined {
   }
   if (single[file]) return single[file]
   if (file.startsWith('src/accounts-cli/')) return 'accountscli'
-  const folder = /^src\/(?:store\/(sqlite|postgres|cache)\/|(routes|plugins|schemas|services|transfer|store)\/)/.exec(file)
+  const folder = /^src\/(?:store\/(sqlite|postgres|cache)\/|(routes|plugins|schemas|services|transfer|store)\/)/.exec(
+    file,
+  )
   return folder ? (folder[1] ?? folder[2]) : undefined
 }
 
@@ -97,7 +99,11 @@ describe(`the layer diagram of ${DOC}`, () => {
   })
 
   it('lets the leaves import only each other', () => {
-    const reaching = LEAVES.flatMap((leaf) => importsOf(leaf).filter((t) => !LEAVES.includes(t)).map((t) => `${leaf} imports ${t}`))
+    const reaching = LEAVES.flatMap((leaf) =>
+      importsOf(leaf)
+        .filter((t) => !LEAVES.includes(t))
+        .map((t) => `${leaf} imports ${t}`),
+    )
     assert.deepEqual(reaching, [])
   })
 

@@ -13,7 +13,10 @@ import { SERVICE_LIMITS, type TestStore } from './support/stores.js'
  * The real store, but the hook's lookups (findSession for tokens that name a session,
  * findUserById for those that do not) answer as `behaviour` says for the account ids in it.
  */
-function storeWithFailingLookups(real: TestStore, behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>): TestStore {
+function storeWithFailingLookups(
+  real: TestStore,
+  behaviour: Map<string, 'unavailable' | 'broken' | 'gone'>,
+): TestStore {
   const as = async <T>(id: string | undefined, read: () => Promise<T | undefined>): Promise<T | undefined> => {
     const how = id === undefined ? undefined : behaviour.get(id)
     if (how === 'unavailable') throw new StoreUnavailableError('connection refused')
@@ -37,7 +40,9 @@ for (const mode of MODES) {
     let h: Harness
     let a: Account
     before(async () => {
-      h = await startHarness(mode, { store: storeWithFailingLookups(openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS }), behaviour) })
+      h = await startHarness(mode, {
+        store: storeWithFailingLookups(openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS }), behaviour),
+      })
       a = await register(h.client)
     })
     after(async () => h.close())
@@ -49,16 +54,19 @@ for (const mode of MODES) {
       assert.equal((res.json as { user: { _id: string } }).user._id, a.userId)
     })
 
-    it('answers 503 in the contract\'s shape when the store is unavailable', async () => {
+    it("answers 503 in the contract's shape when the store is unavailable", async () => {
       behaviour.set(a.userId, 'unavailable')
-      for (const [method, path] of [['GET', '/get-user'], ['GET', '/search-notes?query=x']] as const) {
+      for (const [method, path] of [
+        ['GET', '/get-user'],
+        ['GET', '/search-notes?query=x'],
+      ] as const) {
         const res = await h.client.request(method, path, { token: a.token })
         assert.equal(res.status, 503, `${method} ${path}`)
         assert.equal(res.text, '{"error":true,"message":"Service Unavailable: the database cannot be reached"}')
       }
     })
 
-    it('answers 500 in the contract\'s shape when the lookup throws anything else', async () => {
+    it("answers 500 in the contract's shape when the lookup throws anything else", async () => {
       behaviour.set(a.userId, 'broken')
       const res = await h.client.request('GET', '/get-user', { token: a.token })
       assert.equal(res.status, 500)

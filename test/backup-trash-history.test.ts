@@ -38,10 +38,20 @@ it('a backup, restored, keeps the trash and the history as they were', async () 
     const db = new Database(join(restored.path, SQLITE_FILE), { readonly: true })
     try {
       const answers = await trashHistoryAnswers(store, data)
-      assert.ok(answers.every((a) => a.trash.length > 0) && answers.some((a) => a.history.some((revisions) => (revisions ?? []).length > 0)), 'there is a trash and a history to keep')
+      assert.ok(
+        answers.every((a) => a.trash.length > 0) &&
+          answers.some((a) => a.history.some((revisions) => (revisions ?? []).length > 0)),
+        'there is a trash and a history to keep',
+      )
       assert.deepEqual(answers, await trashHistoryAnswers(source.store, data))
-      assert.deepEqual(await trashHistoryBytes(async (text) => db.prepare(text).all()), await trashHistoryBytes((text) => source.sql(text)))
-      assert.deepEqual((await exportAll(store, files, 'restored')).texts, (await exportAll(source.store, files, 'original')).texts)
+      assert.deepEqual(
+        await trashHistoryBytes(async (text) => db.prepare(text).all()),
+        await trashHistoryBytes((text) => source.sql(text)),
+      )
+      assert.deepEqual(
+        (await exportAll(store, files, 'restored')).texts,
+        (await exportAll(source.store, files, 'original')).texts,
+      )
       // Search's index came with the pages, complete and equal to the restored notes (FTS5's own check).
       assert.equal(db.prepare('SELECT count(*) FROM note_text_build').pluck().get(), 0)
       const writable = new Database(join(restored.path, SQLITE_FILE))

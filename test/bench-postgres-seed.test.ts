@@ -16,7 +16,9 @@ async function benchDatabaseNames(): Promise<string[]> {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await admin.connect()
   try {
-    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`notes_bench_${process.pid}_%`])
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `notes_bench_${process.pid}_%`,
+    ])
     return rows.map((r) => r.datname)
   } finally {
     await admin.end()
@@ -54,7 +56,9 @@ if (serviceAvailable('postgresql')) {
         assert.deepEqual(await store.findUserById(user._id), user)
         const listed = await listedNotes(store, user._id)
         const expected = [...notes].sort(
-          (a, b) => Number(b.isPinned) - Number(a.isPinned) || (a.createdOn < b.createdOn ? 1 : a.createdOn > b.createdOn ? -1 : a._id < b._id ? 1 : -1),
+          (a, b) =>
+            Number(b.isPinned) - Number(a.isPinned) ||
+            (a.createdOn < b.createdOn ? 1 : a.createdOn > b.createdOn ? -1 : a._id < b._id ? 1 : -1),
         )
         assert.deepEqual(listed, expected)
         assert.equal((await listedNotes(store, other._id)).length, 10_001)
@@ -73,7 +77,11 @@ if (serviceAvailable('postgresql')) {
       await client.connect()
       try {
         const analyzed = async () =>
-          (await client.query<{ n: string }>("SELECT analyze_count + autoanalyze_count AS n FROM pg_stat_user_tables WHERE relname = 'notes'")).rows[0]?.n
+          (
+            await client.query<{ n: string }>(
+              "SELECT analyze_count + autoanalyze_count AS n FROM pg_stat_user_tables WHERE relname = 'notes'",
+            )
+          ).rows[0]?.n
         const before = Number(await analyzed())
         await databases.settle(dir)
         // The statistics collector reports with a delay of up to a second or so.

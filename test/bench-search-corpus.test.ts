@@ -10,7 +10,9 @@ const NOTES = [...makeSearchNotes('user', 10_000)]
 function share(query: string): number {
   const pattern = SEARCH_PATTERNS.find((p) => p.query === query)
   assert.ok(pattern, `no pattern ${query}`)
-  return (NOTES.filter((n) => pattern.matches.test(n.title) || pattern.matches.test(n.content)).length / NOTES.length) * 100
+  return (
+    (NOTES.filter((n) => pattern.matches.test(n.title) || pattern.matches.test(n.content)).length / NOTES.length) * 100
+  )
 }
 
 function assertBetween(value: number, low: number, high: number, what: string): void {
@@ -44,6 +46,9 @@ describe('search benchmark corpus', () => {
 
   it('writes the same text for the same seed', () => {
     const again = [...makeSearchNotes('user', 100)]
-    assert.deepEqual(again.map((n) => [n.title, n.content]), NOTES.slice(0, 100).map((n) => [n.title, n.content]))
+    assert.deepEqual(
+      again.map((n) => [n.title, n.content]),
+      NOTES.slice(0, 100).map((n) => [n.title, n.content]),
+    )
   })
 })

@@ -23,7 +23,13 @@ interface RawAnswer {
  * Sends one request of raw bytes on a new connection (closed after it) and reads the answer.
  * `chunks`: the body sent in chunked encoding, one chunk each, instead of with Content-Length.
  */
-function exchange(port: number, method: string, path: string, body: Buffer | Buffer[], headers: Record<string, string> = {}): Promise<RawAnswer> {
+function exchange(
+  port: number,
+  method: string,
+  path: string,
+  body: Buffer | Buffer[],
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
   const chunked = Array.isArray(body)
   const head = [
     `${method} ${path} HTTP/1.1`,
@@ -32,10 +38,17 @@ function exchange(port: number, method: string, path: string, body: Buffer | Buf
     ...Object.entries({ 'content-type': 'application/json', ...headers }).map(([k, v]) => `${k}: ${v}`),
     chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`,
   ].join('\r\n')
-  const payload = chunked ? Buffer.concat([...body.flatMap((c) => [Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]), Buffer.from('0\r\n\r\n')]) : body
+  const payload = chunked
+    ? Buffer.concat([
+        ...body.flatMap((c) => [Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]),
+        Buffer.from('0\r\n\r\n'),
+      ])
+    : body
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
-    const socket = connect(port, '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), payload])))
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), payload])),
+    )
     socket.on('data', (d: Buffer) => parts.push(d))
     socket.on('error', reject)
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${method} ${path}`)))
@@ -90,15 +103,29 @@ const invalidSequence: fc.Arbitrary<number[]> = fc.oneof(
 const validText = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => s.isWellFormed())
 
 /** The JSON of `fields` with `field` set to "<prefix><bytes><suffix>": valid but for the bytes, and where they start. */
-function placed(fields: Record<string, string>, field: string, prefix: string, bytes: number[], suffix: string): { body: Buffer; at: number } {
+function placed(
+  fields: Record<string, string>,
+  field: string,
+  prefix: string,
+  bytes: number[],
+  suffix: string,
+): { body: Buffer; at: number } {
   const marker = '\u0000MARK\u0000'
   const text = JSON.stringify({ ...fields, [field]: `${prefix}${marker}${suffix}` })
   const [head, tail] = text.split(JSON.stringify(marker).slice(1, -1)) as [string, string]
-  return { body: Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]), at: Buffer.byteLength(head) }
+  return {
+    body: Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(tail)]),
+    at: Buffer.byteLength(head),
+  }
 }
 
-const withInvalid = (fields: Record<string, string>, field: string, prefix: string, bytes: number[], suffix: string): Buffer =>
-  placed(fields, field, prefix, bytes, suffix).body
+const withInvalid = (
+  fields: Record<string, string>,
+  field: string,
+  prefix: string,
+  bytes: number[],
+  suffix: string,
+): Buffer => placed(fields, field, prefix, bytes, suffix).body
 
 for (const kind of storeKinds()) {
   describe(`request bodies must be UTF-8 (${kind})`, () => {
@@ -110,18 +137,32 @@ for (const kind of storeKinds()) {
       h = await startHarness('http', { storeKind: kind })
       port = (h.app.server.address() as { port: number }).port
       a = await register(h.client)
-      noteId = ((await h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } })).json as { note: { _id: string } }).note._id
+      noteId = (
+        (await h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } })).json as {
+          note: { _id: string }
+        }
+      ).note._id
     })
     after(async () => h.close())
 
     /** Endpoints that read a body, with a body, and whether they take a token. */
     const endpoints = (): Array<{ method: string; path: string; auth: boolean; fields: Record<string, string> }> => [
       { method: 'POST', path: '/login', auth: false, fields: { email: a.email, password: 'x' } },
-      { method: 'POST', path: '/create-account', auth: false, fields: { fullName: 'N', email: uniqueEmail('utf8'), password: 'pw' } },
+      {
+        method: 'POST',
+        path: '/create-account',
+        auth: false,
+        fields: { fullName: 'N', email: uniqueEmail('utf8'), password: 'pw' },
+      },
       { method: 'POST', path: '/add-note', auth: true, fields: { title: 't', content: 'c' } },
       { method: 'PUT', path: `/edit-note/${noteId}`, auth: true, fields: { title: 't2' } },
       { method: 'PUT', path: '/edit-user', auth: true, fields: { fullName: 'Renamed' } },
-      { method: 'PUT', path: '/change-password', auth: true, fields: { currentPassword: a.password, newPassword: 'another long password' } },
+      {
+        method: 'PUT',
+        path: '/change-password',
+        auth: true,
+        fields: { currentPassword: a.password, newPassword: 'another long password' },
+      },
     ]
 
     it('answers 400 for each kind of invalid sequence, in a string or between tokens, with and without a token', async () => {
@@ -129,24 +170,52 @@ for (const kind of storeKinds()) {
         for (const e of endpoints()) {
           const field = Object.keys(e.fields)[0]!
           const headers: Record<string, string> = e.auth ? { authorization: `Bearer ${a.token}` } : {}
-          const inString = await exchange(port, e.method, e.path, withInvalid(e.fields, field, 'ok ', bytes, ' ok'), headers)
-          assert.deepEqual([inString.status, json(inString)], [400, NOT_UTF8], `${name} in a string, ${e.method} ${e.path}`)
+          const inString = await exchange(
+            port,
+            e.method,
+            e.path,
+            withInvalid(e.fields, field, 'ok ', bytes, ' ok'),
+            headers,
+          )
+          assert.deepEqual(
+            [inString.status, json(inString)],
+            [400, NOT_UTF8],
+            `${name} in a string, ${e.method} ${e.path}`,
+          )
           assert.match(inString.headers, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i)
-          const between = Buffer.concat([Buffer.from('{'), Buffer.from(bytes), Buffer.from(JSON.stringify(e.fields).slice(1))])
+          const between = Buffer.concat([
+            Buffer.from('{'),
+            Buffer.from(bytes),
+            Buffer.from(JSON.stringify(e.fields).slice(1)),
+          ])
           const outside = await exchange(port, e.method, e.path, between, headers)
-          assert.deepEqual([outside.status, json(outside)], [400, NOT_UTF8], `${name} between tokens, ${e.method} ${e.path}`)
+          assert.deepEqual(
+            [outside.status, json(outside)],
+            [400, NOT_UTF8],
+            `${name} between tokens, ${e.method} ${e.path}`,
+          )
         }
       }
       // Nothing was stored or changed by any of them.
       const me = (await h.client.request('GET', '/get-user', { token: a.token })).json as { user: { fullName: string } }
       assert.equal(me.user.fullName, 'Test User')
-      const notes = (await h.client.request('GET', '/get-all-notes', { token: a.token })).json as { notes: Array<{ title: string }> }
-      assert.deepEqual(notes.notes.map((n) => n.title), ['t'])
+      const notes = (await h.client.request('GET', '/get-all-notes', { token: a.token })).json as {
+        notes: Array<{ title: string }>
+      }
+      assert.deepEqual(
+        notes.notes.map((n) => n.title),
+        ['t'],
+      )
     })
 
     it('a protected endpoint without a token still answers the bare 401 first, whatever the body holds', async () => {
       for (const e of endpoints().filter((x) => x.auth)) {
-        const answer = await exchange(port, e.method, e.path, withInvalid(e.fields, Object.keys(e.fields)[0]!, '', [0xff], ''))
+        const answer = await exchange(
+          port,
+          e.method,
+          e.path,
+          withInvalid(e.fields, Object.keys(e.fields)[0]!, '', [0xff], ''),
+        )
         assert.equal(answer.status, 401, `${e.method} ${e.path}`)
         assert.equal(answer.body.toString(), 'Unauthorized')
       }
@@ -154,16 +223,27 @@ for (const kind of storeKinds()) {
 
     it('generated invalid sequences inside otherwise valid JSON: always 400 "Request body is not valid UTF-8"', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.nat({ max: 1000 }), validText, invalidSequence, validText, fc.boolean(), async (pick, prefix, bytes, suffix, chunked) => {
-          const list = endpoints()
-          const e = list[pick % list.length]!
-          const { body, at } = placed(e.fields, Object.keys(e.fields)[0]!, prefix, bytes, suffix)
-          // Chunked: the body cut after the sequence's first byte, as a client's writes may cut it.
-          const sent = chunked ? [body.subarray(0, at + 1), body.subarray(at + 1)] : body
-          const headers: Record<string, string> = e.auth ? { authorization: `Bearer ${a.token}` } : {}
-          const answer = await exchange(port, e.method, e.path, sent, headers)
-          assert.deepEqual([answer.status, json(answer)], [400, NOT_UTF8], `${e.method} ${e.path} ${Buffer.from(bytes).toString('hex')}`)
-        }),
+        fc.asyncProperty(
+          fc.nat({ max: 1000 }),
+          validText,
+          invalidSequence,
+          validText,
+          fc.boolean(),
+          async (pick, prefix, bytes, suffix, chunked) => {
+            const list = endpoints()
+            const e = list[pick % list.length]!
+            const { body, at } = placed(e.fields, Object.keys(e.fields)[0]!, prefix, bytes, suffix)
+            // Chunked: the body cut after the sequence's first byte, as a client's writes may cut it.
+            const sent = chunked ? [body.subarray(0, at + 1), body.subarray(at + 1)] : body
+            const headers: Record<string, string> = e.auth ? { authorization: `Bearer ${a.token}` } : {}
+            const answer = await exchange(port, e.method, e.path, sent, headers)
+            assert.deepEqual(
+              [answer.status, json(answer)],
+              [400, NOT_UTF8],
+              `${e.method} ${e.path} ${Buffer.from(bytes).toString('hex')}`,
+            )
+          },
+        ),
         { numRuns: kind === 'postgresql' ? 100 : 200 },
       )
     })
@@ -177,40 +257,82 @@ for (const kind of storeKinds()) {
       assert.equal((json(sent) as { note: { title: string } }).note.title, title)
       // The 4 bytes of 😀 cut 2 + 2 between two chunks.
       const split = body.indexOf(Buffer.from('😀')) + 2
-      const chunked = await exchange(port, 'POST', '/add-note', [body.subarray(0, split), body.subarray(split)], { authorization: `Bearer ${a.token}` })
+      const chunked = await exchange(port, 'POST', '/add-note', [body.subarray(0, split), body.subarray(split)], {
+        authorization: `Bearer ${a.token}`,
+      })
       assert.equal(chunked.status, 200, chunked.body.toString())
       assert.ok(chunked.body.includes(Buffer.from(title)))
 
       await fc.assert(
-        fc.asyncProperty(validText.filter((s) => s.trim() !== ''), async (text) => {
-          const answer = await exchange(port, 'POST', '/add-note', Buffer.from(JSON.stringify({ title: text, content: text })), { authorization: `Bearer ${a.token}` })
-          assert.equal(answer.status, 200, answer.body.toString())
-          // JSON.stringify writes a character outside ASCII as its UTF-8 bytes, as the server does.
-          assert.ok(answer.body.includes(Buffer.from(JSON.stringify(text))), `${JSON.stringify(text)} comes back as sent`)
-          const id = (json(answer) as { note: { _id: string } }).note._id
-          const stored = await h.store.findNote(a.userId, id)
-          assert.deepEqual(Buffer.from(stored?.title ?? ''), Buffer.from(text))
-        }),
+        fc.asyncProperty(
+          validText.filter((s) => s.trim() !== ''),
+          async (text) => {
+            const answer = await exchange(
+              port,
+              'POST',
+              '/add-note',
+              Buffer.from(JSON.stringify({ title: text, content: text })),
+              { authorization: `Bearer ${a.token}` },
+            )
+            assert.equal(answer.status, 200, answer.body.toString())
+            // JSON.stringify writes a character outside ASCII as its UTF-8 bytes, as the server does.
+            assert.ok(
+              answer.body.includes(Buffer.from(JSON.stringify(text))),
+              `${JSON.stringify(text)} comes back as sent`,
+            )
+            const id = (json(answer) as { note: { _id: string } }).note._id
+            const stored = await h.store.findNote(a.userId, id)
+            assert.deepEqual(Buffer.from(stored?.title ?? ''), Buffer.from(text))
+          },
+        ),
         { numRuns: kind === 'postgresql' ? 30 : 60 },
       )
     })
 
     it('skips a byte order mark at the start, keeps one inside a string, and keeps every other answer', async () => {
       const bom = Buffer.from([0xef, 0xbb, 0xbf])
-      const login = await exchange(port, 'POST', '/login', Buffer.concat([bom, Buffer.from(JSON.stringify({ email: a.email, password: a.password }))]))
+      const login = await exchange(
+        port,
+        'POST',
+        '/login',
+        Buffer.concat([bom, Buffer.from(JSON.stringify({ email: a.email, password: a.password }))]),
+      )
       assert.equal(login.status, 200, login.body.toString())
       const onlyBom = await exchange(port, 'POST', '/login', bom)
       assert.deepEqual(json(onlyBom), { error: true, message: 'Email is required' })
-      const inside = await exchange(port, 'POST', '/add-note', Buffer.from(JSON.stringify({ title: '\ufeffkept', content: 'c' })), { authorization: `Bearer ${a.token}` })
+      const inside = await exchange(
+        port,
+        'POST',
+        '/add-note',
+        Buffer.from(JSON.stringify({ title: '\ufeffkept', content: 'c' })),
+        { authorization: `Bearer ${a.token}` },
+      )
       assert.equal((json(inside) as { note: { title: string } }).note.title, '\ufeffkept')
       // The charset parameter does not change the rule: a Latin-1 é is not UTF-8.
-      const latin1 = await exchange(port, 'POST', '/login', Buffer.from('{"email":"\u00e9","password":"x"}', 'latin1'), { 'content-type': 'application/json; charset=latin1' })
+      const latin1 = await exchange(
+        port,
+        'POST',
+        '/login',
+        Buffer.from('{"email":"\u00e9","password":"x"}', 'latin1'),
+        { 'content-type': 'application/json; charset=latin1' },
+      )
       assert.deepEqual([latin1.status, json(latin1)], [400, NOT_UTF8])
       // Unchanged: an empty body counts as {}, malformed JSON, an escaped unpaired surrogate.
-      assert.deepEqual(json(await exchange(port, 'POST', '/login', Buffer.alloc(0))), { error: true, message: 'Email is required' })
-      assert.deepEqual(json(await exchange(port, 'POST', '/login', Buffer.from('{"email": '))), { error: true, message: 'Request body is not valid JSON' })
-      const escaped = await exchange(port, 'POST', '/add-note', Buffer.from('{"title":"t","content":"a\\ud800b"}'), { authorization: `Bearer ${a.token}` })
-      assert.deepEqual(json(escaped), { error: true, message: 'content must be valid Unicode text: it contains an unpaired surrogate' })
+      assert.deepEqual(json(await exchange(port, 'POST', '/login', Buffer.alloc(0))), {
+        error: true,
+        message: 'Email is required',
+      })
+      assert.deepEqual(json(await exchange(port, 'POST', '/login', Buffer.from('{"email": '))), {
+        error: true,
+        message: 'Request body is not valid JSON',
+      })
+      const escaped = await exchange(port, 'POST', '/add-note', Buffer.from('{"title":"t","content":"a\\ud800b"}'), {
+        authorization: `Bearer ${a.token}`,
+      })
+      assert.deepEqual(json(escaped), {
+        error: true,
+        message: 'content must be valid Unicode text: it contains an unpaired surrogate',
+      })
     })
   })
 }

@@ -15,8 +15,10 @@ for (const mode of MODES) {
       try {
         const victim = await register(h.client)
         const bystander = await register(h.client)
-        const login = (email: string, password: string) => h.client.request('POST', '/login', { body: { email, password } })
-        for (let i = 0; i < 10; i++) assert.equal((await login(victim.email, victim.password)).status, 200, 'successes never count')
+        const login = (email: string, password: string) =>
+          h.client.request('POST', '/login', { body: { email, password } })
+        for (let i = 0; i < 10; i++)
+          assert.equal((await login(victim.email, victim.password)).status, 200, 'successes never count')
         for (let i = 0; i < small.pairLimit; i++) assert.equal((await login(victim.email, 'wrong')).status, 400)
         const blocked = await login(victim.email, victim.password)
         assert.equal(blocked.status, 429)
@@ -34,7 +36,8 @@ for (const mode of MODES) {
       const h = await startHarness(mode, { config: { bruteForce: small } })
       try {
         const taken = await register(h.client)
-        const again = () => h.client.request('POST', '/create-account', { body: { fullName: 'X', email: taken.email, password: 'p' } })
+        const again = () =>
+          h.client.request('POST', '/create-account', { body: { fullName: 'X', email: taken.email, password: 'p' } })
         for (let i = 0; i < small.registrationIpLimit; i++) {
           assert.deepEqual((await again()).json, { error: true, message: 'User already exists' })
         }
@@ -55,7 +58,9 @@ for (const mode of MODES) {
           const res = await h.client.request('POST', '/login', { body: { email: victim.email, password: 'wrong' } })
           assert.equal(res.status, 400)
         }
-        const ok = await h.client.request('POST', '/login', { body: { email: victim.email, password: victim.password } })
+        const ok = await h.client.request('POST', '/login', {
+          body: { email: victim.email, password: victim.password },
+        })
         assert.equal(ok.status, 200)
       } finally {
         await h.close()

@@ -11,7 +11,15 @@ import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import { CONTRACT_OPERATIONS } from './support/contract-operations.js'
-import { type Account, type Harness, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  type Reply,
+  addNote,
+  register,
+  startHarness,
+  uniqueEmail,
+} from './support/harness.js'
 import { storeKinds } from './support/stores.js'
 import { tempDir } from './support/temp.js'
 
@@ -26,21 +34,39 @@ const NOTE_ID = '0123456789abcdef01234567'
 const cacheControl = (reply: Reply) => reply.headers['cache-control']
 
 /** A request of this operation that succeeds: the path, its body, and the token (an account of its own where the operation ends a session or the account). */
-async function successfulRequest(h: Harness, account: Account, method: string, template: string): Promise<{ url: string; body?: unknown; token: string }> {
+async function successfulRequest(
+  h: Harness,
+  account: Account,
+  method: string,
+  template: string,
+): Promise<{ url: string; body?: unknown; token: string }> {
   if (ACCOUNT_OPERATIONS.some(([m, t]) => m === method && t === template)) {
     const own = await register(h.client)
-    const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as { sessions: Array<{ _id: string }> }
+    const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as {
+      sessions: Array<{ _id: string }>
+    }
     const bodies: Record<string, unknown> = {
       'put /change-password': { currentPassword: own.password, newPassword: 'another horse battery staple' },
       'put /edit-user': { fullName: 'Renamed' },
       'delete /delete-account': { password: own.password },
     }
-    return { url: template.replace('{sessionId}', sessions.sessions[0]?._id ?? ''), body: bodies[`${method} ${template}`], token: own.token }
+    return {
+      url: template.replace('{sessionId}', sessions.sessions[0]?._id ?? ''),
+      body: bodies[`${method} ${template}`],
+      token: own.token,
+    }
   }
-  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template)) return { url: await historyPath(h.client, account.token, template), token: account.token }
-  const noteId = template.includes('{noteId}') ? (await addNote(h.client, account.token, { title: 'cached?', content: 'no' }))._id : ''
+  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template))
+    return { url: await historyPath(h.client, account.token, template), token: account.token }
+  const noteId = template.includes('{noteId}')
+    ? (await addNote(h.client, account.token, { title: 'cached?', content: 'no' }))._id
+    : ''
   const bodies: Record<string, unknown> = {
-    'post /create-account': { fullName: 'No Store', email: uniqueEmail('store'), password: 'correct horse battery staple' },
+    'post /create-account': {
+      fullName: 'No Store',
+      email: uniqueEmail('store'),
+      password: 'correct horse battery staple',
+    },
     'post /login': { email: account.email, password: account.password },
     'post /add-note': { title: 'cached?', content: 'no' },
     'put /edit-note/{noteId}': { title: 'edited' },
@@ -61,7 +87,12 @@ for (const kind of storeKinds()) {
     })
     after(async () => h.close())
 
-    for (const [method, template] of [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS, ...OTHER_OPERATIONS]) {
+    for (const [method, template] of [
+      ...CONTRACT_OPERATIONS,
+      ...ACCOUNT_OPERATIONS,
+      ...HISTORY_OPERATIONS,
+      ...OTHER_OPERATIONS,
+    ]) {
       const verb = method.toUpperCase()
       it(`${verb} ${template}: no-store on success`, async () => {
         const { url, body, token } = await successfulRequest(h, a, method, template)
@@ -72,9 +103,13 @@ for (const kind of storeKinds()) {
     }
 
     it('the bare 401 of every protected operation: no-store, and otherwise the plain text "Unauthorized" as before', async () => {
-      const protectedOperations = [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS].filter(([, t]) => t !== '/create-account' && t !== '/login')
+      const protectedOperations = [...CONTRACT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...HISTORY_OPERATIONS].filter(
+        ([, t]) => t !== '/create-account' && t !== '/login',
+      )
       for (const [method, template] of protectedOperations) {
-        const url = template.replace('{noteId}', NOTE_ID).replace('{sessionId}', NOTE_ID).replace('{revisionId}', NOTE_ID) + (template === '/search-notes' ? '?query=x' : '')
+        const url =
+          template.replace('{noteId}', NOTE_ID).replace('{sessionId}', NOTE_ID).replace('{revisionId}', NOTE_ID) +
+          (template === '/search-notes' ? '?query=x' : '')
         for (const token of [undefined, 'not.a.token']) {
           const reply = await h.client.request(method.toUpperCase(), url, token === undefined ? {} : { token })
           const where = `${method.toUpperCase()} ${url} ${token ?? 'no token'}`
@@ -93,7 +128,12 @@ for (const kind of storeKinds()) {
         ['POST', '/create-account', { body: { fullName: 'X', email: a.email, password: 'pw' } }, 200], // "User already exists"
         ['POST', '/login', { body: { email: a.email, password: 'wrong' } }, 400],
         ['POST', '/login', { raw: '{"email": ', headers: { 'content-type': 'application/json' } }, 400],
-        ['POST', '/login', { raw: Buffer.from([0x7b, 0xff, 0x7d]), headers: { 'content-type': 'application/json' } }, 400],
+        [
+          'POST',
+          '/login',
+          { raw: Buffer.from([0x7b, 0xff, 0x7d]), headers: { 'content-type': 'application/json' } },
+          400,
+        ],
         ['PUT', '/edit-user', { token: a.token, body: { fullName: 'bell\u0007' } }, 400],
         ['POST', '/add-note', { token: a.token, body: { content: 'no title' } }, 400],
         ['PUT', `/edit-note/${NOTE_ID}`, { token: a.token, body: { title: 'x' } }, 404],
@@ -130,7 +170,11 @@ for (const kind of storeKinds()) {
 
     it('the CORS preflight is answered as before (204, no body, the same CORS headers), with no-store beside them', async () => {
       const reply = await h.client.request('OPTIONS', '/get-user', {
-        headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        headers: {
+          origin: 'https://elsewhere.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
       })
       assert.equal(reply.status, 204)
       assert.equal(reply.text, '')

@@ -19,12 +19,22 @@ type Turn = { writes: Array<{ on: 0 | 1; write: Write }>; reads: Array<{ reader:
 const title = fc.constantFrom('alpha', 'beta', 'Ωmega', '日本 😀')
 const write: fc.Arbitrary<Write> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('add' as const), title }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('edit' as const, 'pin' as const, 'delete' as const, 'restore' as const, 'forever' as const), pick: fc.nat(30), title }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('edit' as const, 'pin' as const, 'delete' as const, 'restore' as const, 'forever' as const),
+      pick: fc.nat(30),
+      title,
+    }),
+  },
 )
 const READERS = 3
 const turn: fc.Arbitrary<Turn> = fc.record({
   writes: fc.array(fc.record({ on: fc.constantFrom<0 | 1>(0, 1), write }), { minLength: 1, maxLength: 6 }),
-  reads: fc.array(fc.record({ reader: fc.nat(READERS - 1), on: fc.constantFrom<0 | 1>(0, 1), limit: fc.integer({ min: 1, max: 4 }) }), { maxLength: 3 }),
+  reads: fc.array(
+    fc.record({ reader: fc.nat(READERS - 1), on: fc.constantFrom<0 | 1>(0, 1), limit: fc.integer({ min: 1, max: 4 }) }),
+    { maxLength: 3 },
+  ),
 })
 
 type Page = { changes: Array<{ noteId: string; note: NoteBody | null }>; cursor: string; more: boolean }
@@ -46,7 +56,11 @@ class Replica {
     const res = await h.client.request('GET', `/get-changes?limit=${limit}${since}`, { token })
     assert.equal(res.status, 200, `GET /get-changes: ${res.status} ${res.text}`)
     const page = res.json as Page
-    if (this.cursor === undefined) assert.ok(page.changes.every((c) => c.note !== null), 'a first listing holds only live notes')
+    if (this.cursor === undefined)
+      assert.ok(
+        page.changes.every((c) => c.note !== null),
+        'a first listing holds only live notes',
+      )
     for (const c of page.changes) {
       if (c.note) this.notes.set(c.noteId, c.note)
       else this.notes.delete(c.noteId)
@@ -66,7 +80,10 @@ for (const kind of storeKinds()) {
       db = await openStoreWithSql(kind, SERVICE_LIMITS)
       // An account per run, and more while fast-check shrinks a failure: no registration limit hides the counterexample.
       const config = { bruteForce: { ...defaultConfig.bruteForce, enabled: false } }
-      instances = [await startHarness('inject', { store: db.store, config }), await startHarness('inject', { store: await db.openAnother(SERVICE_LIMITS), config })]
+      instances = [
+        await startHarness('inject', { store: db.store, config }),
+        await startHarness('inject', { store: await db.openAnother(SERVICE_LIMITS), config }),
+      ]
     })
     after(async () => {
       for (const h of instances) await h.app.close()

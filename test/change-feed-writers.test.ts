@@ -26,7 +26,8 @@ interface Writer {
   close(): Promise<void>
 }
 
-const UPDATE = "UPDATE notes SET title = $1, updated_on = to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') WHERE id = $2"
+const UPDATE =
+  'UPDATE notes SET title = $1, updated_on = to_char(clock_timestamp() AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\') WHERE id = $2'
 
 async function postgresClient(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url })
@@ -40,7 +41,8 @@ async function postgresClient(url: string): Promise<pg.Client> {
  * pg_backend_pid() % 16 (migrations 4 and 5): otherwise the second write would wait for the first to commit.
  */
 async function postgresWriters(url: string): Promise<Writer[]> {
-  const shardOf = async (c: pg.Client) => Number((await c.query<{ shard: number }>('SELECT pg_backend_pid() % 16 AS shard')).rows[0]!.shard)
+  const shardOf = async (c: pg.Client) =>
+    Number((await c.query<{ shard: number }>('SELECT pg_backend_pid() % 16 AS shard')).rows[0]!.shard)
   const first = await postgresClient(url)
   const firstShard = await shardOf(first)
   for (;;) {
@@ -64,7 +66,9 @@ function postgresWriter(client: pg.Client): Writer {
 function sqliteWriter(dataDir: string): Writer {
   const db = new Database(join(dataDir, SQLITE_FILE))
   db.pragma('busy_timeout = 5000')
-  const update = db.prepare("UPDATE notes SET title = ?, updated_on = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?")
+  const update = db.prepare(
+    "UPDATE notes SET title = ?, updated_on = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+  )
   return {
     async edit(noteId, title) {
       db.exec('BEGIN IMMEDIATE')
@@ -94,12 +98,12 @@ for (const kind of storeKinds()) {
 
     it('answers every read while they go on, and following it misses no change', async () => {
       const { token } = await register(h.client, 'Importer')
-      const notes = await Promise.all(['a', 'b', 'c', 'd'].map((t) => addNote(h.client, token, { title: t, content: 'c' })))
+      const notes = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((t) => addNote(h.client, token, { title: t, content: 'c' })),
+      )
       // PostgreSQL: two connections take turns, so that the lock is never free. SQLite has one writer at a time.
       const writers =
-        kind === 'postgresql'
-          ? await postgresWriters(db.env.DATABASE_URL!)
-          : [sqliteWriter(db.env.DATA_DIR!)]
+        kind === 'postgresql' ? await postgresWriters(db.env.DATABASE_URL!) : [sqliteWriter(db.env.DATA_DIR!)]
 
       const replica = new Map<string, NoteBody>()
       let cursor: string | undefined
@@ -139,7 +143,7 @@ for (const kind of storeKinds()) {
       try {
         for (let read = 0; read < READS && failures.length === 0; read++) {
           // Each read after another write of theirs.
-          for (const seen = edits; edits === seen; ) await pause(5)
+          for (const seen = edits; edits === seen;) await pause(5)
           failures.push(...(await follow()))
           // On SQLite the service's writes would wait for the writer's lock (one writer at a time): reads only.
           if (kind === 'postgresql') await addNote(h.client, token, { title: `during ${read}`, content: 'c' })

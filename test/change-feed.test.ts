@@ -1,9 +1,23 @@
 // GET /get-changes (docs/sync.md, "The change feed") over every (mode, store) pair: the answers a client sees.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Account, type Harness, type NoteBody, addNote, register, startHarness, targets } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  type NoteBody,
+  addNote,
+  register,
+  startHarness,
+  targets,
+} from './support/harness.js'
 
-type Changes = { error: false; changes: Array<{ noteId: string; note: NoteBody | null }>; cursor: string; more: boolean; message: string }
+type Changes = {
+  error: false
+  changes: Array<{ noteId: string; note: NoteBody | null }>
+  cursor: string
+  more: boolean
+  message: string
+}
 const EXPIRED = { error: true, message: 'Cursor expired: list all notes again' }
 
 for (const { mode, storeKind } of targets()) {
@@ -27,7 +41,10 @@ for (const { mode, storeKind } of targets()) {
     /** Every page from `cursor` on, applied to `notes`: what a client's replica becomes. */
     const follow = async (token: string, notes: Map<string, NoteBody>, cursor?: string, limit = 2) => {
       for (;;) {
-        const page = await changes(token, `?limit=${limit}${cursor === undefined ? '' : `&since=${encodeURIComponent(cursor)}`}`)
+        const page = await changes(
+          token,
+          `?limit=${limit}${cursor === undefined ? '' : `&since=${encodeURIComponent(cursor)}`}`,
+        )
         for (const c of page.changes) {
           if (c.note) notes.set(c.noteId, c.note)
           else notes.delete(c.noteId)
@@ -36,12 +53,16 @@ for (const { mode, storeKind } of targets()) {
         if (!page.more) return cursor
       }
     }
-    const listed = async (token: string) => ((await req('GET', '/get-all-notes', token)).json as { notes: NoteBody[] }).notes
+    const listed = async (token: string) =>
+      ((await req('GET', '/get-all-notes', token)).json as { notes: NoteBody[] }).notes
 
     it('answers an empty account with no changes and a cursor that later reads every change', async () => {
       const fresh = await register(h.client, 'Fresh')
       const first = await changes(fresh.token)
-      assert.deepEqual({ ...first, cursor: '' }, { error: false, changes: [], cursor: '', more: false, message: 'Changes retrieved successfully' })
+      assert.deepEqual(
+        { ...first, cursor: '' },
+        { error: false, changes: [], cursor: '', more: false, message: 'Changes retrieved successfully' },
+      )
       const note = await addNote(h.client, fresh.token, { title: 't', content: 'c' })
       const next = await changes(fresh.token, `?since=${first.cursor}`)
       assert.deepEqual(next.changes, [{ noteId: note._id, note }])
@@ -55,13 +76,19 @@ for (const { mode, storeKind } of targets()) {
       const trashed = await addNote(h.client, a.token, { title: 'trashed', content: 'c' })
       const replica = new Map<string, NoteBody>()
       const cursor = await follow(a.token, replica)
-      assert.deepEqual([...replica.values()].sort((x, y) => x._id.localeCompare(y._id)), (await listed(a.token)).sort((x, y) => x._id.localeCompare(y._id)))
+      assert.deepEqual(
+        [...replica.values()].sort((x, y) => x._id.localeCompare(y._id)),
+        (await listed(a.token)).sort((x, y) => x._id.localeCompare(y._id)),
+      )
 
       await req('PUT', `/edit-note/${edited._id}`, a.token, { title: 'edited twice' })
       await req('PUT', `/update-note-pinned/${edited._id}`, a.token, { isPinned: true })
       await req('DELETE', `/delete-note/${trashed._id}`, a.token)
       const page = await changes(a.token, `?since=${cursor}`)
-      assert.deepEqual(page.changes.map((c) => c.noteId), [edited._id, trashed._id])
+      assert.deepEqual(
+        page.changes.map((c) => c.noteId),
+        [edited._id, trashed._id],
+      )
       assert.equal(page.changes[0]!.note?.title, 'edited twice')
       assert.equal(page.changes[0]!.note?.isPinned, true)
       assert.equal(page.changes[1]!.note, null)

@@ -28,7 +28,10 @@ describe('parseConfig', () => {
   it('always hashes passwords at the OWASP minimum for argon2id: no variable lowers it', () => {
     const owasp = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 }
     assert.deepEqual(parseConfig({}).passwordHashing, owasp)
-    assert.deepEqual(parseConfig({ ARGON2_MEMORY_COST: '1024', PASSWORD_HASHING: 'cheap', LOG_LEVEL: 'warn' }).passwordHashing, owasp)
+    assert.deepEqual(
+      parseConfig({ ARGON2_MEMORY_COST: '1024', PASSWORD_HASHING: 'cheap', LOG_LEVEL: 'warn' }).passwordHashing,
+      owasp,
+    )
   })
 
   it('reads every variable', () => {
@@ -199,7 +202,8 @@ describe('parseConfig', () => {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
       assert.throws(
         () => parseConfig(env),
-        (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}: `),
+        (err: unknown) =>
+          err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}: `),
       )
     })
   }

@@ -9,7 +9,16 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
-import { type Account, type Harness, MODES, type Reply, addNote, register, startHarness, uniqueEmail } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  MODES,
+  type Reply,
+  addNote,
+  register,
+  startHarness,
+  uniqueEmail,
+} from './support/harness.js'
 import { baseOf, openStream } from './support/sse.js'
 
 /** Express `cors()`'s default methods (https://github.com/expressjs/cors#configuration-options). */
@@ -25,7 +34,9 @@ async function documentedOperations(): Promise<Array<readonly [string, string]>>
   const h = await startHarness('inject', { checkResponses: false })
   try {
     const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> }
-    return Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => [method, path] as const))
+    return Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => [method, path] as const),
+    )
   } finally {
     await h.close()
   }
@@ -42,10 +53,17 @@ const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
  * A request of this operation that succeeds for `account`: the concrete path, its body, and the
  * token to send (an account of its own for the operations that end a session or the account).
  */
-async function successfulRequest(h: Harness, account: Account, method: string, template: string): Promise<{ url: string; body?: unknown; token: string }> {
+async function successfulRequest(
+  h: Harness,
+  account: Account,
+  method: string,
+  template: string,
+): Promise<{ url: string; body?: unknown; token: string }> {
   if (ACCOUNT_OPERATIONS.some(([m, t]) => m === method && t === template)) {
     const own = await register(h.client)
-    const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as { sessions: Array<{ _id: string }> }
+    const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as {
+      sessions: Array<{ _id: string }>
+    }
     const url = template.replace('{sessionId}', sessions.sessions[0]?._id ?? '')
     const accountBodies: Record<string, unknown> = {
       'put /change-password': { currentPassword: own.password, newPassword: 'another horse battery staple' },
@@ -55,12 +73,17 @@ async function successfulRequest(h: Harness, account: Account, method: string, t
     const body = accountBodies[`${method} ${template}`]
     return body === undefined ? { url, token: own.token } : { url, body, token: own.token }
   }
-  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template)) return { url: await historyPath(h.client, account.token, template), token: account.token }
+  if (HISTORY_OPERATIONS.some(([m, t]) => m === method && t === template))
+    return { url: await historyPath(h.client, account.token, template), token: account.token }
   const needsNote = template.includes('{noteId}')
   const noteId = needsNote ? (await addNote(h.client, account.token, { title: 'cors', content: 'body' }))._id : ''
   const url = template.replace('{noteId}', noteId) + (template === '/search-notes' ? '?query=cors' : '')
   const bodies: Record<string, unknown> = {
-    'post /create-account': { fullName: 'Cross Origin', email: uniqueEmail('cors'), password: 'correct horse battery staple' },
+    'post /create-account': {
+      fullName: 'Cross Origin',
+      email: uniqueEmail('cors'),
+      password: 'correct horse battery staple',
+    },
     'post /login': { email: account.email, password: account.password },
     'post /add-note': { title: 'cors', content: 'body' },
     'put /edit-note/{noteId}': { title: 'edited' },
@@ -76,7 +99,10 @@ function header(reply: Reply, name: string): string | undefined {
 }
 
 function varyNames(reply: Reply): string[] {
-  return (header(reply, 'vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean)
+  return (header(reply, 'vary') ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean)
 }
 
 /** What Express `cors()` never sends with its defaults, on any response. */
@@ -93,7 +119,10 @@ function assertPreflight(reply: Reply, where: string, requestedHeaders: string |
   assert.equal(header(reply, 'access-control-allow-origin'), '*', where)
   assert.equal(header(reply, 'access-control-allow-methods'), EXPRESS_METHODS, where)
   assert.equal(header(reply, 'access-control-allow-headers'), requestedHeaders, `${where}: requested headers reflected`)
-  assert.ok(varyNames(reply).includes('access-control-request-headers'), `${where}: Vary names the reflected header (${header(reply, 'vary')})`)
+  assert.ok(
+    varyNames(reply).includes('access-control-request-headers'),
+    `${where}: Vary names the reflected header (${header(reply, 'vary')})`,
+  )
   assertNothingExpressOmits(reply, where)
 }
 
@@ -114,15 +143,27 @@ for (const mode of MODES) {
         const { url, body, token } = await successfulRequest(h, a, method, template)
         const where = `OPTIONS ${url} for ${verb}`
         const preflight = await h.client.request('OPTIONS', url, {
-          headers: { origin: ORIGIN, 'access-control-request-method': verb, 'access-control-request-headers': REQUESTED_HEADERS },
+          headers: {
+            origin: ORIGIN,
+            'access-control-request-method': verb,
+            'access-control-request-headers': REQUESTED_HEADERS,
+          },
         })
         assertPreflight(preflight, where, REQUESTED_HEADERS)
         assert.ok(EXPRESS_METHODS.split(',').includes(verb), `${where}: ${verb} is allowed`)
 
-        const actual = await h.client.request(verb, url, { token, headers: { origin: ORIGIN }, ...(body === undefined ? {} : { body }) })
+        const actual = await h.client.request(verb, url, {
+          token,
+          headers: { origin: ORIGIN },
+          ...(body === undefined ? {} : { body }),
+        })
         assert.equal(actual.status, 200, `${verb} ${url}: ${actual.text.slice(0, 200)}`)
         assert.equal(header(actual, 'access-control-allow-origin'), '*', `${verb} ${url}`)
-        assert.equal(header(actual, 'access-control-allow-methods'), undefined, `${verb} ${url}: methods only on preflight`)
+        assert.equal(
+          header(actual, 'access-control-allow-methods'),
+          undefined,
+          `${verb} ${url}: methods only on preflight`,
+        )
         assertNothingExpressOmits(actual, `${verb} ${url}`)
       })
     }
@@ -132,7 +173,11 @@ for (const mode of MODES) {
       it(`${verb} ${path}: preflight 204 allowing ${verb}, then the stream carries origin *`, async () => {
         const where = `OPTIONS ${path} for ${verb}`
         const preflight = await h.client.request('OPTIONS', path, {
-          headers: { origin: ORIGIN, 'access-control-request-method': verb, 'access-control-request-headers': REQUESTED_HEADERS },
+          headers: {
+            origin: ORIGIN,
+            'access-control-request-method': verb,
+            'access-control-request-headers': REQUESTED_HEADERS,
+          },
         })
         assertPreflight(preflight, where, REQUESTED_HEADERS)
         // inject cannot hold a stream open: the answer itself is read over the socket.
@@ -142,7 +187,11 @@ for (const mode of MODES) {
           assert.equal(stream.status, 200)
           const reply: Reply = { status: stream.status, headers: stream.headers, text: '', json: undefined }
           assert.equal(header(reply, 'access-control-allow-origin'), '*', `${verb} ${path}`)
-          assert.equal(header(reply, 'access-control-allow-methods'), undefined, `${verb} ${path}: methods only on preflight`)
+          assert.equal(
+            header(reply, 'access-control-allow-methods'),
+            undefined,
+            `${verb} ${path}: methods only on preflight`,
+          )
           assertNothingExpressOmits(reply, `${verb} ${path}`)
         } finally {
           stream.close()
@@ -152,14 +201,38 @@ for (const mode of MODES) {
 
     it('answers every preflight the same: any origin, any requested method and headers, no headers, unknown paths', async () => {
       const cases: Array<[string, Record<string, string>, string | undefined]> = [
-        ['/edit-note/0123456789abcdef01234567', { origin: 'https://notes.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'x-custom, authorization' }, 'x-custom, authorization'],
-        ['/delete-note/0123456789abcdef01234567', { origin: 'null', 'access-control-request-method': 'DELETE' }, undefined],
-        ['/no-such-path', { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': REQUESTED_HEADERS }, REQUESTED_HEADERS],
+        [
+          '/edit-note/0123456789abcdef01234567',
+          {
+            origin: 'https://notes.example',
+            'access-control-request-method': 'PATCH',
+            'access-control-request-headers': 'x-custom, authorization',
+          },
+          'x-custom, authorization',
+        ],
+        [
+          '/delete-note/0123456789abcdef01234567',
+          { origin: 'null', 'access-control-request-method': 'DELETE' },
+          undefined,
+        ],
+        [
+          '/no-such-path',
+          {
+            origin: ORIGIN,
+            'access-control-request-method': 'PUT',
+            'access-control-request-headers': REQUESTED_HEADERS,
+          },
+          REQUESTED_HEADERS,
+        ],
         // Express answers an OPTIONS without the preflight headers with the same 204.
         ['/get-all-notes', {}, undefined],
       ]
       for (const [url, headers, reflected] of cases) {
-        assertPreflight(await h.client.request('OPTIONS', url, { headers }), `OPTIONS ${url} ${JSON.stringify(headers)}`, reflected)
+        assertPreflight(
+          await h.client.request('OPTIONS', url, { headers }),
+          `OPTIONS ${url} ${JSON.stringify(headers)}`,
+          reflected,
+        )
       }
     })
 
@@ -174,7 +247,10 @@ for (const mode of MODES) {
         ['GET', '/no-such-path', {}, 404],
       ]
       for (const [method, url, options, status] of errors) {
-        const reply = await h.client.request(method, url, { ...options, headers: { origin: ORIGIN, ...options?.headers } })
+        const reply = await h.client.request(method, url, {
+          ...options,
+          headers: { origin: ORIGIN, ...options?.headers },
+        })
         assert.equal(reply.status, status, `${method} ${url}: ${reply.text.slice(0, 200)}`)
         assert.equal(header(reply, 'access-control-allow-origin'), '*', `${method} ${url} → ${status}`)
         assertNothingExpressOmits(reply, `${method} ${url} → ${status}`)

@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { INVALID_CREDENTIALS } from '../src/services/accounts.js'
-import { type Account, type Harness, type NoteBody, type Reply, addNote, register, startHarness } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  type NoteBody,
+  type Reply,
+  addNote,
+  register,
+  startHarness,
+} from './support/harness.js'
 import { storeKinds } from './support/stores.js'
 
 const ROUNDS = 8
@@ -25,9 +33,20 @@ for (const storeKind of storeKinds()) {
     after(async () => h.close())
 
     /** The k-th request of a busy account: [what, method, path, body, token]. */
-    function request(k: number, a: Account, other: string, notes: NoteBody[]): [string, string, string, unknown, string] {
+    function request(
+      k: number,
+      a: Account,
+      other: string,
+      notes: NoteBody[],
+    ): [string, string, string, unknown, string] {
       const id = notes[k % notes.length]!._id
-      const edit = (content: string): [string, string, string, unknown, string] => ['edit-note', 'PUT', `/edit-note/${id}`, { content }, a.token]
+      const edit = (content: string): [string, string, string, unknown, string] => [
+        'edit-note',
+        'PUT',
+        `/edit-note/${id}`,
+        { content },
+        a.token,
+      ]
       // Edits most: each keeps a revision, whose foreign key waits for the account's row while its note is locked.
       const requests: [string, string, string, unknown, string][] = [
         ['add-note', 'POST', '/add-note', { title: `added ${k}`, content: `c${'x'.repeat(k % 40)}` }, a.token],
@@ -44,14 +63,22 @@ for (const storeKind of storeKinds()) {
         edit(`and ${k}`),
         ['get-all-notes', 'GET', '/get-all-notes', undefined, a.token],
         ['login', 'POST', '/login', { email: a.email, password: a.password }, ''],
-        ['change-password', 'PUT', '/change-password', { currentPassword: 'not the password', newPassword: `new password ${k}` }, other],
+        [
+          'change-password',
+          'PUT',
+          '/change-password',
+          { currentPassword: 'not the password', newPassword: `new password ${k}` },
+          other,
+        ],
       ]
       return requests[k % requests.length]!
     }
 
     const allowed = (a: Answer) =>
       [200, 401, 404].includes(a.reply.status) ||
-      (a.what === 'change-password' && a.reply.status === 400 && (a.reply.json as { message?: string }).message === INVALID_CREDENTIALS) ||
+      (a.what === 'change-password' &&
+        a.reply.status === 400 &&
+        (a.reply.json as { message?: string }).message === INVALID_CREDENTIALS) ||
       // A login that arrives after the deletion finds no account.
       (a.what === 'login' && a.reply.status === 400)
 
@@ -60,7 +87,9 @@ for (const storeKind of storeKinds()) {
         const a = await register(h.client)
         const login = await h.client.request('POST', '/login', { body: { email: a.email, password: a.password } })
         const other = (login.json as { accessToken: string }).accessToken
-        const notes = await Promise.all(Array.from({ length: 12 }, (_, i) => addNote(h.client, a.token, { title: `n${i}`, content: `c${i}` })))
+        const notes = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => addNote(h.client, a.token, { title: `n${i}`, content: `c${i}` })),
+        )
         const answers: Answer[] = []
         let next = 0
         let deleted = false
@@ -75,13 +104,20 @@ for (const storeKind of storeKinds()) {
         }
         const clients = Array.from({ length: CLIENTS }, client)
         await started
-        const deletion = await h.client.request('DELETE', '/delete-account', { token: a.token, body: { password: a.password } })
+        const deletion = await h.client.request('DELETE', '/delete-account', {
+          token: a.token,
+          body: { password: a.password },
+        })
         deleted = true
         await Promise.all(clients)
 
         const unexpected = answers.filter((x) => !allowed(x)).map((x) => `${x.what}: ${x.reply.status} ${x.reply.text}`)
         assert.deepEqual(unexpected, [], `round ${round}: answers other than 200, 401 or 404`)
-        assert.equal(deletion.status, 200, `round ${round}: DELETE /delete-account: ${deletion.status} ${deletion.text}`)
+        assert.equal(
+          deletion.status,
+          200,
+          `round ${round}: DELETE /delete-account: ${deletion.status} ${deletion.text}`,
+        )
         assert.equal(await h.store.findUserById(a.userId, true), undefined, `round ${round}: the account is gone`)
         assert.equal(await h.store.noteUsage(a.userId), undefined, `round ${round}: its notes are gone`)
         assert.deepEqual(await h.store.listTrash(a.userId), [], `round ${round}: its trash is gone`)

@@ -66,7 +66,9 @@ const unwrapped = (quoted: string) => quoted.replace(/\s*\n\s*(?:\/\/|\*|#)?\s*/
 
 /** Inline links and images: [text](target) and ![alt](target), outside code. */
 function linksOf(markdown: string): string[] {
-  return [...withoutCode(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] as string)
+  return [...withoutCode(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (m) => m[1] as string,
+  )
 }
 
 /** Files of the repository that may point at docs sections (comments, usage texts, scripts). */
@@ -112,7 +114,12 @@ describe('links in README.md, bench/README.md and docs/', () => {
           broken.push(`${link}: no such file`)
           continue
         }
-        if (anchor && target.endsWith('.md') && statSync(target).isFile() && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) {
+        if (
+          anchor &&
+          target.endsWith('.md') &&
+          statSync(target).isFile() &&
+          !anchorsOf(readFileSync(target, 'utf8')).has(anchor)
+        ) {
           broken.push(`${link}: no heading with that anchor`)
         }
       }
@@ -144,7 +151,8 @@ function commentsOf(text: string): string[] {
 }
 
 /** File paths named in a comment, by the rule in this file's header. */
-const FILE_PATH = /(?<![\w./-])(?:src|test|web|bench|docs|scripts)\/[\w.-]+(?:\/[\w.-]+)*\.(?:ts|tsx|md|sh|json|css)(?![\w/-])/g
+const FILE_PATH =
+  /(?<![\w./-])(?:src|test|web|bench|docs|scripts)\/[\w.-]+(?:\/[\w.-]+)*\.(?:ts|tsx|md|sh|json|css)(?![\w/-])/g
 
 describe('pointers from the code to the docs', () => {
   const files = ['src', 'test', 'bench', 'bin', 'scripts', 'web/src', '.ci']
@@ -169,11 +177,13 @@ describe('pointers from the code to the docs', () => {
       for (const m of text.matchAll(/\b(docs\/[\w-]+\.md)\b(?:,\s*(?:\/\/\s*|\*\s*|#\s*)?"([^"]+)")?/g)) {
         const [, page = '', heading] = m
         if (!existsSync(join(ROOT, page))) broken.push(`${file}: ${page} does not exist`)
-        else if (heading && !sectionsOf(read(page)).has(unwrapped(heading))) broken.push(`${file}: ${page} has no section "${heading}"`)
+        else if (heading && !sectionsOf(read(page)).has(unwrapped(heading)))
+          broken.push(`${file}: ${page} has no section "${heading}"`)
       }
       // README keeps no sections to point at but its first screen: point at docs/ instead.
       for (const m of text.matchAll(/\bREADME\b[,\s]+"([^"]+)"/g)) {
-        if (!sectionsOf(read('README.md')).has(unwrapped(m[1] as string))) broken.push(`${file}: README.md has no section "${m[1]}"`)
+        if (!sectionsOf(read('README.md')).has(unwrapped(m[1] as string)))
+          broken.push(`${file}: README.md has no section "${m[1]}"`)
       }
     }
     assert.deepEqual(broken, [])
@@ -185,14 +195,21 @@ describe('history stays in git', () => {
   // digits with at least one letter and one digit). 24 hex digits are left alone: that is the
   // shape of a note's id, which examples may show.
   const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)'
-  const DATE = new RegExp(`\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2} ${MONTH} \\d{4}\\b|\\b${MONTH} \\d{1,2}, \\d{4}\\b`, 'g')
+  const DATE = new RegExp(
+    `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2} ${MONTH} \\d{4}\\b|\\b${MONTH} \\d{1,2}, \\d{4}\\b`,
+    'g',
+  )
   const HASH = /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b/g
 
   for (const page of PAGES) {
     it(`${page} holds no dates and no commit hashes`, () => {
       const text = read(page)
       assert.deepEqual(text.match(DATE) ?? [], [], 'dates')
-      assert.deepEqual((text.match(HASH) ?? []).filter((hex) => hex.length !== 24), [], 'commit hashes')
+      assert.deepEqual(
+        (text.match(HASH) ?? []).filter((hex) => hex.length !== 24),
+        [],
+        'commit hashes',
+      )
     })
   }
 })

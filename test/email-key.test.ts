@@ -27,26 +27,45 @@ import { listedNotes } from './support/listed.js'
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 async function appOn(store: Store): Promise<FastifyInstance> {
-  const app = await buildApp({ config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }), store, secret: TEST_SECRET })
+  const app = await buildApp({
+    config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }),
+    store,
+    secret: TEST_SECRET,
+  })
   await app.ready()
   return app
 }
 
-async function post(app: FastifyInstance, url: string, payload: object): Promise<{ status: number; json: Record<string, unknown> }> {
+async function post(
+  app: FastifyInstance,
+  url: string,
+  payload: object,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await app.inject({ method: 'POST', url, payload })
   return { status: res.statusCode, json: JSON.parse(utf8.decode(res.rawPayload)) as Record<string, unknown> }
 }
 
 describe('the email key rule', () => {
   // Every code point, lone surrogates and non-BMP ones included.
-  const anyText = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u))) })
-
-  it('is the rule the migrations recompute stored keys with', () => {
-    fc.assert(fc.property(anyText, (email) => emailKeyOf(email) === migratedEmailKey(email)), { numRuns: 2000 })
+  const anyText = fc.string({
+    unit: fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)),
+    ),
   })
 
-  it('never makes a key with a capital A-Z, so the migrations\' UNREACHABLE and MIGRATING keys cannot be reached', () => {
-    fc.assert(fc.property(anyText, (email) => !/[A-Z]/.test(emailKeyOf(email))), { numRuns: 2000 })
+  it('is the rule the migrations recompute stored keys with', () => {
+    fc.assert(
+      fc.property(anyText, (email) => emailKeyOf(email) === migratedEmailKey(email)),
+      { numRuns: 2000 },
+    )
+  })
+
+  it("never makes a key with a capital A-Z, so the migrations' UNREACHABLE and MIGRATING keys cannot be reached", () => {
+    fc.assert(
+      fc.property(anyText, (email) => !/[A-Z]/.test(emailKeyOf(email))),
+      { numRuns: 2000 },
+    )
   })
 
   it('gives the same key to compatibility look-alikes and case variants, and to nothing else listed', () => {
@@ -68,7 +87,13 @@ describe('the email key rule', () => {
   })
 
   it('plans keys: an unchanged holder keeps its key, else the oldest changed account; a key given up can be taken', () => {
-    const user = (id: string, emailKey: string, newKey: string, createdOn: string) => ({ id, email: newKey, emailKey, newKey, createdOn })
+    const user = (id: string, emailKey: string, newKey: string, createdOn: string) => ({
+      id,
+      email: newKey,
+      emailKey,
+      newKey,
+      createdOn,
+    })
     const changed = [
       user('newer', 'x-old', 'x', '2021'),
       user('older', 'x-old2', 'x', '2020'),
@@ -76,7 +101,13 @@ describe('the email key rule', () => {
       user('q', 'b', 'c', '2022'),
       user('r', 'r-old', 'kept', '2018'), // an unchanged account holds "kept"
     ]
-    const plan = planKeys(changed, new Map([['b', 'q'], ['kept', 'holder']]))
+    const plan = planKeys(
+      changed,
+      new Map([
+        ['b', 'q'],
+        ['kept', 'holder'],
+      ]),
+    )
     assert.deepEqual(plan.keys, [
       { id: 'r', key: unreachableKey('r', 'holder') },
       { id: 'p', key: 'b' },
@@ -84,7 +115,13 @@ describe('the email key rule', () => {
       { id: 'newer', key: unreachableKey('newer', 'older') },
       { id: 'q', key: 'c' },
     ])
-    assert.deepEqual(plan.unreachable.map((u) => [u.user.id, u.holderId]), [['r', 'holder'], ['newer', 'older']])
+    assert.deepEqual(
+      plan.unreachable.map((u) => [u.user.id, u.holderId]),
+      [
+        ['r', 'holder'],
+        ['newer', 'older'],
+      ],
+    )
   })
 })
 
@@ -131,7 +168,10 @@ for (const kind of storeKinds()) {
           status: 400,
           json: { error: true, message: notWellFormedMessage('email') },
         })
-        assert.deepEqual(await post(app, '/login', { email, password: 'pw-a' }), { status: 400, json: { error: true, message: notWellFormedMessage('email') } })
+        assert.deepEqual(await post(app, '/login', { email, password: 'pw-a' }), {
+          status: 400,
+          json: { error: true, message: notWellFormedMessage('email') },
+        })
       }
     })
   })
@@ -148,18 +188,66 @@ interface OldUser {
 
 const oldUsers: OldUser[] = [
   // The full-width k account is older, but the plain one's key does not change: the plain one keeps it.
-  { id: 'a00000000000000000000001', email: '\uFF4Bim@example.com', emailKey: '\uFF4Bim@example.com', createdOn: '2020-01-01T00:00:00.000Z', password: 'pw-fullwidth' },
-  { id: 'a00000000000000000000002', email: 'kim@example.com', emailKey: 'kim@example.com', createdOn: '2021-01-01T00:00:00.000Z', password: 'pw-plain' },
+  {
+    id: 'a00000000000000000000001',
+    email: '\uFF4Bim@example.com',
+    emailKey: '\uFF4Bim@example.com',
+    createdOn: '2020-01-01T00:00:00.000Z',
+    password: 'pw-fullwidth',
+  },
+  {
+    id: 'a00000000000000000000002',
+    email: 'kim@example.com',
+    emailKey: 'kim@example.com',
+    createdOn: '2021-01-01T00:00:00.000Z',
+    password: 'pw-plain',
+  },
   // Both keys change to ab@example.com: the older account takes it.
-  { id: 'a00000000000000000000003', email: '\uFF21b@example.com', emailKey: '\uFF41b@example.com', createdOn: '2020-06-01T00:00:00.000Z', password: 'pw-newer' },
-  { id: 'a00000000000000000000004', email: 'a\uFF42@example.com', emailKey: 'a\uFF42@example.com', createdOn: '2019-06-01T00:00:00.000Z', password: 'pw-older' },
+  {
+    id: 'a00000000000000000000003',
+    email: '\uFF21b@example.com',
+    emailKey: '\uFF41b@example.com',
+    createdOn: '2020-06-01T00:00:00.000Z',
+    password: 'pw-newer',
+  },
+  {
+    id: 'a00000000000000000000004',
+    email: 'a\uFF42@example.com',
+    emailKey: 'a\uFF42@example.com',
+    createdOn: '2019-06-01T00:00:00.000Z',
+    password: 'pw-older',
+  },
   // Changes without a collision.
-  { id: 'a00000000000000000000005', email: '\uFB01@example.com', emailKey: '\uFB01@example.com', createdOn: '2020-01-01T00:00:00.000Z', password: 'pw-ligature' },
+  {
+    id: 'a00000000000000000000005',
+    email: '\uFB01@example.com',
+    emailKey: '\uFB01@example.com',
+    createdOn: '2020-01-01T00:00:00.000Z',
+    password: 'pw-ligature',
+  },
   // Unchanged: the Kelvin sign already lower-cased to k.
-  { id: 'a00000000000000000000006', email: '\u212Aelvin@example.com', emailKey: 'kelvin@example.com', createdOn: '2020-01-01T00:00:00.000Z', password: 'pw-kelvin' },
+  {
+    id: 'a00000000000000000000006',
+    email: '\u212Aelvin@example.com',
+    emailKey: 'kelvin@example.com',
+    createdOn: '2020-01-01T00:00:00.000Z',
+    password: 'pw-kelvin',
+  },
   // Keys set by hand that the rule moves onto each other's: p takes the key q gives up.
-  { id: 'a00000000000000000000007', email: 'chain-b@example.com', emailKey: 'chain-a@example.com', createdOn: '2018-01-01T00:00:00.000Z', password: 'pw-p' },
-  { id: 'a00000000000000000000008', email: 'chain-c@example.com', emailKey: 'chain-b@example.com', createdOn: '2022-01-01T00:00:00.000Z', password: 'pw-q' },
+  {
+    id: 'a00000000000000000000007',
+    email: 'chain-b@example.com',
+    emailKey: 'chain-a@example.com',
+    createdOn: '2018-01-01T00:00:00.000Z',
+    password: 'pw-p',
+  },
+  {
+    id: 'a00000000000000000000008',
+    email: 'chain-c@example.com',
+    emailKey: 'chain-b@example.com',
+    createdOn: '2022-01-01T00:00:00.000Z',
+    password: 'pw-q',
+  },
 ]
 const byId = (n: number) => oldUsers[n - 1]!
 
@@ -204,7 +292,11 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
   try {
     const login = (email: string, password: string) => post(app, '/login', { email, password })
     assert.equal((await login('\u212Aim@example.com', 'pw-plain')).json.email, 'kim@example.com')
-    assert.equal((await login('\uFF4Bim@example.com', 'pw-fullwidth')).status, 400, 'the unreachable account cannot log in')
+    assert.equal(
+      (await login('\uFF4Bim@example.com', 'pw-fullwidth')).status,
+      400,
+      'the unreachable account cannot log in',
+    )
     assert.equal((await login('AB@example.com', 'pw-older')).json.email, 'a\uFF42@example.com')
     assert.equal((await login('\uFF21b@example.com', 'pw-newer')).status, 400)
     assert.equal((await login('FI@example.com', 'pw-ligature')).json.email, '\uFB01@example.com')
@@ -213,7 +305,11 @@ async function assertMigratedAccounts(store: Store, warnings: string[]): Promise
     assert.equal((await login('chain-c@example.com', 'pw-q')).status, 200)
     // The unreachable account keeps its notes, and its email cannot be registered again.
     assert.equal((await listedNotes(store, byId(1).id)).length, 1)
-    assert.equal((await post(app, '/create-account', { fullName: 'X', email: '\uFF4Bim@example.com', password: 'x' })).json.message, 'User already exists')
+    assert.equal(
+      (await post(app, '/create-account', { fullName: 'X', email: '\uFF4Bim@example.com', password: 'x' })).json
+        .message,
+      'User already exists',
+    )
   } finally {
     await app.close()
   }
@@ -224,11 +320,14 @@ const wtf8 = (text: string) =>
   Buffer.concat(
     [...text].map((c) => {
       const u = c.codePointAt(0)!
-      return u >= 0xd800 && u <= 0xdfff ? Buffer.from([0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)]) : Buffer.from(c, 'utf8')
+      return u >= 0xd800 && u <= 0xdfff
+        ? Buffer.from([0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)])
+        : Buffer.from(c, 'utf8')
     }),
   )
 
-const hashed = async () => Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await defaultPasswordHasher.hash(u.password) })))
+const hashed = async () =>
+  Promise.all(oldUsers.map(async (u) => ({ ...u, hash: await defaultPasswordHasher.hash(u.password) })))
 
 describe('SQLite migration 6: email keys recomputed, lone-surrogate text made valid UTF-8', () => {
   const dir = tempDir()
@@ -237,30 +336,62 @@ describe('SQLite migration 6: email keys recomputed, lone-surrogate text made va
   it('migrates keys as documented, and rewrites invalid UTF-8 as it has always been read', async () => {
     const dataDir = `${dir.path}/db`
     const db = openSqliteDatabase({ dataDir })
-    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 6))
+    migrateSqlite(
+      db,
+      sqliteMigrations.filter((m) => m.version < 6),
+    )
     const insertUser = db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)')
     for (const u of await hashed()) insertUser.run(u.id, 'Name', u.email, u.emailKey, u.hash, u.createdOn)
     // What the service stored before lone surrogates were refused: better-sqlite3 on Node.js 20
     // writes the bytes ED A0 80 for U+D800 (on 24 and 26, EF BF BD: U+FFFD), so these rows are
     // written as those bytes; JSON.stringify writes the tag as the escape "\ud800".
-    db.prepare('INSERT INTO users VALUES (?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)')
-      .run('a00000000000000000000009', wtf8('bad\ud800name'), wtf8('bad\udc00@example.com'), wtf8('bad\udc00@example.com'), 'x', '2020-01-01T00:00:00.000Z')
+    db.prepare('INSERT INTO users VALUES (?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)').run(
+      'a00000000000000000000009',
+      wtf8('bad\ud800name'),
+      wtf8('bad\udc00@example.com'),
+      wtf8('bad\udc00@example.com'),
+      'x',
+      '2020-01-01T00:00:00.000Z',
+    )
     const lone = makeNote(byId(1).id, { title: 'x\ud800y', content: 'c\udfff', tags: ['ok', '\ud800'] })
-    db.prepare('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, 0, ?, ?)')
-      .run(lone._id, lone.userId, wtf8(lone.title), wtf8(lone.content), JSON.stringify(lone.tags), lone.createdOn, lone.updatedOn)
-    assert.deepEqual(db.prepare('SELECT CAST(title AS BLOB) FROM notes').pluck().get(), Buffer.from([0x78, 0xed, 0xa0, 0x80, 0x79]))
+    db.prepare(
+      'INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, 0, ?, ?)',
+    ).run(
+      lone._id,
+      lone.userId,
+      wtf8(lone.title),
+      wtf8(lone.content),
+      JSON.stringify(lone.tags),
+      lone.createdOn,
+      lone.updatedOn,
+    )
+    assert.deepEqual(
+      db.prepare('SELECT CAST(title AS BLOB) FROM notes').pluck().get(),
+      Buffer.from([0x78, 0xed, 0xa0, 0x80, 0x79]),
+    )
     db.close()
 
     const { store, warnings } = await migratingOpen(async () => openSqliteStore({ dataDir, limits: SERVICE_LIMITS }))
     try {
       await assertMigratedAccounts(store, warnings)
       const R = '\uFFFD'
-      assert.deepEqual(await store.findNote(byId(1).id, lone._id), { ...lone, title: `x${R}${R}${R}y`, content: `c${R}${R}${R}`, tags: ['ok', R] })
+      assert.deepEqual(await store.findNote(byId(1).id, lone._id), {
+        ...lone,
+        title: `x${R}${R}${R}y`,
+        content: `c${R}${R}${R}`,
+        tags: ['ok', R],
+      })
       // The listing is read from the stored JSON text (migration 2), not from the records above.
       const listed = JSON.parse(String(await store.listNotesJson(byId(1).id))) as { _id: string }[]
-      assert.deepEqual(listed.find((n) => n._id === lone._id), { ...lone, title: `x${R}${R}${R}y`, content: `c${R}${R}${R}`, tags: ['ok', R] })
+      assert.deepEqual(
+        listed.find((n) => n._id === lone._id),
+        { ...lone, title: `x${R}${R}${R}y`, content: `c${R}${R}${R}`, tags: ['ok', R] },
+      )
       const repaired = await store.findUserById('a00000000000000000000009')
-      assert.deepEqual([repaired?.fullName, repaired?.email, repaired?.emailKey], [`bad${R}${R}${R}name`, `bad${R}${R}${R}@example.com`, `bad${R}${R}${R}@example.com`])
+      assert.deepEqual(
+        [repaired?.fullName, repaired?.email, repaired?.emailKey],
+        [`bad${R}${R}${R}name`, `bad${R}${R}${R}@example.com`, `bad${R}${R}${R}@example.com`],
+      )
     } finally {
       await store.close()
     }
@@ -275,21 +406,34 @@ if (serviceAvailable('postgresql')) {
     it('migrates keys as documented', async () => {
       const db = await createTestDatabase()
       try {
-        await migrateDatabase({ url: db.url }, postgresMigrations.filter((m) => m.version < 7))
+        await migrateDatabase(
+          { url: db.url },
+          postgresMigrations.filter((m) => m.version < 7),
+        )
         const client = new pg.Client({ connectionString: db.url })
         await client.connect()
         try {
           for (const u of await hashed()) {
-            await client.query('INSERT INTO users VALUES ($1, $2, $3, $4, $5, $6)', [u.id, 'Name', encodeText(u.email), encodeText(u.emailKey), u.hash, u.createdOn])
+            await client.query('INSERT INTO users VALUES ($1, $2, $3, $4, $5, $6)', [
+              u.id,
+              'Name',
+              encodeText(u.email),
+              encodeText(u.emailKey),
+              u.hash,
+              u.createdOn,
+            ])
           }
           const note = makeNote(byId(1).id)
-          await client.query('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, false, $6, $7)', [
-            note._id, note.userId, note.title, note.content, note.tags, note.createdOn, note.updatedOn,
-          ])
+          await client.query(
+            'INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, false, $6, $7)',
+            [note._id, note.userId, note.title, note.content, note.tags, note.createdOn, note.updatedOn],
+          )
         } finally {
           await client.end()
         }
-        const { store, warnings } = await migratingOpen(() => openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS }))
+        const { store, warnings } = await migratingOpen(() =>
+          openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS }),
+        )
         try {
           await assertMigratedAccounts(store, warnings)
         } finally {

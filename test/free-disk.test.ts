@@ -27,7 +27,11 @@ describe('FreeSpaceGuard', () => {
     let clock = 0
     let free = 200 * MB
     let reads = 0
-    const guard = new FreeSpaceGuard(100 * MB, async () => (reads++, free), () => clock)
+    const guard = new FreeSpaceGuard(
+      100 * MB,
+      async () => (reads++, free),
+      () => clock,
+    )
     await Promise.all([guard.check(), guard.check(), guard.check()])
     assert.equal(reads, 1, 'checks at once share one reading')
     free = 50 * MB
@@ -66,8 +70,14 @@ describe('the SQLite store below its free-space minimum', () => {
       await new Promise((resolve) => setTimeout(resolve, READING_MAX_AGE_MS + 50))
       await assert.rejects(store.createUser(makeUser()), isLowDisk)
       await assert.rejects(store.insertNote(makeNote(user._id)), isLowDisk)
-      await assert.rejects(store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString(), terms()), isLowDisk)
-      await assert.rejects(store.updateNote(user._id, note._id, { isPinned: true }, new Date().toISOString(), terms()), isLowDisk)
+      await assert.rejects(
+        store.updateNote(user._id, note._id, { title: 'x' }, new Date().toISOString(), terms()),
+        isLowDisk,
+      )
+      await assert.rejects(
+        store.updateNote(user._id, note._id, { isPinned: true }, new Date().toISOString(), terms()),
+        isLowDisk,
+      )
       assert.deepEqual(await store.findNote(user._id, note._id), note)
       assert.equal((await listedNotes(store, user._id)).length, 1)
       // To the trash, as TRASH_DAYS' default does: a person must always be able to delete.
@@ -96,7 +106,9 @@ describe('free space over HTTP, SQLite', () => {
         await new Promise((resolve) => setTimeout(resolve, READING_MAX_AGE_MS + 50))
         const full = { error: true, message: LOW_DISK_SPACE }
         const writes = [
-          h.client.request('POST', '/create-account', { body: { fullName: 'N', email: `new.${a.email}`, password: 'pw' } }),
+          h.client.request('POST', '/create-account', {
+            body: { fullName: 'N', email: `new.${a.email}`, password: 'pw' },
+          }),
           h.client.request('POST', '/add-note', { token: a.token, body: { title: 't', content: 'c' } }),
           h.client.request('PUT', `/edit-note/${note._id}`, { token: a.token, body: { title: 'edited' } }),
           h.client.request('PUT', `/update-note-pinned/${note._id}`, { token: a.token, body: { isPinned: true } }),
@@ -105,7 +117,10 @@ describe('free space over HTTP, SQLite', () => {
         assert.match(LOW_DISK_SPACE, /^Not enough free disk space/)
         assert.equal((await h.client.request('GET', '/get-all-notes', { token: a.token })).status, 200)
         assert.equal((await h.client.request('GET', '/search-notes?query=t', { token: a.token })).status, 200)
-        assert.equal((await h.client.request('POST', '/login', { body: { email: a.email, password: a.password } })).status, 200)
+        assert.equal(
+          (await h.client.request('POST', '/login', { body: { email: a.email, password: a.password } })).status,
+          200,
+        )
         assert.equal((await h.client.request('DELETE', `/delete-note/${note._id}`, { token: a.token })).status, 200)
         free = 1000 * MB
         await new Promise((resolve) => setTimeout(resolve, READING_MAX_AGE_MS + 50))
@@ -120,11 +135,16 @@ describe('free space over HTTP, SQLite', () => {
       const stats = await statfs(dir.path)
       const freeMb = Math.floor((stats.bavail * stats.bsize) / MB)
       const env = { DATA_DIR: dir.path, ACCESS_TOKEN_SECRET: TEST_SECRET }
-      for (const [minMb, expected] of [[freeMb + 1024, 507], [1, 200]] as const) {
+      for (const [minMb, expected] of [
+        [freeMb + 1024, 507],
+        [1, 200],
+      ] as const) {
         const config = parseConfig({ ...env, MIN_FREE_DISK_MB: String(minMb) })
         const h = await startHarness('http', { store: await openStore(config), config })
         try {
-          const reply = await h.client.request('POST', '/create-account', { body: { fullName: 'N', email: `${minMb}@example.com`, password: 'pw' } })
+          const reply = await h.client.request('POST', '/create-account', {
+            body: { fullName: 'N', email: `${minMb}@example.com`, password: 'pw' },
+          })
           assert.equal(reply.status, expected, `MIN_FREE_DISK_MB=${minMb} with ${freeMb} MB free: ${reply.text}`)
         } finally {
           await h.close()
@@ -142,7 +162,9 @@ if (serviceAvailable('postgresql')) {
     let db: TestDatabase
     before(async () => {
       db = await createTestDatabase()
-      store = await openStore(parseConfig({ DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET, MIN_FREE_DISK_MB: '1048576' }))
+      store = await openStore(
+        parseConfig({ DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET, MIN_FREE_DISK_MB: '1048576' }),
+      )
     })
     after(async () => {
       await store.close()
@@ -155,7 +177,15 @@ if (serviceAvailable('postgresql')) {
         try {
           const a = await register(h.client)
           const note = await addNote(h.client, a.token, { title: 't', content: 'c' })
-          assert.equal((await h.client.request('PUT', `/update-note-pinned/${note._id}`, { token: a.token, body: { isPinned: true } })).status, 200)
+          assert.equal(
+            (
+              await h.client.request('PUT', `/update-note-pinned/${note._id}`, {
+                token: a.token,
+                body: { isPinned: true },
+              })
+            ).status,
+            200,
+          )
         } finally {
           await h.app.close()
         }

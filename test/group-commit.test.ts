@@ -52,7 +52,11 @@ function manualScheduler() {
   }
 }
 
-const settle = (p: Promise<unknown>) => p.then(() => 'resolved', (err: unknown) => `rejected: ${(err as Error).message}`)
+const settle = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (err: unknown) => `rejected: ${(err as Error).message}`,
+  )
 
 describe('GroupCommitWriter', () => {
   it('runs the writes queued in one turn in one transaction, in order', async () => {
@@ -139,7 +143,10 @@ describe('SQLite group commit on a real file', () => {
       const insert = db.prepare('INSERT INTO t (id) VALUES (?)')
       const outcomes = [1, 2, 1, 3].map((id) => settle(writer.write(() => insert.run(id))))
       const results = await Promise.all(outcomes)
-      assert.deepEqual(results.map((r) => r.split(':')[0]), ['resolved', 'resolved', 'rejected', 'resolved'])
+      assert.deepEqual(
+        results.map((r) => r.split(':')[0]),
+        ['resolved', 'resolved', 'rejected', 'resolved'],
+      )
       assert.equal(writer.batches, 1)
       const reader = new Database(join(dir, SQLITE_FILE), { readonly: true })
       assert.deepEqual(reader.prepare('SELECT id FROM t ORDER BY id').pluck().all(), [1, 2, 3])

@@ -9,7 +9,14 @@ import fc from 'fast-check'
 import { defaultConfig } from '../src/config.js'
 import type { NoteRecord, RevisionRecord, TrashedNoteRecord } from '../src/note-shape.js'
 import { type Account, type Harness, type Reply, register, startHarness } from './support/harness.js'
-import { type EditBody, HistoryModel, type ModelNote, type ModelRevision, appliedEdit, sameText } from './support/history-model.js'
+import {
+  type EditBody,
+  HistoryModel,
+  type ModelNote,
+  type ModelRevision,
+  appliedEdit,
+  sameText,
+} from './support/history-model.js'
 import { SERVICE_LIMITS, openTestStore, storeKinds } from './support/stores.js'
 
 /** The history is whole only while a note has had fewer revisions than this; sequences stay well under it. */
@@ -39,31 +46,56 @@ const pick = fc.nat({ max: 99 })
 const ifMatch = fc.constantFrom<IfMatch>('none', 'current', 'stale')
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('add' as const), title: word, content: word, tags: maybe(tags) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('add' as const), title: word, content: word, tags: maybe(tags) }),
+  },
   {
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('edit' as const),
       pick,
       // '' is falsy and left alone; [] is truthy and clears the tags.
-      body: fc.record({ title: maybe(fc.oneof(fc.constant(''), word)), content: maybe(fc.oneof(fc.constant(''), word)), tags: maybe(tags), isPinned: maybe(fc.boolean()) }),
+      body: fc.record({
+        title: maybe(fc.oneof(fc.constant(''), word)),
+        content: maybe(fc.oneof(fc.constant(''), word)),
+        tags: maybe(tags),
+        isPinned: maybe(fc.boolean()),
+      }),
       ifMatch,
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pin' as const), pick, isPinned: fc.boolean(), ifMatch }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick, ifMatch }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore-note' as const), pick }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('restore-revision' as const), pick, revision: fc.nat({ max: 99 }), ifMatch }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('restore-revision' as const),
+      pick,
+      revision: fc.nat({ max: 99 }),
+      ifMatch,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete-forever' as const), pick }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'empty-trash' as const }) },
 )
 const ops = fc.array(op, { minLength: 1, maxLength: MAX_STEPS, size: 'max' })
 
 const laterThan = (note: NoteRecord, before: NoteRecord) =>
-  assert.ok(Date.parse(note.updatedOn) > Date.parse(before.updatedOn), `updatedOn ${note.updatedOn} is not after ${before.updatedOn}`)
+  assert.ok(
+    Date.parse(note.updatedOn) > Date.parse(before.updatedOn),
+    `updatedOn ${note.updatedOn} is not after ${before.updatedOn}`,
+  )
 /** The note but its version, which the server picks. */
 const unversioned = (note: NoteRecord) => ({ ...note, updatedOn: '' })
-const revisionState = ({ title, content, tags, isPinned, editedOn }: RevisionRecord): ModelRevision => ({ title, content, tags, isPinned, editedOn })
+const revisionState = ({ title, content, tags, isPinned, editedOn }: RevisionRecord): ModelRevision => ({
+  title,
+  content,
+  tags,
+  isPinned,
+  editedOn,
+})
 function withoutDeletedOn(trashed: TrashedNoteRecord): NoteRecord {
   const note: Partial<TrashedNoteRecord> = { ...trashed }
   delete note.deletedOn
@@ -107,7 +139,12 @@ class Run {
     const res = await this.send(method, path, body, ifMatch)
     let shown = path
     this.model.notes.forEach((m, i) => (shown = shown.replaceAll(m.note._id, `#${i}`)))
-    const sent = [method, shown, body === undefined ? '' : JSON.stringify(body), ifMatch === undefined ? '' : `If-Match: ${ifMatch}`]
+    const sent = [
+      method,
+      shown,
+      body === undefined ? '' : JSON.stringify(body),
+      ifMatch === undefined ? '' : `If-Match: ${ifMatch}`,
+    ]
     this.trace.push(`${sent.filter(Boolean).join(' ')} -> ${res.status}`)
     return res
   }
@@ -150,10 +187,21 @@ class Run {
       case 'edit': {
         const header = this.ifMatchOf(m, o.ifMatch)
         const res = await this.act('PUT', `/edit-note/${id}`, o.body, header)
-        return this.write(m, res, o.ifMatch, { ...m.note, ...appliedEdit(o.body) }, Object.keys(appliedEdit(o.body)).length > 0)
+        return this.write(
+          m,
+          res,
+          o.ifMatch,
+          { ...m.note, ...appliedEdit(o.body) },
+          Object.keys(appliedEdit(o.body)).length > 0,
+        )
       }
       case 'pin': {
-        const res = await this.act('PUT', `/update-note-pinned/${id}`, { isPinned: o.isPinned }, this.ifMatchOf(m, o.ifMatch))
+        const res = await this.act(
+          'PUT',
+          `/update-note-pinned/${id}`,
+          { isPinned: o.isPinned },
+          this.ifMatchOf(m, o.ifMatch),
+        )
         return this.write(m, res, o.ifMatch, { ...m.note, isPinned: o.isPinned }, true)
       }
       case 'delete': {
@@ -172,9 +220,15 @@ class Run {
         return this.model.restored(m, note)
       }
       case 'restore-revision': {
-        const revisions = m.place === 'erased' ? [] : ((await this.history(m)).json as { revisions: RevisionRecord[] }).revisions
+        const revisions =
+          m.place === 'erased' ? [] : ((await this.history(m)).json as { revisions: RevisionRecord[] }).revisions
         const revision = revisions[o.revision % Math.max(1, revisions.length)]
-        const res = await this.act('PUT', `/restore-revision/${id}/${revision?._id ?? MISSING_ID}`, undefined, this.ifMatchOf(m, o.ifMatch))
+        const res = await this.act(
+          'PUT',
+          `/restore-revision/${id}/${revision?._id ?? MISSING_ID}`,
+          undefined,
+          this.ifMatchOf(m, o.ifMatch),
+        )
         if (m.place === 'erased') return expectError(res, 404, 'Note not found')
         if (!revision) return expectError(res, 404, 'Revision not found')
         const { title, content, tags } = revision
@@ -194,7 +248,16 @@ class Run {
     const note = expectNote(res, 'Note added successfully')
     assert.deepEqual(
       { ...note, _id: '', createdOn: '', updatedOn: '' },
-      { _id: '', title, content, tags: tags ?? [], isPinned: false, userId: this.account.userId, createdOn: '', updatedOn: '' },
+      {
+        _id: '',
+        title,
+        content,
+        tags: tags ?? [],
+        isPinned: false,
+        userId: this.account.userId,
+        createdOn: '',
+        updatedOn: '',
+      },
     )
     assert.equal(note.createdOn, note.updatedOn)
     this.model.added(note)
@@ -225,15 +288,27 @@ class Run {
   async check(): Promise<void> {
     const listing = await this.send('GET', '/get-all-notes')
     assert.equal(listing.status, 200, listing.text)
-    assert.deepEqual((listing.json as { notes: NoteRecord[] }).notes, this.model.listing(), 'the listing is the live notes of the model, in list order')
+    assert.deepEqual(
+      (listing.json as { notes: NoteRecord[] }).notes,
+      this.model.listing(),
+      'the listing is the live notes of the model, in list order',
+    )
 
     const trashAnswer = await this.send('GET', '/get-trash')
     assert.equal(trashAnswer.status, 200, trashAnswer.text)
     const trash = (trashAnswer.json as { notes: TrashedNoteRecord[] }).notes
-    assert.deepEqual(trash.map(withoutDeletedOn), this.model.trash().map((m) => m.note), 'the trash is the model\'s, most recently deleted first')
+    assert.deepEqual(
+      trash.map(withoutDeletedOn),
+      this.model.trash().map((m) => m.note),
+      "the trash is the model's, most recently deleted first",
+    )
     trash.forEach((t, i) => {
       assert.ok(t.deletedOn >= t.updatedOn, `deletedOn ${t.deletedOn} before updatedOn ${t.updatedOn}`)
-      if (i > 0) assert.ok(t.deletedOn <= (trash[i - 1] as TrashedNoteRecord).deletedOn, 'the trash is listed by deletedOn, latest first')
+      if (i > 0)
+        assert.ok(
+          t.deletedOn <= (trash[i - 1] as TrashedNoteRecord).deletedOn,
+          'the trash is listed by deletedOn, latest first',
+        )
     })
 
     for (const [i, m] of this.model.notes.entries()) {
@@ -252,7 +327,11 @@ class Run {
           )
         }
       }
-      assert.deepEqual(revisions.map(revisionState), m.history.slice(0, HISTORY_REVISIONS), `the history of note #${i} (${m.place}), newest first`)
+      assert.deepEqual(
+        revisions.map(revisionState),
+        m.history.slice(0, HISTORY_REVISIONS),
+        `the history of note #${i} (${m.place}), newest first`,
+      )
       assert.equal(new Set(revisions.map((r) => r._id)).size, revisions.length, 'revision ids are distinct')
       for (const r of revisions) {
         assert.match(r._id, /^[0-9a-f]{24}$/)
@@ -284,7 +363,10 @@ for (const storeKind of storeKinds()) {
               }
             } catch (err) {
               // The steps as sent, with each note's number in the run: the counterexample in the server's terms.
-              throw new Error(`${err instanceof Error ? err.message : String(err)}\nsteps sent:\n  ${run.trace.join('\n  ')}`, { cause: err })
+              throw new Error(
+                `${err instanceof Error ? err.message : String(err)}\nsteps sent:\n  ${run.trace.join('\n  ')}`,
+                { cause: err },
+              )
             }
           }),
           { numRuns: 25, includeErrorInReport: true },

@@ -33,7 +33,9 @@ function resolveImport(from: string, specifier: string): string | undefined {
 /** Relative imports of a file: static, type-only, dynamic and re-exports. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8')
-  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'(\.{1,2}\/[^']+)'/gm)].map((m) => m[1] as string)
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'(\.{1,2}\/[^']+)'/gm)].map(
+    (m) => m[1] as string,
+  )
   return specifiers.flatMap((s) => resolveImport(file, s) ?? [])
 }
 
@@ -85,7 +87,15 @@ describe('import loops inside a folder', () => {
       ['d.ts', ['a.ts']],
     ])
     assert.deepEqual(loops(graph), [['a.ts', 'b.ts', 'c.ts']])
-    assert.deepEqual(loops(new Map([['a.ts', ['b.ts']], ['b.ts', []]])), [])
+    assert.deepEqual(
+      loops(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+      [],
+    )
     assert.deepEqual(importsOf('test/import-loops.test.ts'), [])
   })
 

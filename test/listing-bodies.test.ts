@@ -17,7 +17,13 @@ const unit = fc.constantFrom('a', 'Z', ' ', 'é', 'ß', '€', '日', '😀', '\
  */
 const content = fc
   .tuple(fc.array(unit, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 1500 }))
-  .map(([units, times]) => units.join('').repeat(times).slice(0, 12_000).replace(/[\uD800-\uDBFF]$/, ''))
+  .map(([units, times]) =>
+    units
+      .join('')
+      .repeat(times)
+      .slice(0, 12_000)
+      .replace(/[\uD800-\uDBFF]$/, ''),
+  )
 
 for (const { mode, storeKind } of targets()) {
   for (const listingCacheMb of [16, 0]) {
@@ -40,11 +46,16 @@ for (const { mode, storeKind } of targets()) {
           fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 3 }), async (contents) => {
             const { token } = await register(h.client)
             const added: NoteBody[] = []
-            for (const [i, text] of contents.entries()) added.push(await addNote(h.client, token, { title: `note ${i}`, content: text }))
+            for (const [i, text] of contents.entries())
+              added.push(await addNote(h.client, token, { title: `note ${i}`, content: text }))
             const expected = [...added].reverse() // newest first; none is pinned
             for (let read = 0; read < 2; read++) {
               // The second read is the kept listing when the cache is on.
-              assert.deepEqual(await bodyOf('/get-all-notes', token), { error: false, notes: expected, message: 'All notes retrieved successfully' })
+              assert.deepEqual(await bodyOf('/get-all-notes', token), {
+                error: false,
+                notes: expected,
+                message: 'All notes retrieved successfully',
+              })
             }
             assert.deepEqual(await bodyOf('/search-notes?query=note', token), {
               error: false,

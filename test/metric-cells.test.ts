@@ -15,7 +15,13 @@ type Observation = { method: string; route: string; status_code: number; value: 
 /** The same observations through prom-client (reference) and through cells (ours): both texts. */
 async function bothTexts(observations: Observation[]): Promise<[string, string]> {
   const reference = new Registry()
-  const referenceHistogram = new Histogram({ name: 'h_seconds', help: 'help "text"\\', labelNames: LABELS, buckets: BUCKETS, registers: [reference] })
+  const referenceHistogram = new Histogram({
+    name: 'h_seconds',
+    help: 'help "text"\\',
+    labelNames: LABELS,
+    buckets: BUCKETS,
+    registers: [reference],
+  })
   const referenceCounter = new Counter({ name: 'h_total', help: 'counted', labelNames: LABELS, registers: [reference] })
   const ours = new Registry()
   const histogram = new CellHistogram('h_seconds', 'help "text"\\', LABELS, BUCKETS, [ours])

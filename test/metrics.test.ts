@@ -55,7 +55,12 @@ for (const mode of MODES) {
       else await app.ready()
       const send = async (method: string, url: string, headers: Record<string, string> = {}, body?: string) => {
         if (mode === 'inject') {
-          const res = await app.inject({ method: method as 'GET', url, headers, ...(body !== undefined ? { payload: body } : {}) })
+          const res = await app.inject({
+            method: method as 'GET',
+            url,
+            headers,
+            ...(body !== undefined ? { payload: body } : {}),
+          })
           return { status: res.statusCode, text: res.body }
         }
         const res = await fetch(base + url, { method, headers, ...(body !== undefined ? { body } : {}) })
@@ -63,10 +68,20 @@ for (const mode of MODES) {
       }
       const json = { 'content-type': 'application/json' }
       try {
-        const account = await send('POST', '/create-account', json, JSON.stringify({ fullName: 'M', email: 'm@example.com', password: 'pw' }))
+        const account = await send(
+          'POST',
+          '/create-account',
+          json,
+          JSON.stringify({ fullName: 'M', email: 'm@example.com', password: 'pw' }),
+        )
         const { accessToken } = JSON.parse(account.text) as { accessToken: string }
         const auth = { authorization: `Bearer ${accessToken}` }
-        const added = await send('POST', '/add-note', { ...json, ...auth }, JSON.stringify({ title: 't', content: 'c' }))
+        const added = await send(
+          'POST',
+          '/add-note',
+          { ...json, ...auth },
+          JSON.stringify({ title: 't', content: 'c' }),
+        )
         const noteId = (JSON.parse(added.text) as { note: { _id: string } }).note._id
         const requests: Array<[string, string, Record<string, string>?, string?]> = [
           ['GET', '/healthz'],
@@ -134,9 +149,17 @@ describe('store metrics', () => {
     }
     const app = await buildApp({ config: testConfig(), store: failing, secret: TEST_SECRET })
     try {
-      const account = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'E', email: 'e@example.com', password: 'pw' } })
+      const account = await app.inject({
+        method: 'POST',
+        url: '/create-account',
+        payload: { fullName: 'E', email: 'e@example.com', password: 'pw' },
+      })
       const { accessToken } = account.json<{ accessToken: string }>()
-      const res = await app.inject({ method: 'GET', url: '/get-user', headers: { authorization: `Bearer ${accessToken}` } })
+      const res = await app.inject({
+        method: 'GET',
+        url: '/get-user',
+        headers: { authorization: `Bearer ${accessToken}` },
+      })
       assert.equal(res.statusCode, 503)
       assert.deepEqual(res.json(), { error: true, message: 'Service Unavailable: the database cannot be reached' })
       const text = (await app.inject({ method: 'GET', url: '/metrics' })).body

@@ -10,7 +10,8 @@ import { type Account, type Harness, register, startHarness, targets, uniqueEmai
 const REFUSED = { error: true, message: 'fullName must not contain control characters' }
 const SURROGATE = { error: true, message: 'fullName must be valid Unicode text: it contains an unpaired surrogate' }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i))
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i))
 
 /** Every refused character, by class. */
 const CLASSES: Record<string, string[]> = {
@@ -35,7 +36,7 @@ const ORDINARY = [
   'Ада Лавлейс',
   'देवनागरी नाम',
   'مریم می‌خواهد',
-  "O'Brien-Smith, Jr. (\"Bob\")",
+  'O\'Brien-Smith, Jr. ("Bob")',
   'Ada Lovelace محمد',
 ]
 
@@ -51,9 +52,14 @@ for (const { mode, storeKind } of targets()) {
     })
     after(async () => h.close())
 
-    const create = (fullName: string) => h.client.request('POST', '/create-account', { body: { fullName, email: uniqueEmail('name'), password: 'correct horse' } })
+    const create = (fullName: string) =>
+      h.client.request('POST', '/create-account', {
+        body: { fullName, email: uniqueEmail('name'), password: 'correct horse' },
+      })
     const rename = (fullName: string) => h.client.request('PUT', '/edit-user', { token: a.token, body: { fullName } })
-    const storedName = async () => ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: { fullName: string } }).user.fullName
+    const storedName = async () =>
+      ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: { fullName: string } }).user
+        .fullName
 
     for (const [kind, characters] of Object.entries(CLASSES)) {
       it(`create-account and edit-user refuse ${kind}, wherever it stands in the name`, async () => {
@@ -70,7 +76,8 @@ for (const { mode, storeKind } of targets()) {
     }
 
     it('refuses the hostile name of a forged terminal line, and names an unpaired surrogate as before', async () => {
-      const forged = 'Ops\u001b]0;owned\u0007\u001b[2J\r\n6b0000000000000000000000  admin@corp.example  Admin  2020-01-01T00:00:00.000Z'
+      const forged =
+        'Ops\u001b]0;owned\u0007\u001b[2J\r\n6b0000000000000000000000  admin@corp.example  Admin  2020-01-01T00:00:00.000Z'
       assert.deepEqual((await create(forged)).json, REFUSED)
       assert.deepEqual((await rename(forged)).json, REFUSED)
       // The unpaired surrogate is named first, wherever the control character stands.
@@ -79,9 +86,14 @@ for (const { mode, storeKind } of targets()) {
         assert.deepEqual((await rename(name)).json, SURROGATE, JSON.stringify(name))
       }
       // The checks before it still come first: the type, then the length.
-      assert.deepEqual((await create('x'.repeat(200) + '\u001b')).json, { error: true, message: 'fullName must be at most 200 characters' })
+      assert.deepEqual((await create('x'.repeat(200) + '\u001b')).json, {
+        error: true,
+        message: 'fullName must be at most 200 characters',
+      })
       // Other fields keep control characters: an email with one is accepted (the operator commands escape it).
-      const tabbed = await h.client.request('POST', '/create-account', { body: { fullName: 'Tab Email', email: `tab\t${uniqueEmail()}`, password: 'pw\u0001' } })
+      const tabbed = await h.client.request('POST', '/create-account', {
+        body: { fullName: 'Tab Email', email: `tab\t${uniqueEmail()}`, password: 'pw\u0001' },
+      })
       assert.equal(tabbed.status, 200, tabbed.text)
     })
 

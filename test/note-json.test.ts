@@ -38,12 +38,23 @@ describe('sqlite: the stored JSON', () => {
       fc.property(notes, (batch) => {
         const db = openSqliteDatabase({ dataDir: ':memory:' })
         migrateSqlite(db)
-        db.prepare("INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, 'A', 'a@x', 'a@x', 'h', 'now')").run(USER)
+        db.prepare(
+          "INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, 'A', 'a@x', 'a@x', 'h', 'now')",
+        ).run(USER)
         const insert = db.prepare(`INSERT INTO notes ${sqliteRows.NOTE_INSERT}`)
         for (const note of batch) insert.run(sqliteRows.noteParams(note))
         const stored = () =>
-          db.prepare<[], sqliteRows.NoteRow & { json: string }>(`SELECT ${sqliteRows.NOTE_COLUMNS}, json FROM notes ORDER BY id`).all()
-        const dependents = () => db.prepare("SELECT type, name, sql FROM sqlite_schema WHERE tbl_name = 'notes' AND type != 'table' ORDER BY name").all()
+          db
+            .prepare<[], sqliteRows.NoteRow & { json: string }>(
+              `SELECT ${sqliteRows.NOTE_COLUMNS}, json FROM notes ORDER BY id`,
+            )
+            .all()
+        const dependents = () =>
+          db
+            .prepare(
+              "SELECT type, name, sql FROM sqlite_schema WHERE tbl_name = 'notes' AND type != 'table' ORDER BY name",
+            )
+            .all()
         const before = stored()
         for (const row of before) assert.equal(row.json, JSON.stringify(sqliteRows.noteFromRow(row)))
         const beforeDependents = dependents()
@@ -53,7 +64,10 @@ describe('sqlite: the stored JSON', () => {
         assert.deepEqual(stored(), before)
         assert.deepEqual(dependents(), beforeDependents)
         insert.run(sqliteRows.noteParams({ ...batch[0]!, _id: 'f'.repeat(24) }))
-        assert.equal(db.prepare('SELECT notes FROM account_usage WHERE user_id = ?').pluck().get(USER), batch.length + 1)
+        assert.equal(
+          db.prepare('SELECT notes FROM account_usage WHERE user_id = ?').pluck().get(USER),
+          batch.length + 1,
+        )
         db.close()
       }),
       { numRuns: 25 },
@@ -69,23 +83,39 @@ if (serviceAvailable('postgresql')) {
       try {
         await client.connect()
         await migratePostgres(client)
-        await client.query("INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES ($1, 'A', 'a@x', 'a@x', 'h', 'now')", [USER])
+        await client.query(
+          "INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES ($1, 'A', 'a@x', 'a@x', 'h', 'now')",
+          [USER],
+        )
         const stored = async () =>
-          (await client.query<pgRows.NoteRow & { json: string }>(`SELECT ${pgRows.NOTE_COLUMNS}, json FROM notes ORDER BY id`)).rows
+          (
+            await client.query<pgRows.NoteRow & { json: string }>(
+              `SELECT ${pgRows.NOTE_COLUMNS}, json FROM notes ORDER BY id`,
+            )
+          ).rows
         const dependents = async () =>
-          (await client.query<{ name: string }>(
-            `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'notes'::regclass AND NOT tgisinternal
+          (
+            await client.query<{ name: string }>(
+              `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'notes'::regclass AND NOT tgisinternal
              UNION ALL SELECT indexname FROM pg_indexes WHERE tablename = 'notes' ORDER BY 1`,
-          )).rows
+            )
+          ).rows
         const usage = async () =>
-          Number((await client.query<{ n: string }>('SELECT sum(notes) AS n FROM account_usage WHERE user_id = $1', [USER])).rows[0]?.n)
+          Number(
+            (await client.query<{ n: string }>('SELECT sum(notes) AS n FROM account_usage WHERE user_id = $1', [USER]))
+              .rows[0]?.n,
+          )
         await fc.assert(
           fc.asyncProperty(notes, async (batch) => {
             await client.query('DELETE FROM notes')
             for (const note of batch) {
-              await client.query(`INSERT INTO notes (${pgRows.NOTE_COLUMNS}) VALUES (${pgRows.noteInsertParams(1)})`, pgRows.noteValues(note))
+              await client.query(
+                `INSERT INTO notes (${pgRows.NOTE_COLUMNS}) VALUES (${pgRows.noteInsertParams(1)})`,
+                pgRows.noteValues(note),
+              )
             }
-            for (const row of await stored()) assert.equal(pgRows.decodeJsonText(row.json), JSON.stringify(pgRows.noteFromRow(row)))
+            for (const row of await stored())
+              assert.equal(pgRows.decodeJsonText(row.json), JSON.stringify(pgRows.noteFromRow(row)))
           }),
           { numRuns: 25 },
         )
@@ -99,7 +129,10 @@ if (serviceAvailable('postgresql')) {
         assert.deepEqual(await stored(), before)
         assert.deepEqual(await dependents(), beforeDependents)
         const note = pgRows.noteFromRow(before[0]!)
-        await client.query(`INSERT INTO notes (${pgRows.NOTE_COLUMNS}) VALUES (${pgRows.noteInsertParams(1)})`, pgRows.noteValues({ ...note, _id: 'f'.repeat(24) }))
+        await client.query(
+          `INSERT INTO notes (${pgRows.NOTE_COLUMNS}) VALUES (${pgRows.noteInsertParams(1)})`,
+          pgRows.noteValues({ ...note, _id: 'f'.repeat(24) }),
+        )
         assert.equal(await usage(), notesBefore + 1)
       } finally {
         await client.end()

@@ -25,7 +25,8 @@ import { erase, noteOf, terms } from './support/note-writes.js'
 function sizeOn(kind: StoreKind) {
   const stored = kind === 'postgresql' ? encodeText : (s: string) => s
   const bytes = (s: string) => Buffer.byteLength(stored(s))
-  return (n: Pick<NoteRecord, 'title' | 'content' | 'tags'>) => bytes(n.title) + bytes(n.content) + n.tags.reduce((sum, t) => sum + bytes(t), 0)
+  return (n: Pick<NoteRecord, 'title' | 'content' | 'tags'>) =>
+    bytes(n.title) + bytes(n.content) + n.tags.reduce((sum, t) => sum + bytes(t), 0)
 }
 
 /** Rejects with the quota error of `limit`. */
@@ -99,11 +100,18 @@ for (const kind of storeKinds()) {
               model.set(note._id, note)
             } else if (model.size === 0) continue
             else if (o.kind === 'edit') {
-              const patch = { ...(o.title === undefined ? {} : { title: o.title }), ...(o.content === undefined ? {} : { content: o.content }), ...(o.tags === undefined ? {} : { tags: o.tags }) }
+              const patch = {
+                ...(o.title === undefined ? {} : { title: o.title }),
+                ...(o.content === undefined ? {} : { content: o.content }),
+                ...(o.tags === undefined ? {} : { tags: o.tags }),
+              }
               const id = at(o.pick)
               assert.ok(await store.updateNote(userId, id, patch, new Date().toISOString(), terms()))
               model.set(id, { ...(model.get(id) as NoteRecord), ...patch })
-            } else if (o.kind === 'pin') assert.ok(await store.updateNote(userId, at(o.pick), { isPinned: true }, new Date().toISOString(), terms()))
+            } else if (o.kind === 'pin')
+              assert.ok(
+                await store.updateNote(userId, at(o.pick), { isPinned: true }, new Date().toISOString(), terms()),
+              )
             else {
               const id = at(o.pick)
               assert.ok(await store.deleteNote(userId, id, erase()))
@@ -135,7 +143,11 @@ for (const kind of storeKinds()) {
       await store.insertNote(makeNote(userId))
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => store.insertNote(makeNote(userId))))
       assert.equal(results.filter((r) => r.status === 'fulfilled' && r.value).length, 20)
-      assert.ok(results.every((r) => r.status === 'fulfilled' || (r.reason instanceof NoteQuotaExceededError && r.reason.limit === 'notes')))
+      assert.ok(
+        results.every(
+          (r) => r.status === 'fulfilled' || (r.reason instanceof NoteQuotaExceededError && r.reason.limit === 'notes'),
+        ),
+      )
       assert.equal((await listedNotes(store, userId)).length, 21)
       assert.equal((await store.noteUsage(userId))?.notes, 21)
     })
@@ -167,14 +179,21 @@ for (const kind of storeKinds()) {
       const now = () => new Date().toISOString()
       await refused(store.updateNote(userId, a._id, { content: 'c'.repeat(40) }, now(), terms()), 'bytes')
       assert.equal((await store.findNote(userId, a._id))?.content, a.content, 'a refused edit changes nothing')
-      assert.equal(noteOf(await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), terms()))?.tags[0], 'd'.repeat(10)) // exactly 50
+      assert.equal(
+        noteOf(await store.updateNote(userId, a._id, { tags: ['d'.repeat(10)] }, now(), terms()))?.tags[0],
+        'd'.repeat(10),
+      ) // exactly 50
       // Over the limit (a server with a lower one): shrinking still works, growing does not.
       const lower = await db.openAnother({ ...DEFAULT_LIMITS, quota: { notes: 0, bytes: 20 } })
       assert.ok(await lower.updateNote(userId, a._id, { content: 'short' }, now(), terms()))
       assert.ok(await lower.updateNote(userId, a._id, { isPinned: true }, now(), terms()))
       assert.ok(await lower.updateNote(userId, b._id, { title: 'B' }, now(), terms()), 'same size passes')
       await refused(lower.updateNote(userId, b._id, { title: 'BB' }, now(), terms()), 'bytes')
-      assert.equal(await lower.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), terms()), undefined, 'no such note')
+      assert.equal(
+        await lower.updateNote(userId, makeNote(userId)._id, { title: 'x' }, now(), terms()),
+        undefined,
+        'no such note',
+      )
       assert.ok(await lower.deleteNote(userId, a._id, erase()))
       assert.deepEqual(await lower.noteUsage(userId), { notes: 1, bytes: 10 })
     })
@@ -189,7 +208,11 @@ for (const kind of storeKinds()) {
       const outcomes = await store.importNotes([makeNote(userId), makeNote(userId), makeNote(userId)])
       assert.deepEqual(outcomes, ['inserted', 'inserted', 'inserted'])
       assert.equal(await store.accountsOverQuota(), before + 1)
-      assert.equal(await (await db.openAnother({ ...DEFAULT_LIMITS, quota: { notes: 0, bytes: 0 } })).accountsOverQuota(), 0, 'no limit, no account over it')
+      assert.equal(
+        await (await db.openAnother({ ...DEFAULT_LIMITS, quota: { notes: 0, bytes: 0 } })).accountsOverQuota(),
+        0,
+        'no limit, no account over it',
+      )
       await refused(store.insertNote(makeNote(userId)), 'notes')
     })
   })
@@ -213,7 +236,14 @@ if (serviceAvailable('postgresql')) {
     })
 
     const check = async (userId: string, exclusive: boolean, maxNotes: number, maxBytes: number) =>
-      (await pool.query<{ v: string }>("SELECT note_quota_check($1, NULL, 'tt', 'cc', '{}', $2, $3, $4, 10) AS v", [userId, exclusive, maxNotes, maxBytes])).rows[0]?.v
+      (
+        await pool.query<{ v: string }>("SELECT note_quota_check($1, NULL, 'tt', 'cc', '{}', $2, $3, $4, 10) AS v", [
+          userId,
+          exclusive,
+          maxNotes,
+          maxBytes,
+        ])
+      ).rows[0]?.v
 
     it('passes in one slot only while a write in every slot at once would fit', async () => {
       const user = makeUser()
@@ -232,9 +262,15 @@ if (serviceAvailable('postgresql')) {
       await store.createUser(user)
       const limit = 60
       // A server held to the limit, over the same database.
-      const held = await openPostgresStore({ url: db.url, poolSize: 8, limits: { ...DEFAULT_LIMITS, quota: { notes: limit, bytes: 0 } } })
+      const held = await openPostgresStore({
+        url: db.url,
+        poolSize: 8,
+        limits: { ...DEFAULT_LIMITS, quota: { notes: limit, bytes: 0 } },
+      })
       try {
-        const results = await Promise.allSettled(Array.from({ length: limit + 30 }, () => held.insertNote(makeNote(user._id))))
+        const results = await Promise.allSettled(
+          Array.from({ length: limit + 30 }, () => held.insertNote(makeNote(user._id))),
+        )
         assert.equal(results.filter((r) => r.status === 'fulfilled').length, limit)
         assert.deepEqual(await held.noteUsage(user._id), { notes: limit, bytes: limit * 2 })
       } finally {
@@ -252,11 +288,16 @@ describe('usage backfill', () => {
   ]
   it('sqlite: migration 5 counts the notes already there, and accounts without notes as 0', () => {
     const db = new Database(':memory:')
-    migrateSqlite(db, sqliteMigrations.filter((m) => m.version < 5))
+    migrateSqlite(
+      db,
+      sqliteMigrations.filter((m) => m.version < 5),
+    )
     const insertUser = db.prepare("INSERT INTO users VALUES (?, 'n', ?, ?, 'h', '2026')")
     insertUser.run('u1', 'u1@x', 'u1@x')
     insertUser.run('u2', 'u2@x', 'u2@x')
-    const insertNote = db.prepare("INSERT INTO notes (id, user_id, title, content, tags, created_on, updated_on) VALUES (?, 'u1', ?, ?, ?, '2026', '2026')")
+    const insertNote = db.prepare(
+      "INSERT INTO notes (id, user_id, title, content, tags, created_on, updated_on) VALUES (?, 'u1', ?, ?, ?, '2026', '2026')",
+    )
     notes.forEach((n, i) => insertNote.run(`n${i}`, n.title, n.content, JSON.stringify(n.tags)))
     assert.equal(migrateSqlite(db), sqliteMigrations.length - 2)
     assert.deepEqual(db.prepare('SELECT user_id, notes, bytes FROM account_usage ORDER BY user_id').all(), [
@@ -273,14 +314,24 @@ describe('usage backfill', () => {
       try {
         const client = await pool.connect()
         try {
-          await migratePostgres(client, postgresMigrations.filter((m) => m.version < 5))
-          await client.query("INSERT INTO users VALUES ('u1', 'n', 'u1@x', 'u1@x', 'h', '2026'), ('u2', 'n', 'u2@x', 'u2@x', 'h', '2026')")
+          await migratePostgres(
+            client,
+            postgresMigrations.filter((m) => m.version < 5),
+          )
+          await client.query(
+            "INSERT INTO users VALUES ('u1', 'n', 'u1@x', 'u1@x', 'h', '2026'), ('u2', 'n', 'u2@x', 'u2@x', 'h', '2026')",
+          )
           for (const [i, n] of notes.entries()) {
-            await client.query("INSERT INTO notes (id, user_id, title, content, tags, created_on, updated_on) VALUES ($1, 'u1', $2, $3, $4, '2026', '2026')", [`n${i}`, n.title, n.content, n.tags])
+            await client.query(
+              "INSERT INTO notes (id, user_id, title, content, tags, created_on, updated_on) VALUES ($1, 'u1', $2, $3, $4, '2026', '2026')",
+              [`n${i}`, n.title, n.content, n.tags],
+            )
           }
           assert.equal(await migratePostgres(client), postgresMigrations.length - 4)
           // Rows per shard; an account without notes has none.
-          const { rows } = await client.query('SELECT user_id, sum(notes)::int AS notes, sum(bytes)::int AS bytes FROM account_usage GROUP BY user_id ORDER BY user_id')
+          const { rows } = await client.query(
+            'SELECT user_id, sum(notes)::int AS notes, sum(bytes)::int AS bytes FROM account_usage GROUP BY user_id ORDER BY user_id',
+          )
           assert.deepEqual(rows, [{ user_id: 'u1', notes: 2, bytes: 2 + 7 + 3 + 1 + 4 }])
         } finally {
           client.release()

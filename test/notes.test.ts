@@ -3,7 +3,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Note } from '../src/note-shape.js'
-import { type Account, type Harness, targets, type NoteBody, addNote, register, startHarness } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  targets,
+  type NoteBody,
+  addNote,
+  register,
+  startHarness,
+} from './support/harness.js'
 
 const MISSING_ID = '0123456789abcdef01234567'
 
@@ -29,7 +37,8 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(body.error, false)
         assert.equal(body.message, 'Note added successfully')
         // The contract's keys, and every other one the note's shape adds (src/note-shape.ts).
-        for (const key of ['_id', 'content', 'createdOn', 'isPinned', 'tags', 'title', 'updatedOn', 'userId']) assert.ok(key in body.note, key)
+        for (const key of ['_id', 'content', 'createdOn', 'isPinned', 'tags', 'title', 'updatedOn', 'userId'])
+          assert.ok(key in body.note, key)
         assert.deepEqual(Object.keys(body.note), Object.keys(Note.properties))
         assert.match(body.note._id, /^[0-9a-f]{24}$/)
         assert.equal(body.note.title, 'T')
@@ -47,7 +56,13 @@ for (const { mode, storeKind } of targets()) {
       })
 
       it('ignores isPinned, userId and _id in the body', async () => {
-        const note = await addNote(h.client, a.token, { title: 'T', content: 'C', isPinned: true, userId: b.userId, _id: MISSING_ID })
+        const note = await addNote(h.client, a.token, {
+          title: 'T',
+          content: 'C',
+          isPinned: true,
+          userId: b.userId,
+          _id: MISSING_ID,
+        })
         assert.equal(note.isPinned, false)
         assert.equal(note.userId, a.userId)
         assert.notEqual(note._id, MISSING_ID)
@@ -79,7 +94,10 @@ for (const { mode, storeKind } of targets()) {
           [{ title: 'T', content: 'C', tags: ['ok', 3] }, 'tags must be an array of strings'],
           [{ title: 'x'.repeat(1001), content: 'C' }, 'title must be at most 1000 characters'],
           [{ title: 'T', content: 'x'.repeat(100_001) }, 'content must be at most 100000 characters'],
-          [{ title: 'T', content: 'C', tags: Array.from({ length: 101 }, () => 't') }, 'tags must have at most 100 items'],
+          [
+            { title: 'T', content: 'C', tags: Array.from({ length: 101 }, () => 't') },
+            'tags must have at most 100 items',
+          ],
           [{ title: 'T', content: 'C', tags: ['x'.repeat(101)] }, 'each of tags must be at most 100 characters'],
         ]
         for (const [body, message] of cases) {
@@ -93,7 +111,12 @@ for (const { mode, storeKind } of targets()) {
     describe('PUT /edit-note/:noteId', () => {
       it('applies truthy fields and returns the updated note (rules 2-3)', async () => {
         const note = await addNote(h.client, a.token, { title: 'old', content: 'old', tags: ['a'] })
-        const res = await req('PUT', `/edit-note/${note._id}`, a.token, { title: 'new', content: 'body', tags: ['b'], isPinned: true })
+        const res = await req('PUT', `/edit-note/${note._id}`, a.token, {
+          title: 'new',
+          content: 'body',
+          tags: ['b'],
+          isPinned: true,
+        })
         assert.equal(res.status, 200)
         const body = res.json as { error: boolean; note: NoteBody; message: string }
         assert.equal(body.error, false)
@@ -108,7 +131,12 @@ for (const { mode, storeKind } of targets()) {
       it('leaves fields unchanged for "", false and absent values: isPinned false does not unpin', async () => {
         const note = await addNote(h.client, a.token, { title: 'keep', content: 'keep', tags: ['k'] })
         await req('PUT', `/edit-note/${note._id}`, a.token, { isPinned: true })
-        const res = await req('PUT', `/edit-note/${note._id}`, a.token, { title: '', content: null, tags: 0, isPinned: false })
+        const res = await req('PUT', `/edit-note/${note._id}`, a.token, {
+          title: '',
+          content: null,
+          tags: 0,
+          isPinned: false,
+        })
         assert.equal(res.status, 200)
         const after = (res.json as { note: NoteBody }).note
         assert.equal(after.title, 'keep')
@@ -210,7 +238,11 @@ for (const { mode, storeKind } of targets()) {
 
       it('answers 404 for a missing or foreign note (rule 1)', async () => {
         const note = await addNote(h.client, a.token, { title: 'pin', content: 'pin' })
-        for (const [id, token] of [[note._id, b.token], [MISSING_ID, a.token], ['bad', a.token]] as const) {
+        for (const [id, token] of [
+          [note._id, b.token],
+          [MISSING_ID, a.token],
+          ['bad', a.token],
+        ] as const) {
           const res = await req('PUT', `/update-note-pinned/${id}`, token, { isPinned: true })
           assert.equal(res.status, 404)
           assert.deepEqual(res.json, { error: true, message: 'Note not found' })
@@ -238,7 +270,7 @@ for (const { mode, storeKind } of targets()) {
         await addNote(h.client, a.token, { title: 'budget of alice', content: 'not for carol' })
       })
 
-      it('lists only the user\'s notes, pinned first, then newest first', async () => {
+      it("lists only the user's notes, pinned first, then newest first", async () => {
         const res = await req('GET', '/get-all-notes', c.token)
         assert.equal(res.status, 200)
         const body = res.json as { error: boolean; notes: NoteBody[]; message: string }
@@ -267,10 +299,19 @@ for (const { mode, storeKind } of targets()) {
         for (let i = 0; i < 3; i++) bodies.push((await req('GET', '/get-all-notes', d.token)).text)
         assert.equal(bodies[1], bodies[0])
         assert.equal(bodies[2], bodies[0])
-        assert.match(bodies[0]!, /^\{"error":false,"notes":\[\{"_id":.*\}\],"message":"All notes retrieved successfully"\}$/)
+        assert.match(
+          bodies[0]!,
+          /^\{"error":false,"notes":\[\{"_id":.*\}\],"message":"All notes retrieved successfully"\}$/,
+        )
         await req('PUT', `/edit-note/${note._id}`, d.token, { title: 'edited' })
-        const after = JSON.parse((await req('GET', '/get-all-notes', d.token)).text) as { notes: NoteBody[]; message: string }
-        assert.deepEqual(after.notes.map((n) => n.title), ['edited'])
+        const after = JSON.parse((await req('GET', '/get-all-notes', d.token)).text) as {
+          notes: NoteBody[]
+          message: string
+        }
+        assert.deepEqual(
+          after.notes.map((n) => n.title),
+          ['edited'],
+        )
         assert.equal(after.message, 'All notes retrieved successfully')
       })
 
@@ -280,9 +321,17 @@ for (const { mode, storeKind } of targets()) {
         const body = res.json as { error: boolean; notes: NoteBody[]; message: string }
         assert.equal(body.error, false)
         assert.equal(body.message, 'Notes matching the search query retrieved successfully')
-        assert.deepEqual(body.notes.map((n) => n.title), ['budget 2027', 'Meeting'])
-        const regex = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('^(shop|ide)')}`, { token: c.token })
-        assert.deepEqual((regex.json as { notes: NoteBody[] }).notes.map((n) => n.title), ['Shopping list', 'Ideas'])
+        assert.deepEqual(
+          body.notes.map((n) => n.title),
+          ['budget 2027', 'Meeting'],
+        )
+        const regex = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('^(shop|ide)')}`, {
+          token: c.token,
+        })
+        assert.deepEqual(
+          (regex.json as { notes: NoteBody[] }).notes.map((n) => n.title),
+          ['Shopping list', 'Ideas'],
+        )
         const none = await h.client.request('GET', '/search-notes?query=zebra', { token: c.token })
         assert.deepEqual((none.json as { notes: NoteBody[] }).notes, [])
       })
@@ -290,17 +339,31 @@ for (const { mode, storeKind } of targets()) {
       it('matches case-insensitively beyond ASCII, and . matches one whole character', async () => {
         const d = await register(h.client)
         await addNote(h.client, d.token, { title: 'Crème Brûlée', content: 'dessert 🍮 recipe' })
-        const upper = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('BRÛLÉE')}`, { token: d.token })
-        assert.deepEqual((upper.json as { notes: NoteBody[] }).notes.map((n) => n.title), ['Crème Brûlée'])
-        const emoji = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('dessert . recipe')}`, { token: d.token })
+        const upper = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('BRÛLÉE')}`, {
+          token: d.token,
+        })
+        assert.deepEqual(
+          (upper.json as { notes: NoteBody[] }).notes.map((n) => n.title),
+          ['Crème Brûlée'],
+        )
+        const emoji = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('dessert . recipe')}`, {
+          token: d.token,
+        })
         assert.equal((emoji.json as { notes: NoteBody[] }).notes.length, 1)
       })
 
       it('treats the query as a pattern, not a literal', async () => {
-        const res = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('c+ d?')}`, { token: c.token })
+        const res = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('c+ d?')}`, {
+          token: c.token,
+        })
         assert.deepEqual((res.json as { notes: NoteBody[] }).notes, [])
-        const escaped = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('\\(b\\)')}`, { token: c.token })
-        assert.deepEqual((escaped.json as { notes: NoteBody[] }).notes.map((n) => n.title), ['Ideas'])
+        const escaped = await h.client.request('GET', `/search-notes?query=${encodeURIComponent('\\(b\\)')}`, {
+          token: c.token,
+        })
+        assert.deepEqual(
+          (escaped.json as { notes: NoteBody[] }).notes.map((n) => n.title),
+          ['Ideas'],
+        )
       })
 
       it('answers 400 "Search query is required" for a missing or empty query (rule 1)', async () => {

@@ -20,7 +20,10 @@ const OPERATIONS_PATHS = ['/openapi.json', '/docs', '/healthz', '/readyz', '/met
 
 type OpenApi = {
   openapi: string
-  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>>
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>
+  >
   components: { securitySchemes: Record<string, { type: string; scheme: string }> }
 }
 
@@ -56,7 +59,7 @@ for (const mode of MODES) {
       assert.equal(res.status, 200)
       assert.match(String(res.headers['content-type']), /^application\/json/)
       const validator = new Validator()
-      const result = await validator.validate(res.json as Parameters<Validator["validate"]>[0])
+      const result = await validator.validate(res.json as Parameters<Validator['validate']>[0])
       assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2))
       assert.equal(validator.version, '3.1')
     })
@@ -64,11 +67,16 @@ for (const mode of MODES) {
     it('documents every contract operation, the bearer scheme, the plain-text 401 and no operations path among them', async () => {
       const doc = (await h.client.request('GET', '/openapi.json')).json as OpenApi
       assert.equal(doc.openapi, '3.1.0')
-      assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' })
+      assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+        ...doc.components.securitySchemes.bearerAuth,
+        type: 'http',
+        scheme: 'bearer',
+      })
       for (const [method, path] of CONTRACT_OPERATIONS) {
         const op = doc.paths[path]?.[method]
         assert.ok(op, `${method} ${path} is documented`)
-        for (const status of ['200', '500', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`)
+        for (const status of ['200', '500', '503'])
+          assert.ok(op.responses[status], `${method} ${path} documents ${status}`)
         const isProtected = !['/create-account', '/login'].includes(path)
         assert.deepEqual(op.security, isProtected ? [{ bearerAuth: [] }] : undefined, `${method} ${path} security`)
         if (isProtected) assert.deepEqual(Object.keys(op.responses['401']?.content ?? {}), ['text/plain'])
@@ -115,7 +123,11 @@ for (const mode of MODES) {
       assert.equal(sample(res.text, series), sample(beforeText, series) + 1)
       assert.equal(sample(res.text, latency), sample(beforeText, latency) + 1)
       assert.equal(sample(res.text, queries), sample(beforeText, queries) + 1)
-      for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds']) {
+      for (const name of [
+        'process_resident_memory_bytes',
+        'nodejs_heap_size_used_bytes',
+        'nodejs_eventloop_lag_p99_seconds',
+      ]) {
         assert.match(res.text, new RegExp(`^${name} `, 'm'), name)
       }
     })
@@ -217,16 +229,25 @@ describe('metrics configuration', () => {
   })
 
   it('reads METRICS_ENABLED, METRICS_PORT and METRICS_HOST', () => {
-    assert.deepEqual(parseConfig({ METRICS_ENABLED: 'false', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).metrics, {
-      enabled: false,
-      port: 9464,
-      host: '127.0.0.1',
-    })
+    assert.deepEqual(
+      parseConfig({ METRICS_ENABLED: 'false', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).metrics,
+      {
+        enabled: false,
+        port: 9464,
+        host: '127.0.0.1',
+      },
+    )
     assert.equal(parseConfig({ HOST: '10.0.0.5', METRICS_PORT: '9464' }).metrics.host, '10.0.0.5')
   })
 
   it('refuses a bad METRICS_PORT or METRICS_ENABLED, naming the variable', () => {
-    for (const env of [{ METRICS_PORT: 'x' }, { METRICS_PORT: '0' }, { METRICS_PORT: '8000' }, { PORT: '9000', METRICS_PORT: '9000' }, { METRICS_ENABLED: 'maybe' }]) {
+    for (const env of [
+      { METRICS_PORT: 'x' },
+      { METRICS_PORT: '0' },
+      { METRICS_PORT: '8000' },
+      { PORT: '9000', METRICS_PORT: '9000' },
+      { METRICS_ENABLED: 'maybe' },
+    ]) {
       assert.throws(
         () => parseConfig(env),
         (err: unknown) => err instanceof ConfigError && err.variable === Object.keys(env).at(-1),
@@ -242,7 +263,13 @@ describe('the response check of the test harness', () => {
       '/things/{id}': {
         get: {
           responses: {
-            '200': { content: { 'application/json': { schema: { type: 'object', required: ['ok'], properties: { ok: { const: true } } } } } },
+            '200': {
+              content: {
+                'application/json': {
+                  schema: { type: 'object', required: ['ok'], properties: { ok: { const: true } } },
+                },
+              },
+            },
             '401': { content: { 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } } },
           },
         },
@@ -259,12 +286,20 @@ describe('the response check of the test harness', () => {
 
   it('accepts a response that matches the document', () => {
     check('GET', '/things/1?x=1', json(200, { ok: true }))
-    check('GET', '/things/1', { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' }, text: 'Unauthorized', json: undefined })
+    check('GET', '/things/1', {
+      status: 401,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      text: 'Unauthorized',
+      json: undefined,
+    })
   })
 
   it('rejects an undocumented status, a wrong body and an undocumented content type', () => {
     assert.throws(() => check('GET', '/things/1', json(404, { ok: true })), /not documented/)
     assert.throws(() => check('GET', '/things/1', json(200, { ok: false })), /does not match/)
-    assert.throws(() => check('GET', '/things/1', json(401, 'Unauthorized')), /content type "application\/json" is not documented/)
+    assert.throws(
+      () => check('GET', '/things/1', json(401, 'Unauthorized')),
+      /content type "application\/json" is not documented/,
+    )
   })
 })

@@ -27,7 +27,12 @@ describe('password rules', () => {
       fc.asyncProperty(fc.string({ unit: 'binary', minLength: 1, maxLength: 14 }), async (password) => {
         const length = [...password].length
         const res = await createAccount(password)
-        if (length < 10) assert.deepEqual([res.status, res.json], [400, { error: true, message: 'Password must be at least 10 characters' }], JSON.stringify(password))
+        if (length < 10)
+          assert.deepEqual(
+            [res.status, res.json],
+            [400, { error: true, message: 'Password must be at least 10 characters' }],
+            JSON.stringify(password),
+          )
         else assert.equal(res.status, 200, `${JSON.stringify(password)}: ${res.text}`)
       }),
       { numRuns: 40 },
@@ -37,15 +42,25 @@ describe('password rules', () => {
   it('change-password: at least 8 code points, different from the current one; nothing counted or changed when refused', async () => {
     h = await startHarness('inject', { config: { bruteForce: { ...defaultConfig.bruteForce, sessionLimit: 1 } } })
     const a = await register(h.client)
-    const change = (newPassword: string) => h!.client.request('PUT', '/change-password', { token: a.token, body: { currentPassword: a.password, newPassword } })
+    const change = (newPassword: string) =>
+      h!.client.request('PUT', '/change-password', {
+        token: a.token,
+        body: { currentPassword: a.password, newPassword },
+      })
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', minLength: 1, maxLength: 7 }), async (short) => {
         const res = await change(short)
-        assert.deepEqual([res.status, res.json], [400, { error: true, message: 'New password must be at least 8 characters' }])
+        assert.deepEqual(
+          [res.status, res.json],
+          [400, { error: true, message: 'New password must be at least 8 characters' }],
+        )
       }),
       { numRuns: 30 },
     )
-    assert.deepEqual((await change(a.password)).json, { error: true, message: 'New password must be different from the current password' })
+    assert.deepEqual((await change(a.password)).json, {
+      error: true,
+      message: 'New password must be different from the current password',
+    })
     // With a session limit of 1, one counted failure would have ended the session: none was counted.
     assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
     assert.equal((await change('🔑'.repeat(8))).status, 200)

@@ -89,7 +89,10 @@ if (serviceAvailable('postgresql')) {
       assert.equal(await ending, true)
       const afterwards = await Promise.all(Array.from({ length: 50 }, () => store.findSession(d.session._id)))
       await Promise.all(during)
-      assert.deepEqual(afterwards.filter((found) => found !== undefined), [])
+      assert.deepEqual(
+        afterwards.filter((found) => found !== undefined),
+        [],
+      )
     })
   })
 
@@ -105,7 +108,11 @@ if (serviceAvailable('postgresql')) {
       const filter = await startNoticeFilter(target.hostname, Number(target.port || 5432))
       const changes: boolean[] = []
       const listener = new NoticeListener({
-        url: throughFilter(db.url, filter), connectTimeoutMs: 2000, checkTimeoutMs: 300, checkEveryMs: 100, retryMs: 50,
+        url: throughFilter(db.url, filter),
+        connectTimeoutMs: 2000,
+        checkTimeoutMs: 300,
+        checkEveryMs: 100,
+        retryMs: 50,
         applicationName: 'notes-service test listener',
         channels: ['notes_service_test'],
         onNotice: () => {},

@@ -28,34 +28,38 @@ if (serviceAvailable('postgresql')) {
       await db?.drop()
     })
 
-    it('a notice listener sends notices asked for at once one after another, each delivered', { timeout: 60_000 }, async () => {
-      const channel = 'notes_service_warnings_test'
-      const received: string[] = []
-      let becameLive!: () => void
-      const live = new Promise<void>((resolve) => (becameLive = resolve))
-      const listener = new NoticeListener({
-        url: db.url,
-        connectTimeoutMs: 5000,
-        checkTimeoutMs: 30_000,
-        // Checks as often as possible, so that some overlap the notices.
-        checkEveryMs: 1,
-        applicationName: 'notes-service warnings test',
-        channels: [channel],
-        onNotice: (_channel, payload) => received.push(payload),
-        onLive: (isLive) => isLive && becameLive(),
-      })
-      try {
-        void listener.start()
-        await live
-        const payloads = Array.from({ length: 50 }, (_, i) => String(i))
-        await Promise.all(payloads.map((payload) => listener.notify(channel, payload)))
-        while (received.length < payloads.length) await new Promise((resolve) => setTimeout(resolve, 10))
-        assert.deepEqual(received, payloads)
-      } finally {
-        await listener.close()
-      }
-      assert.deepEqual(warnings, [])
-    })
+    it(
+      'a notice listener sends notices asked for at once one after another, each delivered',
+      { timeout: 60_000 },
+      async () => {
+        const channel = 'notes_service_warnings_test'
+        const received: string[] = []
+        let becameLive!: () => void
+        const live = new Promise<void>((resolve) => (becameLive = resolve))
+        const listener = new NoticeListener({
+          url: db.url,
+          connectTimeoutMs: 5000,
+          checkTimeoutMs: 30_000,
+          // Checks as often as possible, so that some overlap the notices.
+          checkEveryMs: 1,
+          applicationName: 'notes-service warnings test',
+          channels: [channel],
+          onNotice: (_channel, payload) => received.push(payload),
+          onLive: (isLive) => isLive && becameLive(),
+        })
+        try {
+          void listener.start()
+          await live
+          const payloads = Array.from({ length: 50 }, (_, i) => String(i))
+          await Promise.all(payloads.map((payload) => listener.notify(channel, payload)))
+          while (received.length < payloads.length) await new Promise((resolve) => setTimeout(resolve, 10))
+          assert.deepEqual(received, payloads)
+        } finally {
+          await listener.close()
+        }
+        assert.deepEqual(warnings, [])
+      },
+    )
 
     describe('two instances with PostgreSQL as the change bus, under concurrent requests of every kind', () => {
       let servers: RunningServer[] = []
@@ -93,7 +97,9 @@ if (serviceAvailable('postgresql')) {
             return reply
           }
           const added = await Promise.all(
-            Array.from({ length: 24 }, (_, i) => send(i % 2 ? a : b, 'POST', '/add-note', { title: `note ${i}`, content: `word${i} shared` })),
+            Array.from({ length: 24 }, (_, i) =>
+              send(i % 2 ? a : b, 'POST', '/add-note', { title: `note ${i}`, content: `word${i} shared` }),
+            ),
           )
           const ids = added.map((reply) => (reply.json as { note: { _id: string } }).note._id)
           await Promise.all([

@@ -12,7 +12,13 @@ import { StoreUnavailableError } from '../src/store/types.js'
 import { type Harness, MODES, TEST_SECRET, addNote, register, startHarness } from './support/harness.js'
 import { eventually } from './support/eventually.js'
 import { SERVICE_LIMITS, cached } from './support/stores.js'
-import { type TestDatabase, createTestDatabase, deleteAccountSilently, operatorPool, serviceAvailable } from './support/services.js'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  deleteAccountSilently,
+  operatorPool,
+  serviceAvailable,
+} from './support/services.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TcpProxy, startTcpProxy, throughProxy } from './support/tcp-proxy.js'
 
@@ -40,16 +46,25 @@ if (serviceAvailable('postgresql')) {
       assert.equal(await migrateDatabase({ url }), migrations.length)
       assert.equal(await migrateDatabase({ url }), 0)
       const { rows } = await pool.query<{ number: number }>('SELECT number FROM schema_changes ORDER BY number')
-      assert.deepEqual(rows.map((r) => r.number), migrations.map((m) => m.version))
+      assert.deepEqual(
+        rows.map((r) => r.number),
+        migrations.map((m) => m.version),
+      )
       // And, for the builds before the shared numbers, the changes they had under their numbers.
       const earlier = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
-      assert.deepEqual(earlier.rows.map((r) => r.version), [1, 2, 3, 4, 5, 6, 9, 10])
+      assert.deepEqual(
+        earlier.rows.map((r) => r.version),
+        [1, 2, 3, 4, 5, 6, 9, 10],
+      )
     })
 
     it('applies each migration once when several instances start at once', async () => {
       const { url } = await fresh()
       const applied = await Promise.all([1, 2, 3, 4].map(() => migrateDatabase({ url })))
-      assert.equal(applied.reduce((a, b) => a + b, 0), migrations.length)
+      assert.equal(
+        applied.reduce((a, b) => a + b, 0),
+        migrations.length,
+      )
     })
 
     it('upgrades a database that holds data, keeping the data', async () => {
@@ -60,7 +75,11 @@ if (serviceAvailable('postgresql')) {
       await store.createUser(user)
       await store.insertNote(note)
       // A later migration, as a future release would add one.
-      const next = { version: 1000, name: 'test-add-column', sql: 'ALTER TABLE notes ADD COLUMN archived boolean NOT NULL DEFAULT false' }
+      const next = {
+        version: 1000,
+        name: 'test-add-column',
+        sql: 'ALTER TABLE notes ADD COLUMN archived boolean NOT NULL DEFAULT false',
+      }
       assert.equal(await migrateDatabase({ url }, [...migrations, next]), 1)
       assert.deepEqual(await store.findNote(user._id, note._id), note)
       assert.deepEqual(await store.findUserById(user._id), user)
@@ -72,13 +91,32 @@ if (serviceAvailable('postgresql')) {
       assert.equal(await migrateDatabase({ url }, migrations.slice(0, 1)), 1)
       const user = makeUser()
       const notes = ['plain', 'odd "q" \\ \u0000 \uffff \u2028 🎉'].map((text, i) =>
-        makeNote(user._id, { title: text, content: text, tags: [text], createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+        makeNote(user._id, {
+          title: text,
+          content: text,
+          tags: [text],
+          createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+        }),
       )
       // Written as release 1 wrote them (opening a store would apply every migration first).
-      await pool.query('INSERT INTO users VALUES ($1, $2, $3, $4, $5, $6)', [user._id, user.fullName, user.email, user.emailKey, user.passwordHash, user.createdOn])
+      await pool.query('INSERT INTO users VALUES ($1, $2, $3, $4, $5, $6)', [
+        user._id,
+        user.fullName,
+        user.email,
+        user.emailKey,
+        user.passwordHash,
+        user.createdOn,
+      ])
       for (const n of notes) {
         await pool.query('INSERT INTO notes VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-          n._id, n.userId, encodeText(n.title), encodeText(n.content), n.tags.map(encodeText), n.isPinned, n.createdOn, n.updatedOn,
+          n._id,
+          n.userId,
+          encodeText(n.title),
+          encodeText(n.content),
+          n.tags.map(encodeText),
+          n.isPinned,
+          n.createdOn,
+          n.updatedOn,
         ])
       }
       assert.equal(await migrateDatabase({ url }), migrations.length - 1)
@@ -90,7 +128,9 @@ if (serviceAvailable('postgresql')) {
     it("serves one user's listing from the per-user index, whatever other users hold", async () => {
       const { url, pool } = await fresh()
       await migrateDatabase({ url })
-      await pool.query(`INSERT INTO users SELECT 'u' || i, 'n', 'e' || i, 'e' || i, 'h', 'c' FROM generate_series(1, 200) i`)
+      await pool.query(
+        `INSERT INTO users SELECT 'u' || i, 'n', 'e' || i, 'e' || i, 'h', 'c' FROM generate_series(1, 200) i`,
+      )
       await pool.query(`INSERT INTO notes SELECT md5(i::text), 'u' || (i % 200 + 1), 't', 'c', '{}', i % 5 = 0,
         to_char(timestamp '2026-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'x'
         FROM generate_series(1, 20000) i`)
@@ -113,7 +153,9 @@ if (serviceAvailable('postgresql')) {
       let h: Harness
       before(async () => {
         db = await createTestDatabase()
-        h = await startHarness(mode, { store: cached(await openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS })) })
+        h = await startHarness(mode, {
+          store: cached(await openPostgresStore({ url: db.url, poolSize: 2, limits: SERVICE_LIMITS })),
+        })
       })
       after(async () => {
         await h.close()
@@ -132,7 +174,11 @@ if (serviceAvailable('postgresql')) {
         // this instance keeps the session until the notice arrives, milliseconds after the commit,
         // and the promise is "within 1 second" (docs/caching.md).
         for (const path of ['/get-all-notes', '/get-user']) {
-          await eventually(`${path} answered 401`, async () => (await h.client.request('GET', path, { token: a.token })).status === 401, 1000)
+          await eventually(
+            `${path} answered 401`,
+            async () => (await h.client.request('GET', path, { token: a.token })).status === 401,
+            1000,
+          )
           const res = await h.client.request('GET', path, { token: a.token })
           assert.equal(res.status, 401, path)
           assert.equal(res.text, 'Unauthorized', path)
@@ -166,7 +212,13 @@ if (serviceAvailable('postgresql')) {
         db = await createTestDatabase()
         const target = new URL(db.url)
         proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-        const store = await openPostgresStore({ url: throughProxy(db.url, proxy), poolSize: 2, connectTimeoutMs: 1000, statementTimeoutMs: 1000, limits: SERVICE_LIMITS })
+        const store = await openPostgresStore({
+          url: throughProxy(db.url, proxy),
+          poolSize: 2,
+          connectTimeoutMs: 1000,
+          statementTimeoutMs: 1000,
+          limits: SERVICE_LIMITS,
+        })
         h = await startHarness(mode, { store })
       })
       after(async () => {
@@ -194,7 +246,10 @@ if (serviceAvailable('postgresql')) {
         proxy.setMode('forward')
         const back = await listNotes()
         assert.equal(back.status, 200)
-        assert.deepEqual((back.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['t'])
+        assert.deepEqual(
+          (back.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title),
+          ['t'],
+        )
       })
     })
   }

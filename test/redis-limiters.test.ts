@@ -73,13 +73,17 @@ if (serviceAvailable('redis')) {
       proxy.setMode('reset')
       await log.waitFor(/Redis lost/)
       const email = `lost-${randomBytes(6).toString('hex')}@example.com`
-      for (let i = 0; i < config.pairLimit; i++) assert.equal(await isThrottled(guard.beginLogin(email, '10.0.0.2')), false)
+      for (let i = 0; i < config.pairLimit; i++)
+        assert.equal(await isThrottled(guard.beginLogin(email, '10.0.0.2')), false)
       assert.equal(await isThrottled(guard.beginLogin(email, '10.0.0.2')), true)
       assert.equal(log.lines.filter((l) => l.level === 'warn').length, 1, JSON.stringify(log.lines))
 
       proxy.setMode('forward')
       await log.waitFor(/Redis connected/, 2)
-      assert.deepEqual(log.lines.map((l) => l.level), ['info', 'warn', 'info'])
+      assert.deepEqual(
+        log.lines.map((l) => l.level),
+        ['info', 'warn', 'info'],
+      )
     })
 
     it('starts, and serves from memory, when Redis cannot be reached at all', async () => {

@@ -31,7 +31,8 @@ function registerFrom(client: Client, address: string, email = uniqueEmail()) {
   })
 }
 
-const created = (r: { status: number; json: unknown }) => r.status === 200 && (r.json as { error: boolean }).error === false
+const created = (r: { status: number; json: unknown }) =>
+  r.status === 200 && (r.json as { error: boolean }).error === false
 
 for (const { mode, storeKind } of targets()) {
   describe(`registrations per client address (${mode}, ${storeKind})`, () => {
@@ -47,14 +48,20 @@ for (const { mode, storeKind } of targets()) {
       assert.ok(created(first))
       const email = (first.json as { user: { email: string } }).user.email
       for (let i = 0; i < 5; i++) {
-        assert.deepEqual((await registerFrom(h.client, address, email)).json, { error: true, message: 'User already exists' })
+        assert.deepEqual((await registerFrom(h.client, address, email)).json, {
+          error: true,
+          message: 'User already exists',
+        })
       }
       for (let i = 1; i < LIMIT; i++) assert.ok(created(await registerFrom(h.client, address)), `registration ${i + 1}`)
       const refused = await registerFrom(h.client, address)
       assert.equal(refused.status, 429)
       assert.deepEqual(refused.json, { error: true, message: REGISTRATIONS_THROTTLED })
       const retryAfter = Number(refused.headers['retry-after'])
-      assert.ok(retryAfter >= 1 && retryAfter <= defaultConfig.bruteForce.registrationWindowSeconds, `Retry-After ${retryAfter}`)
+      assert.ok(
+        retryAfter >= 1 && retryAfter <= defaultConfig.bruteForce.registrationWindowSeconds,
+        `Retry-After ${retryAfter}`,
+      )
       assert.ok(created(await registerFrom(h.client, newAddress())), 'another address registers')
     })
 
@@ -77,17 +84,24 @@ for (const { mode, storeKind } of targets()) {
 
     it('answers 403 to every registration, whatever its body; imported accounts log in and write notes', async () => {
       const closed = { error: true, message: REGISTRATION_CLOSED }
-      const ok = await h.client.request('POST', '/create-account', { body: { fullName: 'N', email: uniqueEmail(), password: 'pw' } })
+      const ok = await h.client.request('POST', '/create-account', {
+        body: { fullName: 'N', email: uniqueEmail(), password: 'pw' },
+      })
       assert.deepEqual([ok.status, ok.json], [403, closed])
       assert.match(REGISTRATION_CLOSED, /^Registration is closed: /)
-      const malformed = await h.client.request('POST', '/create-account', { raw: '{"fullName":', headers: { 'content-type': 'application/json' } })
+      const malformed = await h.client.request('POST', '/create-account', {
+        raw: '{"fullName":',
+        headers: { 'content-type': 'application/json' },
+      })
       assert.deepEqual([malformed.status, malformed.json], [403, closed])
       const missing = await h.client.request('POST', '/create-account', { body: {} })
       assert.deepEqual([missing.status, missing.json], [403, closed])
 
       const user = makeUser({ passwordHash: await defaultPasswordHasher.hash('imported password') })
       assert.deepEqual(await store.importUsers([user]), ['inserted'])
-      const login = await h.client.request('POST', '/login', { body: { email: user.email, password: 'imported password' } })
+      const login = await h.client.request('POST', '/login', {
+        body: { email: user.email, password: 'imported password' },
+      })
       assert.equal(login.status, 200)
       await addNote(h.client, (login.json as { accessToken: string }).accessToken, { title: 't', content: 'c' })
     })
@@ -97,7 +111,9 @@ for (const { mode, storeKind } of targets()) {
 describe('registrations per client address, window and switch', () => {
   for (const mode of MODES) {
     it(`counts again once the window has passed (${mode})`, async () => {
-      const h = await startHarness(mode, { config: limited({ registrationsPerClient: 1, registrationWindowSeconds: 1 }) })
+      const h = await startHarness(mode, {
+        config: limited({ registrationsPerClient: 1, registrationWindowSeconds: 1 }),
+      })
       try {
         const address = newAddress()
         assert.ok(created(await registerFrom(h.client, address)))
@@ -129,7 +145,10 @@ if (serviceAvailable('redis')) {
 
     it('counts the registrations of one address on two instances against one limit', async () => {
       const log = { info: () => {}, warn: () => {} }
-      const [one, two] = [createRedisLimiters(TEST_REDIS_URL), createRedisLimiters(TEST_REDIS_URL)] as [RedisLimiters, RedisLimiters]
+      const [one, two] = [createRedisLimiters(TEST_REDIS_URL), createRedisLimiters(TEST_REDIS_URL)] as [
+        RedisLimiters,
+        RedisLimiters,
+      ]
       limiters.push(one, two)
       await Promise.all([one.start(log), two.start(log)])
       const a = await startHarness('http', { config: limited(), limiterFactory: one.factory })
@@ -139,7 +158,10 @@ if (serviceAvailable('redis')) {
         const address = newAddress()
         const replies = []
         for (let i = 0; i < LIMIT + 2; i++) replies.push(await registerFrom(i % 2 ? b.client : a.client, address))
-        assert.deepEqual(replies.map((r) => r.status), [200, 200, 200, 429, 429])
+        assert.deepEqual(
+          replies.map((r) => r.status),
+          [200, 200, 200, 429, 429],
+        )
         assert.deepEqual(replies[4]?.json, { error: true, message: REGISTRATIONS_THROTTLED })
       } finally {
         await b.app.close()

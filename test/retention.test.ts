@@ -5,7 +5,15 @@ import { after, before, describe, it } from 'node:test'
 import { defaultConfig } from '../src/config.js'
 import { cutoffsAt } from '../src/services/retention.js'
 import { storeLimitsOf } from '../src/store/limits.js'
-import { type Account, type Harness, type NoteBody, addNote, register, startHarness, testConfig } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  type NoteBody,
+  addNote,
+  register,
+  startHarness,
+  testConfig,
+} from './support/harness.js'
 import { openStoreWithSql } from './support/sql-stores.js'
 import { storeKinds } from './support/stores.js'
 
@@ -25,7 +33,8 @@ for (const storeKind of storeKinds()) {
       h.client.request(method, path, { token: a.token, ...(body === undefined ? {} : { body }) })
     const historyOf = async (h: Harness, a: Account, id: string) =>
       ((await call(h, 'GET', `/get-note-history/${id}`, a)).json as { revisions: Revision[] }).revisions
-    const trashOf = async (h: Harness, a: Account) => ((await call(h, 'GET', '/get-trash', a)).json as { notes: NoteBody[] }).notes
+    const trashOf = async (h: Harness, a: Account) =>
+      ((await call(h, 'GET', '/get-trash', a)).json as { notes: NoteBody[] }).notes
 
     describe('with a 1 MB byte quota', () => {
       let h: Harness
@@ -38,7 +47,8 @@ for (const storeKind of storeKinds()) {
       it('never refuses a write for what the trash and history keep: their oldest go first', async () => {
         const a = await register(h.client)
         const note = await addNote(h.client, a.token, { title: 'big', content: big('v0') })
-        for (let i = 1; i <= 6; i++) assert.equal((await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: big(`v${i}`) })).status, 200)
+        for (let i = 1; i <= 6; i++)
+          assert.equal((await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: big(`v${i}`) })).status, 200)
         const revisions = await historyOf(h, a, note._id)
         // The live note (290 KiB) and at most two more states fit in 1 MB; the newest are kept.
         assert.ok(revisions.length >= 1 && revisions.length <= 2, String(revisions.length))
@@ -50,7 +60,8 @@ for (const storeKind of storeKinds()) {
       it('lets a client that deletes notes to make room add again', async () => {
         const a = await register(h.client)
         const notes: NoteBody[] = []
-        for (let i = 0; i < 3; i++) notes.push(await addNote(h.client, a.token, { title: `n${i}`, content: big(`n${i}`) }))
+        for (let i = 0; i < 3; i++)
+          notes.push(await addNote(h.client, a.token, { title: `n${i}`, content: big(`n${i}`) }))
         const refused = await call(h, 'POST', '/add-note', a, { title: 'one more', content: big('more') })
         assert.equal(refused.status, 403)
         assert.equal((await call(h, 'DELETE', `/delete-note/${notes[0]?._id}`, a)).status, 200)
@@ -83,10 +94,16 @@ for (const storeKind of storeKinds()) {
         const a = await register(h.client)
         const note = await addNote(h.client, a.token, { title: 't', content: 'c0' })
         for (let i = 1; i <= 6; i++) await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: `c${i}` })
-        assert.deepEqual((await historyOf(h, a, note._id)).map((r) => r.content), ['c5', 'c4', 'c3'])
+        assert.deepEqual(
+          (await historyOf(h, a, note._id)).map((r) => r.content),
+          ['c5', 'c4', 'c3'],
+        )
         assert.equal((await wide.noteHistory(a.userId, note._id))?.length, 6)
         assert.deepEqual(await h.store.sweep(cutoffsAt(retention, Date.now())), { notes: 0, revisions: 3, changes: 0 })
-        assert.deepEqual((await wide.noteHistory(a.userId, note._id))?.map((r) => r.content), ['c5', 'c4', 'c3'])
+        assert.deepEqual(
+          (await wide.noteHistory(a.userId, note._id))?.map((r) => r.content),
+          ['c5', 'c4', 'c3'],
+        )
       } finally {
         await h.app.close()
         await db.close()
@@ -121,7 +138,11 @@ for (const storeKind of storeKinds()) {
       await call(h, 'PUT', `/edit-note/${note._id}`, a, { content: 'two' })
       const trashed = await addNote(h.client, a.token, { title: 'x', content: 'y' })
       await call(h, 'DELETE', `/delete-note/${trashed._id}`, a)
-      assert.equal((await h.client.request('DELETE', '/delete-account', { token: a.token, body: { password: a.password } })).status, 200)
+      assert.equal(
+        (await h.client.request('DELETE', '/delete-account', { token: a.token, body: { password: a.password } }))
+          .status,
+        200,
+      )
       assert.equal(await h.store.noteHistory(a.userId, note._id), undefined)
       assert.deepEqual(await h.store.listTrash(a.userId), [])
     })

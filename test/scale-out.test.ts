@@ -65,44 +65,76 @@ if (serviceAvailable('postgresql') && serviceAvailable('redis')) {
       const added = await call(baseA, 'POST', '/add-note', { title: 'from A', content: 'c' }, token)
       const noteId = (added.json.note as { _id: string })._id
       const listed = await call(baseB, 'GET', '/get-all-notes', undefined, token)
-      assert.deepEqual((listed.json.notes as Array<{ _id: string }>).map((n) => n._id), [noteId])
+      assert.deepEqual(
+        (listed.json.notes as Array<{ _id: string }>).map((n) => n._id),
+        [noteId],
+      )
       const edited = await call(baseB, 'PUT', `/edit-note/${noteId}`, { title: 'edited on B' }, token)
       assert.equal(edited.status, 200)
       const search = await call(baseA, 'GET', '/search-notes?query=EDITED', undefined, token)
-      assert.deepEqual((search.json.notes as Array<{ title: string }>).map((n) => n.title), ['edited on B'])
+      assert.deepEqual(
+        (search.json.notes as Array<{ title: string }>).map((n) => n.title),
+        ['edited on B'],
+      )
     })
 
     it('shares the trash and the history, and an If-Match taken on one instance guards the other', async () => {
-      const reg = await call(baseA, 'POST', '/create-account', { fullName: 'Bea', email: uniqueEmail(), password: 'pw' })
+      const reg = await call(baseA, 'POST', '/create-account', {
+        fullName: 'Bea',
+        email: uniqueEmail(),
+        password: 'pw',
+      })
       const token = reg.json.accessToken as string
       const added = await call(baseA, 'POST', '/add-note', { title: 'kept', content: 'one' }, token)
       const note = added.json.note as { _id: string; updatedOn: string }
       // Listed on both, so both instances cache the listing before the changes below.
-      for (const base of [baseA, baseB]) assert.equal(((await call(base, 'GET', '/get-all-notes', undefined, token)).json.notes as unknown[]).length, 1)
+      for (const base of [baseA, baseB])
+        assert.equal(((await call(base, 'GET', '/get-all-notes', undefined, token)).json.notes as unknown[]).length, 1)
       const edited = await call(baseB, 'PUT', `/edit-note/${note._id}`, { content: 'two' }, token)
       assert.equal(edited.status, 200)
       const stale = await fetch(`${baseA}/edit-note/${note._id}`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': `"${note.updatedOn}"` },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'if-match': `"${note.updatedOn}"`,
+        },
         body: JSON.stringify({ content: 'stale' }),
       })
       assert.equal(stale.status, 412)
       const history = await call(baseA, 'GET', `/get-note-history/${note._id}`, undefined, token)
-      assert.deepEqual((history.json.revisions as Array<{ content: string }>).map((r) => r.content), ['one'])
+      assert.deepEqual(
+        (history.json.revisions as Array<{ content: string }>).map((r) => r.content),
+        ['one'],
+      )
       assert.equal((await call(baseA, 'DELETE', `/delete-note/${note._id}`, undefined, token)).status, 200)
       assert.deepEqual((await call(baseB, 'GET', '/get-all-notes', undefined, token)).json.notes, [])
       assert.equal(((await call(baseB, 'GET', '/get-trash', undefined, token)).json.notes as unknown[]).length, 1)
       assert.equal((await call(baseB, 'PUT', `/restore-note/${note._id}`, undefined, token)).status, 200)
-      const back = (await call(baseA, 'GET', '/get-all-notes', undefined, token)).json.notes as Array<{ content: string }>
-      assert.deepEqual(back.map((n) => n.content), ['two'])
+      const back = (await call(baseA, 'GET', '/get-all-notes', undefined, token)).json.notes as Array<{
+        content: string
+      }>
+      assert.deepEqual(
+        back.map((n) => n.content),
+        ['two'],
+      )
     })
 
     it('makes one account when both instances register one email at once', async () => {
       const email = uniqueEmail()
       const attempts = await Promise.all(
-        [baseA, baseB, baseA, baseB].map((base, i) => call(base, 'POST', '/create-account', { fullName: `N${i}`, email: i % 2 ? email.toUpperCase() : email, password: 'pw' })),
+        [baseA, baseB, baseA, baseB].map((base, i) =>
+          call(base, 'POST', '/create-account', {
+            fullName: `N${i}`,
+            email: i % 2 ? email.toUpperCase() : email,
+            password: 'pw',
+          }),
+        ),
       )
-      assert.deepEqual(attempts.map((r) => r.status), [200, 200, 200, 200])
+      assert.deepEqual(
+        attempts.map((r) => r.status),
+        [200, 200, 200, 200],
+      )
       assert.equal(attempts.filter((r) => r.json.error === false).length, 1)
       assert.equal(attempts.filter((r) => r.json.message === 'User already exists').length, 3)
     })

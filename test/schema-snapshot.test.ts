@@ -23,7 +23,11 @@ function compare(file: string, actual: string): void {
     return
   }
   const expected = readFileSync(file, 'utf8')
-  assert.equal(actual, expected, `${file} is not the schema the migrations give a fresh database (the diff above); ${HOW}`)
+  assert.equal(
+    actual,
+    expected,
+    `${file} is not the schema the migrations give a fresh database (the diff above); ${HOW}`,
+  )
 }
 
 describe('schema snapshots', () => {

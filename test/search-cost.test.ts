@@ -49,8 +49,10 @@ const COSTLY = [
   '(.*a){20}'.repeat(55).slice(0, 495),
 ]
 
-const isRefusal = (message: RegExp) => (err: unknown) => err instanceof ContractError && err.statusCode === 400 && message.test(err.message)
-const TOO_COMPLEX = /^query is too complex: its estimated cost is \d+ \(at most 1000\); large counted repetitions such as \{1000\} multiply the cost of what they repeat$/
+const isRefusal = (message: RegExp) => (err: unknown) =>
+  err instanceof ContractError && err.statusCode === 400 && message.test(err.message)
+const TOO_COMPLEX =
+  /^query is too complex: its estimated cost is \d+ \(at most 1000\); large counted repetitions such as \{1000\} multiply the cost of what they repeat$/
 
 describe('search cost estimate', () => {
   it('accepts the patterns people type, up to 500 characters of literals', () => {
@@ -61,7 +63,8 @@ describe('search cost estimate', () => {
   })
 
   it('puts the costly patterns over the bound', () => {
-    for (const pattern of COSTLY) assert.ok(patternCost(pattern) > MAX_PATTERN_COST, `${pattern}: ${patternCost(pattern)}`)
+    for (const pattern of COSTLY)
+      assert.ok(patternCost(pattern) > MAX_PATTERN_COST, `${pattern}: ${patternCost(pattern)}`)
   })
 
   it('multiplies by counted repetitions and adds alternatives and concatenations', () => {
@@ -93,7 +96,8 @@ describe('search cost estimate', () => {
     assert.equal(patternCost('[]a]'), patternCost('[a]'))
     assert.ok(patternCost('\\pL') > 10 * patternCost('.') - 20)
     // JavaScript escapes node-re2 rewrites for RE2: one character each.
-    for (const escape of ['\\u0041', '\\u{1F600}', '\\x41', '\\x{41}', '\\cJ', '\\101']) assert.ok(patternCost(`${escape}{100}`) >= 100, escape)
+    for (const escape of ['\\u0041', '\\u{1F600}', '\\x41', '\\x{41}', '\\cJ', '\\101'])
+      assert.ok(patternCost(`${escape}{100}`) >= 100, escape)
     // RE2's literals that JavaScript refuses: an escaped `-`, a brace of no repetition, a `]` of no class.
     assert.equal(patternCost('a\\-b}]'), 5)
     assert.equal(patternCost('[a[]b'), patternCost('[a]b'))
@@ -115,7 +119,12 @@ describe('search cost estimate', () => {
   })
 
   it('never throws, whatever the text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => Number.isFinite(patternCost(text)) && patternCost(text) >= 0))
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 200 }),
+        (text) => Number.isFinite(patternCost(text)) && patternCost(text) >= 0,
+      ),
+    )
   })
 })
 
@@ -151,7 +160,24 @@ describe('search cost bound (pool)', () => {
   // holding loops, optional parts, alternations of `.*x`, wide and Unicode classes, usually with a
   // `!` no note holds, so that RE2 reads the whole text. Without the bound, most of these take
   // RE2 seconds to minutes per call over the texts below.
-  const atom = fc.constantFrom('a', 'b', 'x', '.', '(?s).', '\\w', '\\S', '\\d', '[a-z]', '[^a]', '\\pL', '\\PL', '\\p{Greek}', '漢', 'é', '[\\pL\\pN]')
+  const atom = fc.constantFrom(
+    'a',
+    'b',
+    'x',
+    '.',
+    '(?s).',
+    '\\w',
+    '\\S',
+    '\\d',
+    '[a-z]',
+    '[^a]',
+    '\\pL',
+    '\\PL',
+    '\\p{Greek}',
+    '漢',
+    'é',
+    '[\\pL\\pN]',
+  )
   const quantifier = fc.constantFrom('', '*', '+', '?', '{1,10}', '{0,5}', '{2}', '{1,3}?')
   const piece = fc.oneof(
     fc.tuple(atom, quantifier).map(([a, q]) => a + q),
@@ -171,7 +197,10 @@ describe('search cost bound (pool)', () => {
     .filter((p) => p.length <= 500)
   /** The unit the largest note the limits allow is made of, repeated (without `!`). */
   const unit = fc.constantFrom('a', '漢', 'ab', 'é', 'x1 ', 'Ωж')
-  const largestNote = (u: string) => ({ title: u.repeat(1000).slice(0, 1000), content: u.repeat(100_000).slice(0, 100_000) })
+  const largestNote = (u: string) => ({
+    title: u.repeat(1000).slice(0, 1000),
+    content: u.repeat(100_000).slice(0, 100_000),
+  })
 
   it('property: every pattern is refused, or leaves the thread free within a few budgets over the largest note', async () => {
     const GENEROUS_MS = 6 * BUDGET_MS
@@ -199,7 +228,8 @@ describe('search cost bound (pool)', () => {
           search.end()
         }
         // The thread is free once the search's place is given back (its last RE2 call returned).
-        while (pool.underWay > 0 && performance.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 10))
+        while (pool.underWay > 0 && performance.now() - started < 120_000)
+          await new Promise((resolve) => setTimeout(resolve, 10))
         const freeMs = performance.now() - started
         assert.ok(freeMs < GENEROUS_MS, `${pattern} over '${u}'s held the thread ${freeMs.toFixed(0)} ms`)
       }),
@@ -224,7 +254,8 @@ for (const { mode, storeKind } of targets()) {
     })
     after(async () => h.close())
 
-    const search = (token: string, query: string) => h.client.request('GET', `/search-notes?query=${encodeURIComponent(query)}`, { token })
+    const search = (token: string, query: string) =>
+      h.client.request('GET', `/search-notes?query=${encodeURIComponent(query)}`, { token })
 
     it('answers a costly pattern 400 "query is too complex", with notes or without', async () => {
       for (const account of [writer, empty]) {
@@ -232,7 +263,8 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(res.status, 400)
         assert.deepEqual(res.json, {
           error: true,
-          message: 'query is too complex: its estimated cost is 10000 (at most 1000); large counted repetitions such as {1000} multiply the cost of what they repeat',
+          message:
+            'query is too complex: its estimated cost is 10000 (at most 1000); large counted repetitions such as {1000} multiply the cost of what they repeat',
         })
       }
     })
@@ -243,7 +275,10 @@ for (const { mode, storeKind } of targets()) {
         assert.equal(res.status, 200, `${query}: ${res.text.slice(0, 200)}`)
       }
       const found = await search(writer.token, 'grocer(y|ies)')
-      assert.deepEqual((found.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['Groceries'])
+      assert.deepEqual(
+        (found.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title),
+        ['Groceries'],
+      )
     })
   })
 }

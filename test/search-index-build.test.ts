@@ -26,7 +26,8 @@ async function holding(store: Store, userId: string, needle: string): Promise<st
   return listed.filter((n) => `${n.title}\n${n.content}`.toLowerCase().includes(needle)).map((n) => n._id)
 }
 
-const found = async (store: Store, userId: string, pattern: string) => (await searchNotes(pool, store, userId, pattern)).map((n) => n._id)
+const found = async (store: Store, userId: string, pattern: string) =>
+  (await searchNotes(pool, store, userId, pattern)).map((n) => n._id)
 
 describe('building the search index on SQLite', () => {
   const dir = tempDir()
@@ -36,10 +37,18 @@ describe('building the search index on SQLite', () => {
 
   it('indexes notes stored before migration 16, resuming a stopped build, with writes meanwhile', async () => {
     const old = openSqliteDatabase({ dataDir: dir.path })
-    migrateSqlite(old, migrations.filter((m) => m.version < 16))
-    old.prepare('INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, ?, ?, ?, ?, ?)')
+    migrateSqlite(
+      old,
+      migrations.filter((m) => m.version < 16),
+    )
+    old
+      .prepare(
+        'INSERT INTO users (id, full_name, email, email_key, password_hash, created_on) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(owner._id, owner.fullName, owner.email, owner.emailKey, owner.passwordHash, owner.createdOn)
-    const insert = old.prepare('INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    const insert = old.prepare(
+      'INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     old.transaction(() => {
       for (let i = 0; i < count; i++) {
         const n = makeNote(owner._id, { title: `note ${i}`, content: i % 7 === 0 ? 'the Grocery list' : 'other text' })
@@ -105,12 +114,18 @@ describe('building the search index on PostgreSQL', { skip: !serviceAvailable('p
     try {
       const owner = makeUser()
       await store.createUser(owner)
-      await store.importNotes(Array.from({ length: 300 }, (_, i) => makeNote(owner._id, { title: `n${i}`, content: i % 3 ? 'plain' : 'GROCERY list' })))
+      await store.importNotes(
+        Array.from({ length: 300 }, (_, i) =>
+          makeNote(owner._id, { title: `n${i}`, content: i % 3 ? 'plain' : 'GROCERY list' }),
+        ),
+      )
       assert.equal(await store.buildSearchIndex(() => {}), 'built')
       assert.equal(await store.buildSearchIndex(() => {}), 'ready')
       await admin.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = '${SEARCH_INDEX}'::regclass`)
       assert.equal(await store.buildSearchIndex(() => {}), 'built')
-      const valid = await admin.query<{ indisvalid: boolean }>(`SELECT indisvalid FROM pg_index WHERE indexrelid = '${SEARCH_INDEX}'::regclass`)
+      const valid = await admin.query<{ indisvalid: boolean }>(
+        `SELECT indisvalid FROM pg_index WHERE indexrelid = '${SEARCH_INDEX}'::regclass`,
+      )
       assert.equal(valid.rows[0]?.indisvalid, true)
       assert.deepEqual(await found(store, owner._id, 'grocery'), await holding(store, owner._id, 'grocery'))
 
@@ -118,7 +133,9 @@ describe('building the search index on PostgreSQL', { skip: !serviceAvailable('p
       await store.close()
       await admin.query(`DROP EXTENSION pg_trgm CASCADE`)
       const role = `search_${owner._id.slice(-8)}`
-      await admin.query(`CREATE ROLE ${role} LOGIN; GRANT ALL ON SCHEMA public TO ${role}; GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+      await admin.query(
+        `CREATE ROLE ${role} LOGIN; GRANT ALL ON SCHEMA public TO ${role}; GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+      )
       try {
         const url = new URL(database.url)
         url.username = role
@@ -128,10 +145,15 @@ describe('building the search index on PostgreSQL', { skip: !serviceAvailable('p
         assert.deepEqual(await found(store, owner._id, 'grocery'), await holding(store, owner._id, 'grocery'))
         // The service says so once, as a warning.
         const warnings: string[] = []
-        const log = { info: () => {}, error: () => {}, warn: (m: string) => warnings.push(m) } as unknown as Parameters<typeof buildSearchIndexLogged>[1]
+        const log = { info: () => {}, error: () => {}, warn: (m: string) => warnings.push(m) } as unknown as Parameters<
+          typeof buildSearchIndexLogged
+        >[1]
         await buildSearchIndexLogged(store, log, () => false)
         assert.equal(warnings.length, 1)
-        assert.match(warnings[0] as string, /^Search has no index and reads every note: the pg_trgm extension cannot be created/)
+        assert.match(
+          warnings[0] as string,
+          /^Search has no index and reads every note: the pg_trgm extension cannot be created/,
+        )
       } finally {
         await store.close()
         await admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`)

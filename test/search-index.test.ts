@@ -14,10 +14,53 @@ import { searchWith, testSearchPool } from './support/search.js'
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
 
-const LETTERS = ['a', 'b', 'k', 'K', '\u212a', 's', 'S', '\u017f', 'ß', 'σ', 'ς', 'Σ', 'é', 'É', ' ', '1', '2', '-', '.', '"', '%', '_']
-const WORDS = ['meet', 'Meeting', 'at', 'abc', 'ABC', 'kiss', 'KISS', '\u212aiss', 'ki\u017f\u017f', 'strasse', 'Straße', 'σίσυφος', '11am', 'a_b', '50%', 'x"y']
+const LETTERS = [
+  'a',
+  'b',
+  'k',
+  'K',
+  '\u212a',
+  's',
+  'S',
+  '\u017f',
+  'ß',
+  'σ',
+  'ς',
+  'Σ',
+  'é',
+  'É',
+  ' ',
+  '1',
+  '2',
+  '-',
+  '.',
+  '"',
+  '%',
+  '_',
+]
+const WORDS = [
+  'meet',
+  'Meeting',
+  'at',
+  'abc',
+  'ABC',
+  'kiss',
+  'KISS',
+  '\u212aiss',
+  'ki\u017f\u017f',
+  'strasse',
+  'Straße',
+  'σίσυφος',
+  '11am',
+  'a_b',
+  '50%',
+  'x"y',
+]
 
-const word = fc.oneof(fc.constantFrom(...WORDS), fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength: 5 }).map((cs) => cs.join('')))
+const word = fc.oneof(
+  fc.constantFrom(...WORDS),
+  fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength: 5 }).map((cs) => cs.join('')),
+)
 const text = fc.array(word, { maxLength: 8 }).map((ws) => ws.join(' '))
 
 const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
@@ -25,13 +68,52 @@ const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
 const atom: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...WORDS).map(escape), weight: 3 },
   { arbitrary: word.map(escape), weight: 1 },
-  { arbitrary: fc.constantFrom('.', '\\d', '\\s', '\\w', '[a-c]', '[ks]', '[^a]', '[kK]', '\\x4B', '\\u017F', '\\b', '^', '$', '[]a[kK]', '[^]abc]'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      '.',
+      '\\d',
+      '\\s',
+      '\\w',
+      '[a-c]',
+      '[ks]',
+      '[^a]',
+      '[kK]',
+      '\\x4B',
+      '\\u017F',
+      '\\b',
+      '^',
+      '$',
+      '[]a[kK]',
+      '[^]abc]',
+    ),
+    weight: 1,
+  },
   // RE2's own syntax, which the plan reads through search-cost.ts's rewriting.
-  { arbitrary: fc.constantFrom('(?i)', '(?-i)', '\\Qk.s\\E', '\\x{4B}', '[[:alpha:]]', '[[:^digit:]]', '\\pL', '(?s:.)', '\\z', '(?P<n>ab)'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      '(?i)',
+      '(?-i)',
+      '\\Qk.s\\E',
+      '\\x{4B}',
+      '[[:alpha:]]',
+      '[[:^digit:]]',
+      '\\pL',
+      '(?s:.)',
+      '\\z',
+      '(?P<n>ab)',
+    ),
+    weight: 1,
+  },
 )
-const piece = fc.tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{1,3}')).map(([a, q]) => (q && a.length > 1 ? `(${a})${q}` : a + q))
+const piece = fc
+  .tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{1,3}'))
+  .map(([a, q]) => (q && a.length > 1 ? `(${a})${q}` : a + q))
 const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(''))
-const pattern = fc.oneof(sequence, fc.tuple(sequence, sequence).map(([a, b]) => `${a}|${b}`), fc.tuple(sequence, sequence, sequence).map(([a, b, c]) => `${a}(${b}|${c})`))
+const pattern = fc.oneof(
+  sequence,
+  fc.tuple(sequence, sequence).map(([a, b]) => `${a}|${b}`),
+  fc.tuple(sequence, sequence, sequence).map(([a, b, c]) => `${a}(${b}|${c})`),
+)
 
 describe('the plan of a pattern', () => {
   it('requires the literals every match holds, and nothing where it cannot tell', () => {
@@ -48,7 +130,21 @@ describe('the plan of a pattern', () => {
       ['[]x]yz', { or: [{ literal: ']yz' }, { literal: 'xyz' }] }],
       // A literal read after a character the index lacks grows one suffix at a time; the plan keeps the longest.
       [`é${'a long literal '.repeat(6)}`, { literal: 'a long literal '.repeat(6) }],
-      ...['q', '\\d+', 'σίσυφος', 'ab', 'a.b.c', '[]', '[]abc', '[]abc[d]', '[^]abc[d]', '[[:alpha:]]bc', 'abc|de', '(abc)*', ''].map((p): [string, unknown] => [p, undefined]),
+      ...[
+        'q',
+        '\\d+',
+        'σίσυφος',
+        'ab',
+        'a.b.c',
+        '[]',
+        '[]abc',
+        '[]abc[d]',
+        '[^]abc[d]',
+        '[[:alpha:]]bc',
+        'abc|de',
+        '(abc)*',
+        '',
+      ].map((p): [string, unknown] => [p, undefined]),
     ]
     for (const [pattern, plan] of cases) assert.deepEqual(searchPlan(pattern), plan, pattern)
   })
@@ -79,7 +175,16 @@ for (const kind of storeKinds()) {
       let searched = 0
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ title: text, content: text, pinned: fc.boolean(), edit: fc.option(text), remove: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+          fc.array(
+            fc.record({
+              title: text,
+              content: text,
+              pinned: fc.boolean(),
+              edit: fc.option(text),
+              remove: fc.boolean(),
+            }),
+            { minLength: 1, maxLength: 12 },
+          ),
           fc.array(pattern, { minLength: 1, maxLength: 4 }),
           async (drafts, patterns) => {
             const owner = makeUser()
@@ -87,7 +192,8 @@ for (const kind of storeKinds()) {
             for (const d of drafts) {
               const note = makeNote(owner._id, { title: d.title, content: d.content, isPinned: d.pinned })
               await store.insertNote(note)
-              if (d.edit !== null) await store.updateNote(owner._id, note._id, { content: d.edit }, new Date().toISOString(), terms())
+              if (d.edit !== null)
+                await store.updateNote(owner._id, note._id, { content: d.edit }, new Date().toISOString(), terms())
               if (d.remove) await store.deleteNote(owner._id, note._id, erase())
             }
             const listed = JSON.parse((await store.listNotesJson(owner._id)).toString()) as NoteRecord[]
@@ -101,8 +207,13 @@ for (const kind of storeKinds()) {
               // A pattern the cost bound refuses is answered 400 before any store is asked (search-cost.test.ts).
               if (tooComplex(source) !== undefined) continue
               const [indexed, scanned] = await searchWith(pool, source, async (search) => {
-                const scan: TextMatcher = { matchPage: (n) => search.matchPage(n), timeLeft: () => search.timeLeft(), outOfTime: () => search.outOfTime() }
-                const ids = async (m: TextMatcher) => (JSON.parse(await store.searchNotesJson(owner._id, m)) as NoteRecord[]).map((n) => n._id)
+                const scan: TextMatcher = {
+                  matchPage: (n) => search.matchPage(n),
+                  timeLeft: () => search.timeLeft(),
+                  outOfTime: () => search.outOfTime(),
+                }
+                const ids = async (m: TextMatcher) =>
+                  (JSON.parse(await store.searchNotesJson(owner._id, m)) as NoteRecord[]).map((n) => n._id)
                 return [await ids(search), await ids(scan)]
               })
               searched++
@@ -125,14 +236,22 @@ for (const kind of storeKinds()) {
       // A look-ahead parses for the plan (which needs xyz) and RE2 refuses it.
       for (const user of [withNotes, empty]) {
         const refused = searchWith(pool, '(?=abc)xyz', (search) => store.searchNotesJson(user._id, search))
-        await assert.rejects(refused, (err: unknown) => err instanceof ContractError && err.statusCode === 400 && /^query is not a supported regular expression: /.test(err.message))
+        await assert.rejects(
+          refused,
+          (err: unknown) =>
+            err instanceof ContractError &&
+            err.statusCode === 400 &&
+            /^query is not a supported regular expression: /.test(err.message),
+        )
       }
     })
 
     it('stops a search past its budget between chunks and, on PostgreSQL, inside the statement listing the candidates', async () => {
       const owner = makeUser()
       await store.createUser(owner)
-      await store.importNotes(Array.from({ length: 20_000 }, (_, i) => makeNote(owner._id, { title: `n${i}`, content: 'text' })))
+      await store.importNotes(
+        Array.from({ length: 20_000 }, (_, i) => makeNote(owner._id, { title: `n${i}`, content: 'text' })),
+      )
       const late = new Error('past the budget')
       let matched = 0
       const matcher = (left: () => number): TextMatcher => ({
@@ -151,7 +270,13 @@ for (const kind of storeKinds()) {
       assert.equal(matched, 1)
       if (kind === 'postgresql') {
         // 1 ms for listing 20 000 candidates: PostgreSQL ends the statement.
-        await assert.rejects(store.searchNotesJson(owner._id, matcher(() => 1)), late)
+        await assert.rejects(
+          store.searchNotesJson(
+            owner._id,
+            matcher(() => 1),
+          ),
+          late,
+        )
       }
     })
   })

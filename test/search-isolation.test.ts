@@ -90,9 +90,17 @@ interface Answer {
 
 async function search(base: string, token: string, query: string): Promise<Answer> {
   const startedAt = performance.now()
-  const res = await fetch(`${base}/search-notes?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } })
+  const res = await fetch(`${base}/search-notes?query=${encodeURIComponent(query)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   const body = (await res.json()) as Answer['body']
-  return { status: res.status, startedAt, answeredAt: performance.now(), retryAfter: res.headers.get('retry-after'), body }
+  return {
+    status: res.status,
+    startedAt,
+    answeredAt: performance.now(),
+    retryAfter: res.headers.get('retry-after'),
+    body,
+  }
 }
 
 for (const storeKind of storeKinds()) {
@@ -104,16 +112,25 @@ for (const storeKind of storeKinds()) {
     let re2: RE2Calls
     /** Once the search thread has finished its slow calls, an ordinary search is answered 200. */
     const usable = () =>
-      eventually('an ordinary search answered 200', async () => (await search(base, reader.token, 'groceries')).status === 200, 60_000)
+      eventually(
+        'an ordinary search answered 200',
+        async () => (await search(base, reader.token, 'groceries')).status === 200,
+        60_000,
+      )
 
     before(async () => {
-      h = await startHarness('http', { storeKind, config: { searchThreads: 1, searchQueue: 4, searchTimeoutMs: BUDGET_MS } })
+      h = await startHarness('http', {
+        storeKind,
+        config: { searchThreads: 1, searchQueue: 4, searchTimeoutMs: BUDGET_MS },
+      })
       base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`
       attacker = await register(h.client, 'Attacker')
       reader = await register(h.client, 'Reader')
-      for (let i = 0; i < 2; i++) await addNote(h.client, attacker.token, { title: LARGEST_TITLE, content: LARGEST_CONTENT })
+      for (let i = 0; i < 2; i++)
+        await addNote(h.client, attacker.token, { title: LARGEST_TITLE, content: LARGEST_CONTENT })
       // Six, so that the slowest accepted pattern stays slower than the budget, which covers reading them too.
-      for (let i = 0; i < 6; i++) await addNote(h.client, attacker.token, { title: LARGEST_CJK_TITLE, content: LARGEST_CJK })
+      for (let i = 0; i < 6; i++)
+        await addNote(h.client, attacker.token, { title: LARGEST_CJK_TITLE, content: LARGEST_CJK })
       await addNote(h.client, reader.token, { title: 'Groceries', content: 'milk and eggs' })
       await addNote(h.client, reader.token, { title: 'Ideas', content: 'w7 and w42' })
       re2 = countMainThreadRE2()
@@ -141,9 +158,16 @@ for (const storeKind of storeKinds()) {
         } else if (cost === 'slow') {
           // Matching stopped at the budget: the answer says so, and /healthz was answered while it ran.
           assert.equal(answer.status, 400, what)
-          assert.deepEqual(answer.body, { error: true, message: `Search took longer than ${BUDGET_MS} ms: use a simpler pattern` }, what)
+          assert.deepEqual(
+            answer.body,
+            { error: true, message: `Search took longer than ${BUDGET_MS} ms: use a simpler pattern` },
+            what,
+          )
           const meanwhile = health.answeredAt.filter((at) => at > answer.startedAt && at < answer.answeredAt).length
-          assert.ok(meanwhile > 0, `no /healthz answered during the ${(answer.answeredAt - answer.startedAt).toFixed(0)} ms of ${what}`)
+          assert.ok(
+            meanwhile > 0,
+            `no /healthz answered during the ${(answer.answeredAt - answer.startedAt).toFixed(0)} ms of ${what}`,
+          )
         } else {
           assert.equal(answer.status, 200, what)
           assert.deepEqual(answer.body.notes, [], what)
@@ -161,7 +185,10 @@ for (const storeKind of storeKinds()) {
       assert.equal(words.length, 500)
       const ordinary = await search(base, reader.token, words)
       assert.equal(ordinary.status, 200)
-      assert.deepEqual(ordinary.body.notes?.map((n) => n.title), ['Ideas'])
+      assert.deepEqual(
+        ordinary.body.notes?.map((n) => n.title),
+        ['Ideas'],
+      )
     })
 
     it('stays usable after a timed-out search: other requests at once, search once the thread is free', async () => {
@@ -173,7 +200,10 @@ for (const storeKind of storeKinds()) {
       assert.equal(listed.status, 200)
       await usable()
       const found = await search(base, reader.token, 'GROCERIES|eggs')
-      assert.deepEqual(found.body.notes?.map((n) => n.title), ['Groceries'])
+      assert.deepEqual(
+        found.body.notes?.map((n) => n.title),
+        ['Groceries'],
+      )
       assert.deepEqual(re2.calls(), [], 'RE2 ran on the thread that serves requests')
     })
   })
@@ -204,19 +234,27 @@ for (const storeKind of storeKinds()) {
     let attacker: Account
     let reader: Account
     before(async () => {
-      h = await startHarness('http', { storeKind, config: { searchThreads: 1, searchQueue: 4, searchTimeoutMs: SHORT_BUDGET_MS } })
+      h = await startHarness('http', {
+        storeKind,
+        config: { searchThreads: 1, searchQueue: 4, searchTimeoutMs: SHORT_BUDGET_MS },
+      })
       base = `http://127.0.0.1:${(h.app.server.address() as { port: number }).port}`
       attacker = await register(h.client, 'Attacker')
       reader = await register(h.client, 'Reader')
       // Six, so that the slowest accepted pattern stays slower than the budget, which covers reading them too.
-      for (let i = 0; i < 6; i++) await addNote(h.client, attacker.token, { title: LARGEST_CJK_TITLE, content: LARGEST_CJK })
+      for (let i = 0; i < 6; i++)
+        await addNote(h.client, attacker.token, { title: LARGEST_CJK_TITLE, content: LARGEST_CJK })
       await addNote(h.client, reader.token, { title: 'Groceries', content: 'milk and eggs' })
     })
     after(async () => h.close())
 
     it('answers 400 within the budget, and a search waiting for the busy thread 503, not 400', async () => {
       // The thread starts with the first search (slower than the budget under tsx on a busy machine).
-      await eventually('an ordinary search answered 200', async () => (await search(base, reader.token, 'groceries')).status === 200, 60_000)
+      await eventually(
+        'an ordinary search answered 200',
+        async () => (await search(base, reader.token, 'groceries')).status === 200,
+        60_000,
+      )
       // An ordinary search sent while the slow one's RE2 call (longer than the budget) holds the
       // one thread waits out the budget: its waiting is the server's, not its pattern's, so 503.
       // On a busy machine the timing moves: an ordinary search sent before the slow one reached
@@ -225,13 +263,19 @@ for (const storeKind of storeKinds()) {
       // busy thread, over up to eight slow searches.
       let waiting: Awaited<ReturnType<typeof search>> | undefined
       for (let attempt = 0; attempt < 8 && !waiting; attempt++) {
-        await eventually('the thread free again', async () => (await search(base, reader.token, 'groceries')).status === 200, 60_000)
+        await eventually(
+          'the thread free again',
+          async () => (await search(base, reader.token, 'groceries')).status === 200,
+          60_000,
+        )
         let settled = false
         const slow = search(base, attacker.token, COSTLY_ACCEPTED).finally(() => (settled = true))
         while (!settled) {
           const answer = await search(base, reader.token, 'groceries')
           // The budget covers reading the notes: on a loaded machine even an ordinary search may pass 100 ms (400).
-          const overBudget = answer.status === 400 && answer.body.message === `Search took longer than ${SHORT_BUDGET_MS} ms: use a simpler pattern`
+          const overBudget =
+            answer.status === 400 &&
+            answer.body.message === `Search took longer than ${SHORT_BUDGET_MS} ms: use a simpler pattern`
           assert.ok(answer.status === 200 || answer.status === 503 || overBudget, JSON.stringify(answer.body))
           if (answer.status === 503) {
             waiting = answer
@@ -242,7 +286,10 @@ for (const storeKind of storeKinds()) {
         // On a loaded machine the slow search itself may not reach the thread within its budget: 503, and another try.
         if (refused.status === 503) continue
         assert.equal(refused.status, 400)
-        assert.deepEqual(refused.body, { error: true, message: `Search took longer than ${SHORT_BUDGET_MS} ms: use a simpler pattern` })
+        assert.deepEqual(refused.body, {
+          error: true,
+          message: `Search took longer than ${SHORT_BUDGET_MS} ms: use a simpler pattern`,
+        })
       }
       assert.ok(waiting, 'in eight tries, no ordinary search met the thread busy with a slow one')
       assert.deepEqual(waiting.body, { error: true, message: SEARCH_BUSY })
@@ -265,7 +312,11 @@ describe('search queue (http, sqlite)', () => {
 
   it('answers 503 with Retry-After at once when every thread is busy and the queue is full', async () => {
     // The thread starts with the first search (slower than the budget under tsx on a busy machine).
-    await eventually('a first search answered 200', async () => (await search(base, attacker.token, 'b')).status === 200, 60_000)
+    await eventually(
+      'a first search answered 200',
+      async () => (await search(base, attacker.token, 'b')).status === 200,
+      60_000,
+    )
     const running = search(base, attacker.token, COSTLY_ACCEPTED)
     await new Promise((resolve) => setTimeout(resolve, 100))
     const started = performance.now()

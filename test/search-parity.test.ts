@@ -31,11 +31,51 @@ const TEXTS: Array<[string, string]> = [
 ]
 
 const PATTERNS = [
-  'cat', '\\bcat\\b', 'CAT', '\\d+', '\\d{4}-\\d{2}', '[[:upper:]]{3}', '\\w+ \\w+', '^line', 'line$', '(?m)^second',
-  'a.b', 'first.second', '(?s)first.second', 'straße', 'σίσυφος', 'Σ', '\\pL{3}', '\\p{Greek}+', '🎉', '\\[x\\]',
-  'a\\+b', 'a\\\\b', '', '.', 'x|y|z', '(y)', 'apples?$', '\\Aconcat', 'e\\z', '[^a-z ]',
-  'kelvin', 'KELVIN SCALE', 'strasse', 'STRASSE', '50% off', 'off_sale', 'a_b', '0%', 'ff_s',
-  'meet(ing)? at [0-9]{1,2}(am|pm)', 'meet.* at ', ' at .*meet', 'a_b.c', 'a_b%c', '\\\\y',
+  'cat',
+  '\\bcat\\b',
+  'CAT',
+  '\\d+',
+  '\\d{4}-\\d{2}',
+  '[[:upper:]]{3}',
+  '\\w+ \\w+',
+  '^line',
+  'line$',
+  '(?m)^second',
+  'a.b',
+  'first.second',
+  '(?s)first.second',
+  'straße',
+  'σίσυφος',
+  'Σ',
+  '\\pL{3}',
+  '\\p{Greek}+',
+  '🎉',
+  '\\[x\\]',
+  'a\\+b',
+  'a\\\\b',
+  '',
+  '.',
+  'x|y|z',
+  '(y)',
+  'apples?$',
+  '\\Aconcat',
+  'e\\z',
+  '[^a-z ]',
+  'kelvin',
+  'KELVIN SCALE',
+  'strasse',
+  'STRASSE',
+  '50% off',
+  'off_sale',
+  'a_b',
+  '0%',
+  'ff_s',
+  'meet(ing)? at [0-9]{1,2}(am|pm)',
+  'meet.* at ',
+  ' at .*meet',
+  'a_b.c',
+  'a_b%c',
+  '\\\\y',
 ]
 
 const kinds = storeKinds()
@@ -59,7 +99,9 @@ if (kinds.length > 1) {
     it('selects the same notes in the same order for every pattern', async () => {
       let nonTrivial = 0
       for (const pattern of PATTERNS) {
-        const [first, ...rest] = await Promise.all(stores.map(async (s) => (await searchNotes(pool, s, owner._id, pattern)).map((n) => n.title)))
+        const [first, ...rest] = await Promise.all(
+          stores.map(async (s) => (await searchNotes(pool, s, owner._id, pattern)).map((n) => n.title)),
+        )
         for (const other of rest) assert.deepEqual(other, first, `pattern ${JSON.stringify(pattern)}`)
         if (first!.length > 0 && first!.length < TEXTS.length) nonTrivial++
       }
@@ -74,7 +116,9 @@ for (const kind of kinds) {
   describe(`search on ${kind} selects what RE2 alone selects`, () => {
     let store: Store
     const owner = makeUser()
-    const notes = TEXTS.map(([title, content], i) => makeNote(owner._id, { title, content, createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }))
+    const notes = TEXTS.map(([title, content], i) =>
+      makeNote(owner._id, { title, content, createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+    )
     before(async () => {
       store = await openTestStore(kind)
       await store.createUser(owner)
@@ -85,7 +129,10 @@ for (const kind of kinds) {
     it('for every pattern, including ones with a literal the store may test first', async () => {
       for (const pattern of PATTERNS) {
         const re = new RE2(pattern, 'iu')
-        const expected = notes.filter((n) => re.test(n.title) || re.test(n.content)).map((n) => n.title).reverse()
+        const expected = notes
+          .filter((n) => re.test(n.title) || re.test(n.content))
+          .map((n) => n.title)
+          .reverse()
         const found = (await searchNotes(pool, store, owner._id, pattern)).map((n) => n.title)
         assert.deepEqual(found, expected, `pattern ${JSON.stringify(pattern)}`)
       }

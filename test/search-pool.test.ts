@@ -24,7 +24,9 @@ describe('search pool', () => {
   after(() => Promise.all([pool.close(), single.close(), longer.close()]))
 
   const refusal = (status: number, message: string | RegExp) => (err: unknown) =>
-    err instanceof ContractError && err.statusCode === status && (typeof message === 'string' ? err.message === message : message.test(err.message))
+    err instanceof ContractError &&
+    err.statusCode === status &&
+    (typeof message === 'string' ? err.message === message : message.test(err.message))
 
   it('answers which notes match in title or content, case-insensitively, by code point', async () => {
     await pool.started()
@@ -60,7 +62,13 @@ describe('search pool', () => {
     await pool.started()
     const search = pool.start(COSTLY_ACCEPTED)
     const started = performance.now()
-    await assert.rejects(search.matchPage([{ title: 'x', content: LARGEST }, { title: 'y', content: LARGEST }]), refusal(400, 'Search took longer than 100 ms: use a simpler pattern'))
+    await assert.rejects(
+      search.matchPage([
+        { title: 'x', content: LARGEST },
+        { title: 'y', content: LARGEST },
+      ]),
+      refusal(400, 'Search took longer than 100 ms: use a simpler pattern'),
+    )
     assert.ok(performance.now() - started < 1500, 'answered near the budget, not when RE2 returns')
     search.end()
     // The thread is still inside its first RE2 call over a content: the queue is 0, so another
@@ -77,13 +85,16 @@ describe('search pool', () => {
     assert.deepEqual((refused as ContractError).headers, { 'retry-after': '1' })
     await eventually('the place given back once RE2 returns', async () => pool.underWay === 0, 60_000)
     // It stopped at the check after that call: the second content was never matched.
-    assert.ok(performance.now() - started < 3000, `the thread was free after ${(performance.now() - started).toFixed(0)} ms`)
+    assert.ok(
+      performance.now() - started < 3000,
+      `the thread was free after ${(performance.now() - started).toFixed(0)} ms`,
+    )
     const next = pool.start('b')
     assert.deepEqual(await next.matchPage([{ title: 'abc', content: '' }]), [0])
     next.end()
   })
 
-  it('stops a page read ahead at the search\'s deadline too: the thread is free after the call in progress', async () => {
+  it("stops a page read ahead at the search's deadline too: the thread is free after the call in progress", async () => {
     const pool = longer
     await pool.started()
     const search = pool.start(COSTLY_ACCEPTED)

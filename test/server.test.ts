@@ -79,7 +79,10 @@ describe('a restarted server', () => {
       const list = await fetch(`${base2}/get-all-notes`, { headers: { authorization: `Bearer ${accessToken}` } })
       assert.equal(list.status, 200)
       const { notes } = (await list.json()) as { notes: Array<{ title: string; content: string }> }
-      assert.deepEqual(notes.map((n) => [n.title, n.content]), [['survives', 'a restart']])
+      assert.deepEqual(
+        notes.map((n) => [n.title, n.content]),
+        [['survives', 'a restart']],
+      )
       const login = await fetch(`${base2}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -100,7 +103,9 @@ for (const mode of MODES) {
         const email = uniqueEmail()
         const variants = [email, email.toUpperCase(), ` ${email}`, email, email, email]
         const replies = await Promise.all(
-          variants.map((e, i) => h.client.request('POST', '/create-account', { body: { fullName: `N${i}`, email: e, password: `pw${i}` } })),
+          variants.map((e, i) =>
+            h.client.request('POST', '/create-account', { body: { fullName: `N${i}`, email: e, password: `pw${i}` } }),
+          ),
         )
         const created = replies.filter((r) => (r.json as { error: boolean }).error === false)
         const refused = replies.filter((r) => (r.json as { message: string }).message === 'User already exists')
@@ -119,21 +124,47 @@ describe('request logging', () => {
     const lines: string[] = []
     const stream = logLinesInto(lines)
     const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
-    const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream } })
+    const app = await buildApp({
+      config: testConfig(),
+      store,
+      secret: TEST_SECRET,
+      logger: { ...loggerOptions('info'), stream },
+    })
     try {
       const password = 'p4ssw0rd-that-must-not-leak'
       const email = uniqueEmail()
-      const reg = await app.inject({ method: 'POST', url: '/create-account', payload: { fullName: 'L', email, password } })
-      const token = (reg.json<{ accessToken: string }>()).accessToken
+      const reg = await app.inject({
+        method: 'POST',
+        url: '/create-account',
+        payload: { fullName: 'L', email, password },
+      })
+      const token = reg.json<{ accessToken: string }>().accessToken
       await app.inject({ method: 'POST', url: '/login', payload: { email, password: 'wrong-password-also-secret' } })
-      await app.inject({ method: 'GET', url: '/search-notes?query=private-search', headers: { authorization: `Bearer ${token}` } })
+      await app.inject({
+        method: 'GET',
+        url: '/search-notes?query=private-search',
+        headers: { authorization: `Bearer ${token}` },
+      })
       await app.inject({ method: 'GET', url: '/get-user', headers: { authorization: `Bearer ${token}` } })
       const requestLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request')
       assert.equal(requestLines.length, 4)
-      assert.deepEqual(requestLines.map((l) => l.statusCode), [200, 400, 200, 200])
-      assert.deepEqual(requestLines.map((l) => l.path), ['/create-account', '/login', '/search-notes', '/get-user'])
+      assert.deepEqual(
+        requestLines.map((l) => l.statusCode),
+        [200, 400, 200, 200],
+      )
+      assert.deepEqual(
+        requestLines.map((l) => l.path),
+        ['/create-account', '/login', '/search-notes', '/get-user'],
+      )
       const all = lines.join('\n')
-      for (const secret of [password, 'wrong-password-also-secret', token, token.split('.')[2]!, 'private-search', TEST_SECRET]) {
+      for (const secret of [
+        password,
+        'wrong-password-also-secret',
+        token,
+        token.split('.')[2]!,
+        'private-search',
+        TEST_SECRET,
+      ]) {
         assert.ok(!all.includes(secret), `log must not contain ${secret.slice(0, 12)}…`)
       }
       assert.doesNotMatch(all, /authorization/i)
@@ -146,14 +177,28 @@ describe('request logging', () => {
   it('gives each request line its own request id', async () => {
     const lines: string[] = []
     const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
-    const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
+    const app = await buildApp({
+      config: testConfig(),
+      store,
+      secret: TEST_SECRET,
+      logger: { ...loggerOptions('info'), stream: logLinesInto(lines) },
+    })
     try {
       await app.inject({ method: 'GET', url: '/get-user' })
       await app.inject({ method: 'GET', url: '/healthz' })
       const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request')
-      assert.deepEqual(requests.map((l) => [l.path, l.statusCode]), [['/get-user', 401], ['/healthz', 200]])
+      assert.deepEqual(
+        requests.map((l) => [l.path, l.statusCode]),
+        [
+          ['/get-user', 401],
+          ['/healthz', 200],
+        ],
+      )
       const ids = requests.map((l) => l.reqId)
-      assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), `request ids: ${JSON.stringify(ids)}`)
+      assert.ok(
+        ids.every((id) => typeof id === 'string' && id.length > 0),
+        `request ids: ${JSON.stringify(ids)}`,
+      )
       assert.notEqual(ids[0], ids[1])
     } finally {
       await app.close()
@@ -164,10 +209,21 @@ describe('request logging', () => {
   it("redacts passwords and tokens in any line a request's logger writes", async () => {
     const lines: string[] = []
     const store = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
-    const app = await buildApp({ config: testConfig(), store, secret: TEST_SECRET, logger: { ...loggerOptions('info'), stream: logLinesInto(lines) } })
+    const app = await buildApp({
+      config: testConfig(),
+      store,
+      secret: TEST_SECRET,
+      logger: { ...loggerOptions('info'), stream: logLinesInto(lines) },
+    })
     app.get('/log-secrets', (request, reply) => {
       request.log.warn(
-        { password: 'hunter2', currentPassword: 'hunter3', newPassword: 'hunter4', accessToken: 'eyJ.x.y', user: { password: 'nested', accessToken: 'eyJ.n.n' } },
+        {
+          password: 'hunter2',
+          currentPassword: 'hunter3',
+          newPassword: 'hunter4',
+          accessToken: 'eyJ.x.y',
+          user: { password: 'nested', accessToken: 'eyJ.n.n' },
+        },
         'secrets',
       )
       void reply.send({ ok: true })
@@ -187,4 +243,3 @@ describe('request logging', () => {
     }
   })
 })
-

@@ -54,7 +54,8 @@ describe('session ids', () => {
 
   it('none is derived from time or a counter: every bit is set in about half of them', () => {
     // Binomial(10 000, ½): σ = 50; 6σ either side fails a random source about once in 5e8 per bit.
-    for (const [bit, n] of onesPerBit(ids).entries()) assert.ok(Math.abs(n - COUNT / 2) <= 300, `bit ${bit} is set in ${n} of ${COUNT}`)
+    for (const [bit, n] of onesPerBit(ids).entries())
+      assert.ok(Math.abs(n - COUNT / 2) <= 300, `bit ${bit} is set in ${n} of ${COUNT}`)
     // The same check refuses time- and counter-based ids: an ObjectId's time bits barely move.
     const objectIds = Array.from({ length: 1000 }, () => new ObjectId().toHexString() + '00000000')
     assert.ok(onesPerBit(objectIds).some((n) => Math.abs(n - 500) > 95))
@@ -78,12 +79,27 @@ describe('session ids', () => {
 
       it('keeps working, is listed, and can be ended by its id', async () => {
         const a = await register(h.client)
-        const old = { _id: new ObjectId().toHexString(), userId: a.userId, createdOn: new Date().toISOString(), lastUsedOn: new Date().toISOString(), client: 'an old client' }
-        assert.equal(await h.store.createSession(old, { createdBefore: '2000-01-01T00:00:00.000Z', keepMost: 100 }), true)
-        const user = ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: { _id: string; fullName: string; email: string; createdOn: string } }).user
+        const old = {
+          _id: new ObjectId().toHexString(),
+          userId: a.userId,
+          createdOn: new Date().toISOString(),
+          lastUsedOn: new Date().toISOString(),
+          client: 'an old client',
+        }
+        assert.equal(
+          await h.store.createSession(old, { createdBefore: '2000-01-01T00:00:00.000Z', keepMost: 100 }),
+          true,
+        )
+        const user = (
+          (await h.client.request('GET', '/get-user', { token: a.token })).json as {
+            user: { _id: string; fullName: string; email: string; createdOn: string }
+          }
+        ).user
         const token = createTokenService(TEST_SECRET).issue(user, old._id)
         assert.equal((await h.client.request('GET', '/get-user', { token })).status, 200)
-        const listed = (await h.client.request('GET', '/get-sessions', { token: a.token })).json as { sessions: Array<{ _id: string }> }
+        const listed = (await h.client.request('GET', '/get-sessions', { token: a.token })).json as {
+          sessions: Array<{ _id: string }>
+        }
         assert.ok(listed.sessions.some((s) => s._id === old._id))
         assert.equal((await h.client.request('DELETE', `/delete-session/${old._id}`, { token: a.token })).status, 200)
         assert.equal((await h.client.request('GET', '/get-user', { token })).status, 401)

@@ -22,7 +22,13 @@ const session = (userId: string, minutes: number, overrides: Partial<SessionReco
 })
 const KEEP_ALL = { createdBefore: at(-1_000_000), keepMost: 1000 }
 
-for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]] as const)) {
+for (const [kind, caches] of storeKinds().flatMap(
+  (k) =>
+    [
+      [k, true],
+      [k, false],
+    ] as const,
+)) {
   describe(`store sessions and account changes (${kind}, caches ${caches ? 'on' : 'off'})`, () => {
     let store: Store
     before(async () => {
@@ -52,7 +58,7 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.equal(await store.findSession(orphan._id), undefined)
     })
 
-    it('lists, touches only when stale, and deletes only the owner\'s sessions', async () => {
+    it("lists, touches only when stale, and deletes only the owner's sessions", async () => {
       const [user, other] = [makeUser(), makeUser()]
       await store.createUser(user)
       await store.createUser(other)
@@ -64,7 +70,10 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.equal((await store.findSession(s1._id))?.session.lastUsedOn, at(1))
       await store.touchSession(s1._id, at(20), at(5))
       assert.equal((await store.findSession(s1._id))?.session.lastUsedOn, at(20))
-      assert.deepEqual((await store.listSessions(user._id, at(0))).map((s) => s._id), [s1._id, s3._id, s2._id])
+      assert.deepEqual(
+        (await store.listSessions(user._id, at(0))).map((s) => s._id),
+        [s1._id, s3._id, s2._id],
+      )
       assert.equal(await store.deleteSession(other._id, s1._id), false, "another account's session")
       assert.equal(await store.deleteSession(user._id, s1._id), true)
       assert.equal(await store.deleteSession(user._id, s1._id), false)
@@ -75,12 +84,19 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       const user = makeUser()
       await store.createUser(user)
       const expired = session(user._id, 0, { lastUsedOn: at(100) })
-      const used = [session(user._id, 10, { lastUsedOn: at(50) }), session(user._id, 11, { lastUsedOn: at(20) }), session(user._id, 12, { lastUsedOn: at(30) })]
+      const used = [
+        session(user._id, 10, { lastUsedOn: at(50) }),
+        session(user._id, 11, { lastUsedOn: at(20) }),
+        session(user._id, 12, { lastUsedOn: at(30) }),
+      ]
       for (const s of [expired, ...used]) await store.createSession(s, KEEP_ALL)
       const newest = session(user._id, 60)
       assert.equal(await store.createSession(newest, { createdBefore: at(5), keepMost: 3 }), true)
       // The expired one goes whatever its use; of the rest, the one used longest ago.
-      assert.deepEqual((await store.listSessions(user._id, at(-1))).map((s) => s._id), [newest._id, used[0]!._id, used[2]!._id])
+      assert.deepEqual(
+        (await store.listSessions(user._id, at(-1))).map((s) => s._id),
+        [newest._id, used[0]!._id, used[2]!._id],
+      )
     })
 
     it('changes an account and ends its sessions in one call: all, all but one, or none', async () => {
@@ -92,15 +108,33 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.deepEqual(renamed, { ...user, fullName: 'Renamed \u0000' })
       assert.equal((await store.listSessions(user._id, at(0))).length, 3, 'a rename ends nothing')
 
-      const changed = await store.updateUser(user._id, { passwordHash: '$argon2id$new' }, { notBefore: at(100), endSessions: true, keep: sessions[1]!._id })
-      assert.deepEqual(changed, { ...user, fullName: 'Renamed \u0000', passwordHash: '$argon2id$new', tokensNotBefore: at(100) })
-      assert.deepEqual((await store.listSessions(user._id, at(0))).map((s) => s._id), [sessions[1]!._id])
+      const changed = await store.updateUser(
+        user._id,
+        { passwordHash: '$argon2id$new' },
+        { notBefore: at(100), endSessions: true, keep: sessions[1]!._id },
+      )
+      assert.deepEqual(changed, {
+        ...user,
+        fullName: 'Renamed \u0000',
+        passwordHash: '$argon2id$new',
+        tokensNotBefore: at(100),
+      })
+      assert.deepEqual(
+        (await store.listSessions(user._id, at(0))).map((s) => s._id),
+        [sessions[1]!._id],
+      )
       assert.deepEqual((await store.findSession(sessions[1]!._id))?.user, changed)
 
       // "not before" never moves back; endSessions false ends none.
-      assert.equal((await store.updateUser(user._id, {}, { notBefore: at(50), endSessions: false }))?.tokensNotBefore, at(100))
+      assert.equal(
+        (await store.updateUser(user._id, {}, { notBefore: at(50), endSessions: false }))?.tokensNotBefore,
+        at(100),
+      )
       assert.equal((await store.listSessions(user._id, at(0))).length, 1)
-      assert.equal((await store.updateUser(user._id, {}, { notBefore: at(200), endSessions: true }))?.tokensNotBefore, at(200))
+      assert.equal(
+        (await store.updateUser(user._id, {}, { notBefore: at(200), endSessions: true }))?.tokensNotBefore,
+        at(200),
+      )
       assert.deepEqual(await store.listSessions(user._id, at(0)), [])
       assert.equal((await store.findUserById(user._id))?.tokensNotBefore, at(200))
     })
@@ -116,13 +150,32 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       assert.deepEqual(await store.findUserById(user._id, true), user)
       assert.equal((await store.listSessions(user._id, at(0))).length, 2, 'nothing ends')
 
-      const changed = await store.updateUser(user._id, { passwordHash: '$argon2id$first', replacing: user.passwordHash }, revocation)
+      const changed = await store.updateUser(
+        user._id,
+        { passwordHash: '$argon2id$first', replacing: user.passwordHash },
+        revocation,
+      )
       assert.equal(changed?.passwordHash, '$argon2id$first')
-      assert.deepEqual((await store.listSessions(user._id, at(0))).map((s) => s._id), [sessions[0]!._id])
+      assert.deepEqual(
+        (await store.listSessions(user._id, at(0))).map((s) => s._id),
+        [sessions[0]!._id],
+      )
       const actor = { sessionId: sessions[0]!._id, issuedAt: at(200) }
-      await assert.rejects(store.updateUser(user._id, { passwordHash: '$argon2id$second', replacing: user.passwordHash }, revocation, actor), PasswordReplacedError)
+      await assert.rejects(
+        store.updateUser(
+          user._id,
+          { passwordHash: '$argon2id$second', replacing: user.passwordHash },
+          revocation,
+          actor,
+        ),
+        PasswordReplacedError,
+      )
       assert.equal((await store.findUserById(user._id, true))?.passwordHash, '$argon2id$first')
-      assert.equal(await store.updateUser(newId(), { passwordHash: 'x', replacing: 'y' }), undefined, 'no account: undefined, as without a hash')
+      assert.equal(
+        await store.updateUser(newId(), { passwordHash: 'x', replacing: 'y' }),
+        undefined,
+        'no account: undefined, as without a hash',
+      )
     })
 
     it('changes nothing for an unknown account', async () => {
@@ -130,7 +183,10 @@ for (const [kind, caches] of storeKinds().flatMap((k) => [[k, true], [k, false]]
       await store.createUser(user)
       const mine = session(user._id, 1)
       await store.createSession(mine, KEEP_ALL)
-      assert.equal(await store.updateUser(newId(), { fullName: 'x' }, { notBefore: at(1), endSessions: true }), undefined)
+      assert.equal(
+        await store.updateUser(newId(), { fullName: 'x' }, { notBefore: at(1), endSessions: true }),
+        undefined,
+      )
       assert.equal(await store.deleteUser(newId()), false)
       assert.deepEqual((await store.findSession(mine._id))?.session, mine)
     })

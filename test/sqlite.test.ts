@@ -18,7 +18,10 @@ describe('sqlite migrations', () => {
     assert.equal(migrateSqlite(db), migrations.length)
     assert.equal(migrateSqlite(db), 0)
     const numbers = db.prepare('SELECT number FROM schema_changes ORDER BY number').pluck().all()
-    assert.deepEqual(numbers, migrations.map((m) => m.version))
+    assert.deepEqual(
+      numbers,
+      migrations.map((m) => m.version),
+    )
     // And, for the builds before the shared numbers, the changes they had under their numbers.
     const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()
     assert.deepEqual(versions, [1, 2, 3, 4, 7, 8, 9])
@@ -32,17 +35,42 @@ describe('sqlite migrations', () => {
     const user = makeUser()
     const texts = ['plain', 'odd "q" \\ \u0000 \u001f \u007f \uffff \u2028 🎉 </script>']
     const notes = texts.map((text, i) =>
-      makeNote(user._id, { title: text, content: text, tags: i ? [text, ''] : [], isPinned: i === 0, createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+      makeNote(user._id, {
+        title: text,
+        content: text,
+        tags: i ? [text, ''] : [],
+        isPinned: i === 0,
+        createdOn: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+      }),
     )
     // Written as release 1 wrote them (opening a store would apply every migration first).
-    db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run(user._id, user.fullName, user.email, user.emailKey, user.passwordHash, user.createdOn)
+    db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run(
+      user._id,
+      user.fullName,
+      user.email,
+      user.emailKey,
+      user.passwordHash,
+      user.createdOn,
+    )
     for (const note of notes) {
-      db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(note._id, note.userId, note.title, note.content, JSON.stringify(note.tags), note.isPinned ? 1 : 0, note.createdOn, note.updatedOn)
+      db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+        note._id,
+        note.userId,
+        note.title,
+        note.content,
+        JSON.stringify(note.tags),
+        note.isPinned ? 1 : 0,
+        note.createdOn,
+        note.updatedOn,
+      )
     }
     assert.equal(migrateSqlite(db), migrations.length - 1)
     // The rebuilt table keeps the list-order index that every per-user query relies on.
-    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT json FROM notes WHERE user_id = 'u' ORDER BY is_pinned DESC, created_on DESC, id DESC").all()
+    const plan = db
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT json FROM notes WHERE user_id = 'u' ORDER BY is_pinned DESC, created_on DESC, id DESC",
+      )
+      .all()
     assert.match(JSON.stringify(plan), /USING INDEX notes_by_user_in_list_order/)
     db.close()
     const store = openSqliteStore({ dataDir })

@@ -18,7 +18,8 @@ import { makeNote, makeUser } from './support/store-contract.js'
 import { erase, terms } from './support/note-writes.js'
 import { SERVICE_LIMITS, type TestStore, sqliteOwnerOfThreePages, storeKinds } from './support/stores.js'
 
-const titles = async (store: TestStore, userId: string) => (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
+const titles = async (store: TestStore, userId: string) =>
+  (JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]).map((n) => n.title)
 const sessionOf = (userId: string): SessionRecord => {
   const now = new Date().toISOString()
   return { _id: makeUser()._id, userId, createdOn: now, lastUsedOn: now, client: 'test' }
@@ -90,9 +91,17 @@ for (const kind of storeKinds()) {
       await db.store.updateUser(user._id, { fullName: 'Renamed Here' })
       assert.equal((await db.store.findUserById(user._id))?.fullName, 'Renamed Here')
       await other.updateUser(user._id, { fullName: 'Renamed Elsewhere' })
-      await shows(kind, 'rename elsewhere', async () => (await db.store.findUserById(user._id))?.fullName === 'Renamed Elsewhere')
+      await shows(
+        kind,
+        'rename elsewhere',
+        async () => (await db.store.findUserById(user._id))?.fullName === 'Renamed Elsewhere',
+      )
       await db.sql('UPDATE users SET full_name = ? WHERE id = ?', ['Renamed by SQL', user._id])
-      await shows(kind, 'rename by SQL', async () => (await db.store.findUserById(user._id))?.fullName === 'Renamed by SQL')
+      await shows(
+        kind,
+        'rename by SQL',
+        async () => (await db.store.findUserById(user._id))?.fullName === 'Renamed by SQL',
+      )
       await db.sql('DELETE FROM users WHERE id = ?', [user._id])
       await shows(kind, 'deletion by SQL', async () => (await db.store.findUserById(user._id)) === undefined)
       // Imported again with the same id: found again, as imported.
@@ -114,9 +123,17 @@ for (const kind of storeKinds()) {
 
       const later = new Date(Date.now() + 60_000).toISOString()
       await other.touchSession(two._id, later, later)
-      await shows(kind, 'touched elsewhere', async () => (await db.store.findSession(two._id))?.session.lastUsedOn === later)
+      await shows(
+        kind,
+        'touched elsewhere',
+        async () => (await db.store.findSession(two._id))?.session.lastUsedOn === later,
+      )
       await db.sql('UPDATE users SET full_name = ? WHERE id = ?', ['Renamed by SQL', user._id])
-      await shows(kind, 'account renamed by SQL', async () => (await db.store.findSession(two._id))?.user.fullName === 'Renamed by SQL')
+      await shows(
+        kind,
+        'account renamed by SQL',
+        async () => (await db.store.findSession(two._id))?.user.fullName === 'Renamed by SQL',
+      )
       await db.sql('DELETE FROM sessions WHERE id = ?', [two._id])
       await shows(kind, 'ended by SQL', async () => (await db.store.findSession(two._id)) === undefined)
 
@@ -128,7 +145,7 @@ for (const kind of storeKinds()) {
       assert.equal(await db.store.findSession(three._id), undefined)
     })
 
-    it("ends every session of an account deleted by raw SQL, and of one whose sessions were all ended elsewhere", async () => {
+    it('ends every session of an account deleted by raw SQL, and of one whose sessions were all ended elsewhere', async () => {
       const user = await owner()
       const s = sessionOf(user._id)
       await db.store.createSession(s, KEEP_ALL)
@@ -144,7 +161,12 @@ for (const kind of storeKinds()) {
       assert.ok(await db.store.findSession(t._id))
       await db.sql('DELETE FROM sessions WHERE user_id = ?', [gone._id])
       await db.sql('DELETE FROM users WHERE id = ?', [gone._id])
-      await shows(kind, 'account deleted by SQL', async () => (await db.store.findSession(t._id)) === undefined && (await db.store.findUserById(gone._id)) === undefined)
+      await shows(
+        kind,
+        'account deleted by SQL',
+        async () =>
+          (await db.store.findSession(t._id)) === undefined && (await db.store.findUserById(gone._id)) === undefined,
+      )
     })
   })
 
@@ -164,7 +186,10 @@ for (const kind of storeKinds()) {
       it('by raw SQL, and by another instance', async () => {
         for (const revoke of [
           (userId: string) => db.sql('DELETE FROM sessions WHERE user_id = ?', [userId]),
-          async (userId: string) => void (await (await db.openAnother()).updateUser(userId, {}, { notBefore: new Date().toISOString(), endSessions: true })),
+          async (userId: string) =>
+            void (await (
+              await db.openAnother()
+            ).updateUser(userId, {}, { notBefore: new Date().toISOString(), endSessions: true })),
         ]) {
           const a = await register(h.client)
           for (let i = 0; i < 3; i++) {
@@ -173,7 +198,11 @@ for (const kind of storeKinds()) {
           }
           await revoke(a.userId)
           for (const path of ['/get-user', '/get-all-notes']) {
-            await shows(kind, `${path} refused`, async () => (await h.client.request('GET', path, { token: a.token })).status === 401)
+            await shows(
+              kind,
+              `${path} refused`,
+              async () => (await h.client.request('GET', path, { token: a.token })).status === 401,
+            )
           }
         }
       })
@@ -197,7 +226,10 @@ describe('cache layer: when it reads versions, and what it keeps', () => {
     const users = [makeUser(), makeUser(), makeUser()]
     for (const u of users) await store.createUser(u)
     const before = reads()
-    const found = await Promise.all([...users.map((u) => store.findUserById(u._id)), ...users.map((u) => store.listNotesJson(u._id))])
+    const found = await Promise.all([
+      ...users.map((u) => store.findUserById(u._id)),
+      ...users.map((u) => store.listNotesJson(u._id)),
+    ])
     assert.equal(found.length, 6)
     assert.equal(reads() - before, 1)
     await store.close()
@@ -220,7 +252,10 @@ describe('cache layer: when it reads versions, and what it keeps', () => {
     for (const listingBytes of [8 * 200, 0]) {
       const driver = openSqliteStore({ dataDir: ':memory:' })
       let reads = 0
-      const store = cachedStore({ ...driver, listNotesJson: (id) => (reads++, driver.listNotesJson(id)) }, { listingBytes })
+      const store = cachedStore(
+        { ...driver, listNotesJson: (id) => (reads++, driver.listNotesJson(id)) },
+        { listingBytes },
+      )
       const user = makeUser()
       await store.createUser(user)
       await store.insertNote(makeNote(user._id, { content: 'x'.repeat(300) }))
@@ -233,19 +268,22 @@ describe('cache layer: when it reads versions, and what it keeps', () => {
 })
 
 /** The arguments of each account write, for an account with one session: typed so that a new account write needs an entry. */
-const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: SessionRecord) => Parameters<TestStore[K]> } = {
-  // A new account's id is never kept; here the write repeats an existing one, and fails.
-  createUser: (user) => [user],
-  updateUser: (user) => [user._id, { fullName: 'renamed' }],
-  deleteUser: (user) => [user._id],
-  createSession: (user) => [sessionOf(user._id), KEEP_ALL],
-  touchSession: (_, session) => [session._id, '2100-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'],
-  deleteSession: (user, session) => [user._id, session._id],
-}
+const ACCOUNT_WRITES: { [K in AccountWrite]: (user: UserRecord, session: SessionRecord) => Parameters<TestStore[K]> } =
+  {
+    // A new account's id is never kept; here the write repeats an existing one, and fails.
+    createUser: (user) => [user],
+    updateUser: (user) => [user._id, { fullName: 'renamed' }],
+    deleteUser: (user) => [user._id],
+    createSession: (user) => [sessionOf(user._id), KEEP_ALL],
+    touchSession: (_, session) => [session._id, '2100-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'],
+    deleteSession: (user, session) => [user._id, session._id],
+  }
 
 describe('cache layer: every account write goes through the one invalidation path', () => {
   it('classifies every account write in ACCOUNT_WRITES, and nothing else', () => {
-    const writes = Object.entries(STORE_METHODS).flatMap(([name, { forgets }]) => (typeof forgets === 'object' ? [name] : []))
+    const writes = Object.entries(STORE_METHODS).flatMap(([name, { forgets }]) =>
+      typeof forgets === 'object' ? [name] : [],
+    )
     assert.deepEqual(writes.sort(), Object.keys(ACCOUNT_WRITES).sort())
   })
 
@@ -272,7 +310,10 @@ describe('cache layer: every account write goes through the one invalidation pat
       for (let i = 0; i < 2; i++) {
         const before = reads
         assert.deepEqual(await store.findUserById(user._id), await sqlite.findUserById(user._id))
-        assert.deepEqual((await store.findSession(session._id))?.session, (await sqlite.findSession(session._id))?.session)
+        assert.deepEqual(
+          (await store.findSession(session._id))?.session,
+          (await sqlite.findSession(session._id))?.session,
+        )
         assert.ok(reads >= before + 2, `${name}: each lookup read the version, or the database`)
       }
       await store.close()

@@ -16,7 +16,10 @@ const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 function methodsOf(file: string, name: string): Array<{ method: string; optional: boolean }> {
   const block = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(read(file))
   assert.ok(block, `${file} declares ${name}`)
-  return [...(block[1] as string).matchAll(/^ {2}(\w+)(\??)\(/gm)].map((m) => ({ method: m[1] as string, optional: m[2] === '?' }))
+  return [...(block[1] as string).matchAll(/^ {2}(\w+)(\??)\(/gm)].map((m) => ({
+    method: m[1] as string,
+    optional: m[2] === '?',
+  }))
 }
 
 /** Each section's type file, by the file its methods live in in each driver. */
@@ -28,14 +31,20 @@ function sections(): Map<string, Array<{ method: string; optional: boolean }>> {
     if (file === 'types.ts' || file === 'driver.ts' || !section) continue
     found.set(file, methodsOf(`${STORE}/${file}`, section[1] as string))
   }
-  found.set('index.ts', [...methodsOf(`${STORE}/types.ts`, 'StoreLifecycle'), ...methodsOf(`${STORE}/driver.ts`, 'StoreDriver')])
+  found.set('index.ts', [
+    ...methodsOf(`${STORE}/types.ts`, 'StoreLifecycle'),
+    ...methodsOf(`${STORE}/driver.ts`, 'StoreDriver'),
+  ])
   return found
 }
 
 /** The files of a driver that define `method` as an object's member or a class's method. */
 function definersOf(driver: string, method: string): string[] {
   const dir = `${STORE}/${driver}`
-  const definition = new RegExp(String.raw`^\s+(?:async\s+)?${method}(?:\s*:\s*(?:async\s*)?\(|\s*\(|\s*:\s*\w+\()`, 'm')
+  const definition = new RegExp(
+    String.raw`^\s+(?:async\s+)?${method}(?:\s*:\s*(?:async\s*)?\(|\s*\(|\s*:\s*\w+\()`,
+    'm',
+  )
   return readdirSync(join(ROOT, dir))
     .filter((file) => file.endsWith('.ts') && definition.test(read(`${dir}/${file}`)))
     .sort()
@@ -57,7 +66,10 @@ describe('the Store by section, the drivers mirrored method by method', () => {
         for (const { method, optional } of methods) {
           const definers = definersOf(driver, method)
           if (optional && definers.length === 0) continue
-          assert.ok(definers.includes(file), `${method} is not defined in ${driver}/${file} (found in: ${definers.join(', ') || 'no file'})`)
+          assert.ok(
+            definers.includes(file),
+            `${method} is not defined in ${driver}/${file} (found in: ${definers.join(', ') || 'no file'})`,
+          )
           // The lifecycle's names are common words: other classes of a driver have a close() of their own.
           if (file !== 'index.ts') assert.deepEqual(definers, [file], `${method} lives in ${driver}/${file} alone`)
         }

@@ -7,11 +7,25 @@ import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord, UserRecord } 
 import { makeNote, makeUser } from './support/store-contract.js'
 import { type TestStore, openTestStore, storeKinds } from './support/stores.js'
 
-const trashed = (note: NoteRecord, deletedOn = '2026-02-01T00:00:00.000Z'): TrashedNoteRecord => ({ ...note, deletedOn })
+const trashed = (note: NoteRecord, deletedOn = '2026-02-01T00:00:00.000Z'): TrashedNoteRecord => ({
+  ...note,
+  deletedOn,
+})
 
 function revisionOf(note: NoteRecord, overrides: Partial<StoredRevisionRecord> = {}): StoredRevisionRecord {
   const { title, content, tags, isPinned } = note
-  return { _id: newId(), noteId: note._id, userId: note.userId, title, content, tags, isPinned, editedOn: note.createdOn, replacedOn: note.updatedOn, ...overrides }
+  return {
+    _id: newId(),
+    noteId: note._id,
+    userId: note.userId,
+    title,
+    content,
+    tags,
+    isPinned,
+    editedOn: note.createdOn,
+    replacedOn: note.updatedOn,
+    ...overrides,
+  }
 }
 
 const byId = <T extends { _id: string }>(records: T[]) => [...records].sort((x, y) => (x._id < y._id ? -1 : 1))
@@ -49,13 +63,16 @@ for (const kind of storeKinds()) {
         const deleted = makeNote(owner._id, { title: 'nul \u0000 and \uffff', tags: ['\u0000'] })
         const gone = trashed(deleted)
         const orphan = trashed(makeNote(newId()))
-        assert.deepEqual(await store.importTrash([gone, { ...gone }, { ...gone, deletedOn: '2026-03-01T00:00:00.000Z' }, orphan, trashed(live)]), [
-          'inserted',
-          'exists',
-          { differs: ['deletedOn'] },
-          'missing-user',
-          'live',
-        ])
+        assert.deepEqual(
+          await store.importTrash([
+            gone,
+            { ...gone },
+            { ...gone, deletedOn: '2026-03-01T00:00:00.000Z' },
+            orphan,
+            trashed(live),
+          ]),
+          ['inserted', 'exists', { differs: ['deletedOn'] }, 'missing-user', 'live'],
+        )
         assert.deepEqual(await store.listTrash(owner._id), [gone])
         assert.deepEqual(await store.importNotes([deleted]), ['in-trash'])
         assert.deepEqual(await store.importTrash([]), [])
@@ -81,32 +98,67 @@ for (const kind of storeKinds()) {
             revisionOf(live, { noteId: newId() }),
             revisionOf(live, { userId: newId(), editedOn: '2019-01-01T00:00:00.000Z' }),
           ]),
-          ['inserted', 'inserted', 'exists', { differs: ['content'] }, { differs: ['_id'] }, { differs: ['editedOn'] }, 'missing-note', 'missing-note', 'missing-user'],
+          [
+            'inserted',
+            'inserted',
+            'exists',
+            { differs: ['content'] },
+            { differs: ['_id'] },
+            { differs: ['editedOn'] },
+            'missing-note',
+            'missing-note',
+            'missing-user',
+          ],
         )
-        const shown = ({ _id, title, content, tags, isPinned, editedOn }: StoredRevisionRecord) => ({ _id, title, content, tags, isPinned, editedOn })
+        const shown = ({ _id, title, content, tags, isPinned, editedOn }: StoredRevisionRecord) => ({
+          _id,
+          title,
+          content,
+          tags,
+          isPinned,
+          editedOn,
+        })
         assert.deepEqual(await store.noteHistory(owner._id, live._id), [shown(ofLive)])
         assert.deepEqual(await store.noteHistory(owner._id, gone._id), [shown(ofGone)])
         assert.deepEqual(await store.importRevisions([]), [])
       })
 
-      it('pages through the trash in _id order and the revisions in key order, all or one user\'s', async () => {
+      it("pages through the trash in _id order and the revisions in key order, all or one user's", async () => {
         const mine = Array.from({ length: 5 }, () => trashed(makeNote(owner._id)))
         const theirs = Array.from({ length: 2 }, () => trashed(makeNote(other._id)))
         await store.importTrash([...mine, ...theirs])
         // Two versions of some notes, so that a page ends inside one note's history.
         const versions = ['2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z']
-        const revisions = [...mine, ...theirs].flatMap((note, i) => versions.slice(0, 1 + (i % 2)).map((editedOn) => revisionOf(note, { editedOn })))
+        const revisions = [...mine, ...theirs].flatMap((note, i) =>
+          versions.slice(0, 1 + (i % 2)).map((editedOn) => revisionOf(note, { editedOn })),
+        )
         await store.importRevisions(revisions)
 
         const allTrash = await pageAll((after: TrashedNoteRecord | undefined) => store.trashAfter(after?._id, 2))
-        assert.deepEqual(allTrash.map((n) => n._id), [...new Set(allTrash.map((n) => n._id))].sort())
-        for (const note of [...mine, ...theirs]) assert.deepEqual(allTrash.find((n) => n._id === note._id), note)
-        assert.deepEqual(await pageAll((after: TrashedNoteRecord | undefined) => store.trashAfter(after?._id, 2, other._id)), byId(theirs))
+        assert.deepEqual(
+          allTrash.map((n) => n._id),
+          [...new Set(allTrash.map((n) => n._id))].sort(),
+        )
+        for (const note of [...mine, ...theirs])
+          assert.deepEqual(
+            allTrash.find((n) => n._id === note._id),
+            note,
+          )
+        assert.deepEqual(
+          await pageAll((after: TrashedNoteRecord | undefined) => store.trashAfter(after?._id, 2, other._id)),
+          byId(theirs),
+        )
 
         const allRevisions = await pageAll((after: StoredRevisionRecord | undefined) => store.revisionsAfter(after, 2))
         assert.deepEqual(allRevisions.map(keyOf), [...new Set(allRevisions.map(keyOf))].sort())
-        for (const revision of revisions) assert.deepEqual(allRevisions.find((r) => r._id === revision._id), revision)
-        const theirRevisions = await pageAll((after: StoredRevisionRecord | undefined) => store.revisionsAfter(after, 2, other._id))
+        for (const revision of revisions)
+          assert.deepEqual(
+            allRevisions.find((r) => r._id === revision._id),
+            revision,
+          )
+        const theirRevisions = await pageAll((after: StoredRevisionRecord | undefined) =>
+          store.revisionsAfter(after, 2, other._id),
+        )
         assert.deepEqual(theirRevisions, byKey(revisions.filter((r) => r.userId === other._id)))
         assert.deepEqual(await store.trashAfter(undefined, 2, newId()), [])
         assert.deepEqual(await store.revisionsAfter(undefined, 2, newId()), [])

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { oncePerTurn, perTurn } from '../src/store/cache/turn-batch.js'
-import { createPostgresPool, createVersionPool, migrateDatabase, openPostgresStore } from '../src/store/postgres/index.js'
+import {
+  createPostgresPool,
+  createVersionPool,
+  migrateDatabase,
+  openPostgresStore,
+} from '../src/store/postgres/index.js'
 import { migrations } from '../src/store/postgres/migrations.js'
 import type { StoreDriver } from '../src/store/driver.js'
 import { type TestDatabase, createTestDatabase, operatorPool, serviceAvailable } from './support/services.js'
@@ -29,7 +34,12 @@ describe('versions read per turn: one read for the lookups waiting at once', () 
   }
   const settled = () => new Promise((resolve) => setImmediate(resolve))
   it('reads the users asked for in the same turn with one query, each once', async () => {
-    const { calls, read } = fakeRead(new Map([['a', '1'], ['b', '2,7']]))
+    const { calls, read } = fakeRead(
+      new Map([
+        ['a', '1'],
+        ['b', '2,7'],
+      ]),
+    )
     const reader = perTurn(read)
     const reads = [reader('a'), reader('b'), reader('a'), reader('nobody')]
     await settled()
@@ -150,7 +160,13 @@ if (serviceAvailable('postgresql')) {
       return owner
     }
     const versionConnections = async () =>
-      Number((await operator.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'notes-service versions'`)).rows[0]!.n)
+      Number(
+        (
+          await operator.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'notes-service versions'`,
+          )
+        ).rows[0]!.n,
+      )
 
     it('reads versions on a connection of its own, one per store, opened by the first version read only', async () => {
       const owner = await ownerWith('a')
@@ -184,7 +200,8 @@ if (serviceAvailable('postgresql')) {
       const statement = 'SELECT user_id FROM account_versions WHERE user_id = ANY($1::text[])'
       const plans = async (pool: pg.Pool) => {
         try {
-          for (let i = 0; i < 8; i++) await pool.query({ name: 'versions.test', text: statement, values: [[owner._id]] })
+          for (let i = 0; i < 8; i++)
+            await pool.query({ name: 'versions.test', text: statement, values: [[owner._id]] })
           // One connection: the same session, whose prepared statements this view shows.
           const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
             `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'versions.test'`,
@@ -204,7 +221,9 @@ if (serviceAvailable('postgresql')) {
       url.searchParams.set('options', '-c search_path=public,pg_catalog')
       const pool = createVersionPool({ url: url.toString() })
       try {
-        const { rows } = await pool.query<{ path: string; mode: string }>(`SELECT current_setting('search_path') AS path, current_setting('plan_cache_mode') AS mode`)
+        const { rows } = await pool.query<{ path: string; mode: string }>(
+          `SELECT current_setting('search_path') AS path, current_setting('plan_cache_mode') AS mode`,
+        )
         assert.deepEqual(rows[0], { path: 'public,pg_catalog', mode: 'force_generic_plan' })
       } finally {
         await pool.end()
@@ -220,13 +239,19 @@ if (serviceAvailable('postgresql')) {
     after(async () => db.drop())
 
     it('gives each account, and each user who has notes, a version, so they are kept from the first read', async () => {
-      await migrateDatabase({ url: db.url }, migrations.filter((m) => m.version < 4))
+      await migrateDatabase(
+        { url: db.url },
+        migrations.filter((m) => m.version < 4),
+      )
       const owner = makeUser()
       const client = new pg.Client({ connectionString: db.url })
       client.on('error', () => {}) // a broken connection also rejects the query in progress
       await client.connect()
       try {
-        await client.query(`INSERT INTO users VALUES ($1, 'Old', 'old@example.com', 'old@example.com', 'hash', '2026-01-01T00:00:00.000Z')`, [owner._id])
+        await client.query(
+          `INSERT INTO users VALUES ($1, 'Old', 'old@example.com', 'old@example.com', 'hash', '2026-01-01T00:00:00.000Z')`,
+          [owner._id],
+        )
         await client.query(
           `INSERT INTO notes (id, user_id, title, content, tags, is_pinned, created_on, updated_on)
            VALUES ('old-note', $1, 'old', '', '{}', false, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,

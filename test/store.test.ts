@@ -12,8 +12,16 @@ const dirs = [tempDir(), tempDir()]
 after(() => dirs.forEach((dir) => dir.remove()))
 
 const bare = (driver: StoreDriver): TestStore => driver
-for (const [i, [caches, wrap]] of ([['caches off', bare], ['caches on', cached]] as const).entries()) {
+for (const [i, [caches, wrap]] of (
+  [
+    ['caches off', bare],
+    ['caches on', cached],
+  ] as const
+).entries()) {
   storeContract(`sqlite (memory), ${caches}`, async () => wrap(openSqliteStore({ dataDir: ':memory:' })))
-  storeContract(`sqlite (file, WAL, synchronous=FULL), ${caches}`, async () => wrap(openSqliteStore({ dataDir: dirs[i]!.path })))
-  if (serviceAvailable('postgresql')) storeContract(`postgresql, ${caches}`, async () => wrap(await openTestPostgresDriver()))
+  storeContract(`sqlite (file, WAL, synchronous=FULL), ${caches}`, async () =>
+    wrap(openSqliteStore({ dataDir: dirs[i]!.path })),
+  )
+  if (serviceAvailable('postgresql'))
+    storeContract(`postgresql, ${caches}`, async () => wrap(await openTestPostgresDriver()))
 }

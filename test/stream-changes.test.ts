@@ -15,7 +15,10 @@ const EXPIRED = { error: true, message: 'Cursor expired: list all notes again' }
 /** Generous: the requirement is 1 s, and a loaded machine may take a little of it before the clock starts. */
 const SESSION_END_BOUND_MS = 1000
 
-const streamSettings = (overrides: Partial<StreamSettings> = {}): StreamSettings => ({ ...defaultConfig.streams, ...overrides })
+const streamSettings = (overrides: Partial<StreamSettings> = {}): StreamSettings => ({
+  ...defaultConfig.streams,
+  ...overrides,
+})
 
 for (const storeKind of storeKinds()) {
   describe(`GET /stream-changes (${storeKind})`, () => {
@@ -57,8 +60,12 @@ for (const storeKind of storeKinds()) {
       const a = await register(h.client)
       const s = await stream({ token: a.token })
       const note = await addNote(h.client, a.token, { title: 't', content: 'c' })
-      const edited = (await req('PUT', `/edit-note/${note._id}`, a.token, { title: 'edited' })).json as { note: NoteBody }
-      const pinned = (await req('PUT', `/update-note-pinned/${note._id}`, a.token, { isPinned: true })).json as { note: NoteBody }
+      const edited = (await req('PUT', `/edit-note/${note._id}`, a.token, { title: 'edited' })).json as {
+        note: NoteBody
+      }
+      const pinned = (await req('PUT', `/update-note-pinned/${note._id}`, a.token, { isPinned: true })).json as {
+        note: NoteBody
+      }
       assert.equal((await req('DELETE', `/delete-note/${note._id}`, a.token)).status, 200)
       const restored = (await req('PUT', `/restore-note/${note._id}`, a.token)).json as { note: NoteBody }
       // Events may coalesce (the feed keeps each note's latest change), but the last one is the note as it is now.
@@ -71,10 +78,16 @@ for (const storeKind of storeKinds()) {
       assert.ok(seen.every((c) => c.noteId === note._id))
       // Each state is sent unless a later change replaced it before the stream read it.
       for (const state of seen) {
-        assert.ok([note, edited.note, pinned.note, null, restored.note].some((n) => JSON.stringify(n) === JSON.stringify(state.note)))
+        assert.ok(
+          [note, edited.note, pinned.note, null, restored.note].some(
+            (n) => JSON.stringify(n) === JSON.stringify(state.note),
+          ),
+        )
       }
       // Each event's id is a cursor /get-changes accepts: nothing after the last one.
-      const after = (await req('GET', `/get-changes?since=${encodeURIComponent(s.lastEventId()!)}`, a.token)).json as { changes: unknown[] }
+      const after = (await req('GET', `/get-changes?since=${encodeURIComponent(s.lastEventId()!)}`, a.token)).json as {
+        changes: unknown[]
+      }
       assert.deepEqual(after.changes, [])
     })
 
@@ -87,8 +100,14 @@ for (const storeKind of storeKinds()) {
       await s.waitForEvents(2)
       await req('DELETE', `/delete-note/${note._id}`, a.token)
       await s.waitForEvents(3)
-      assert.deepEqual(s.events.map((e) => e.event), ['change', 'change', 'change'])
-      assert.deepEqual(s.events.map((e) => (changeOf(e).note as { title?: string } | null)?.title ?? null), ['t', 'edited', null])
+      assert.deepEqual(
+        s.events.map((e) => e.event),
+        ['change', 'change', 'change'],
+      )
+      assert.deepEqual(
+        s.events.map((e) => (changeOf(e).note as { title?: string } | null)?.title ?? null),
+        ['t', 'edited', null],
+      )
     })
 
     it('starts at the cursor given by since, and Last-Event-ID resumes without missing or repeating a change', async () => {
@@ -98,14 +117,23 @@ for (const storeKind of storeKinds()) {
       const first = await addNote(h.client, a.token, { title: 'one', content: 'c' })
       const s1 = await stream({ token: a.token, since: listed.cursor })
       await s1.waitForEvents(1)
-      assert.deepEqual(s1.events.map((e) => changeOf(e).noteId), [first._id])
+      assert.deepEqual(
+        s1.events.map((e) => changeOf(e).noteId),
+        [first._id],
+      )
       s1.close()
       // Written while no stream is open.
-      const missed = [await addNote(h.client, a.token, { title: 'two', content: 'c' }), await addNote(h.client, a.token, { title: 'three', content: 'c' })]
+      const missed = [
+        await addNote(h.client, a.token, { title: 'two', content: 'c' }),
+        await addNote(h.client, a.token, { title: 'three', content: 'c' }),
+      ]
       // Last-Event-ID wins over since (EventSource sends it with the URL it first opened).
       const s2 = await stream({ token: a.token, since: listed.cursor, lastEventId: s1.lastEventId()! })
       await s2.waitForEvents(2)
-      assert.deepEqual(s2.events.map((e) => changeOf(e).noteId), missed.map((n) => n._id))
+      assert.deepEqual(
+        s2.events.map((e) => changeOf(e).noteId),
+        missed.map((n) => n._id),
+      )
       const later = await addNote(h.client, a.token, { title: 'four', content: 'c' })
       await s2.waitForEvents(3)
       assert.equal(changeOf(s2.events[2]!).noteId, later._id)
@@ -119,7 +147,10 @@ for (const storeKind of storeKinds()) {
       const fresh = await addNote(h.client, a.token, { title: 'new', content: 'c' })
       await s.waitForEvents(1)
       await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.deepEqual(s.events.map((e) => changeOf(e).noteId), [fresh._id])
+      assert.deepEqual(
+        s.events.map((e) => changeOf(e).noteId),
+        [fresh._id],
+      )
     })
 
     it('answers 410 before any event for a cursor that is not one, or is another account’s', async () => {
@@ -150,7 +181,14 @@ for (const storeKind of storeKinds()) {
       const endings: Array<[string, (a: Account, other: string) => Promise<unknown>]> = [
         ['logout', (a) => req('POST', '/logout', a.token)],
         ['logout-everywhere', (_a, other) => req('POST', '/logout-everywhere', other)],
-        ['change-password', (a, other) => req('PUT', '/change-password', other, { currentPassword: a.password, newPassword: 'another horse battery' })],
+        [
+          'change-password',
+          (a, other) =>
+            req('PUT', '/change-password', other, {
+              currentPassword: a.password,
+              newPassword: 'another horse battery',
+            }),
+        ],
         ['delete-account', (a, other) => req('DELETE', '/delete-account', other, { password: a.password })],
       ]
       for (const [name, end] of endings) {
@@ -176,7 +214,10 @@ for (const storeKind of storeKinds()) {
     it('keeps the stream of the session that changed the password', async () => {
       const a = await register(h.client)
       const s = await stream({ token: a.token })
-      const changed = await req('PUT', '/change-password', a.token, { currentPassword: a.password, newPassword: 'another horse battery' })
+      const changed = await req('PUT', '/change-password', a.token, {
+        currentPassword: a.password,
+        newPassword: 'another horse battery',
+      })
       assert.equal(changed.status, 200)
       const note = await addNote(h.client, a.token, { title: 'still here', content: 'c' })
       await s.waitForEvents(1)
@@ -189,7 +230,12 @@ for (const storeKind of storeKinds()) {
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([promise, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))])
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+      ),
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -227,18 +273,27 @@ describe('GET /stream-changes: limits, the slow reader, heartbeats and shutdown 
       const a = await register(h.client)
       const b = await register(h.client)
       const held = [await stream(base, { token: a.token }), await stream(base, { token: a.token })]
-      assert.deepEqual(held.map((s) => s.status), [200, 200])
+      assert.deepEqual(
+        held.map((s) => s.status),
+        [200, 200],
+      )
       const third = await stream(base, { token: a.token })
       await third.ended
       assert.equal(third.status, 429)
       assert.match(String(third.headers['retry-after']), /^\d+$/)
-      assert.deepEqual(third.body, { error: true, message: 'Too many live update streams for this account: close one or try again later' })
+      assert.deepEqual(third.body, {
+        error: true,
+        message: 'Too many live update streams for this account: close one or try again later',
+      })
       assert.equal((await stream(base, { token: b.token })).status, 200)
       const full = await stream(base, { token: b.token })
       await full.ended
       assert.equal(full.status, 503)
       assert.match(String(full.headers['retry-after']), /^\d+$/)
-      assert.deepEqual(full.body, { error: true, message: 'Too many live update streams on this server: try again later' })
+      assert.deepEqual(full.body, {
+        error: true,
+        message: 'Too many live update streams on this server: try again later',
+      })
       // A slot frees when its stream ends.
       held[0]!.close()
       await eventually(async () => (await metric(h, /^live_streams_open /)) === 2)
@@ -287,7 +342,10 @@ describe('GET /stream-changes: limits, the slow reader, heartbeats and shutdown 
   })
 
   it('is not cut by the request or connection timeouts while idle between heartbeats', async () => {
-    const { h, base } = await harness({ heartbeatMs: 60_000 }, { config: { requestTimeoutMs: 200, connectionTimeoutMs: 200 } })
+    const { h, base } = await harness(
+      { heartbeatMs: 60_000 },
+      { config: { requestTimeoutMs: 200, connectionTimeoutMs: 200 } },
+    )
     try {
       const a = await register(h.client)
       const s = await stream(base, { token: a.token })

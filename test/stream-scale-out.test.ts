@@ -23,7 +23,12 @@ const baseOf = (server: RunningServer) => `http://127.0.0.1:${(server.app.server
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([promise, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))])
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+      ),
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -31,7 +36,12 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 
 const buses = [
   { name: 'PostgreSQL LISTEN/NOTIFY', driver: 'postgresql', needs: ['postgresql'] as const, env: {} },
-  { name: 'Redis pub/sub', driver: 'redis', needs: ['postgresql', 'redis'] as const, env: { REDIS_URL: TEST_REDIS_URL } },
+  {
+    name: 'Redis pub/sub',
+    driver: 'redis',
+    needs: ['postgresql', 'redis'] as const,
+    env: { REDIS_URL: TEST_REDIS_URL },
+  },
 ]
 
 for (const bus of buses) {
@@ -66,7 +76,11 @@ for (const bus of buses) {
       return s
     }
     const account = async () => {
-      const reg = await call(baseOf(a), 'POST', '/create-account', { fullName: 'Ada', email: uniqueEmail(), password: 'correct horse battery' })
+      const reg = await call(baseOf(a), 'POST', '/create-account', {
+        fullName: 'Ada',
+        email: uniqueEmail(),
+        password: 'correct horse battery',
+      })
       assert.equal(reg.status, 200)
       return { token: reg.json.accessToken as string, email: (reg.json.user as { email: string }).email }
     }

@@ -7,7 +7,15 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { defaultConfig } from '../src/config.js'
-import { type BusTransport, type ChangeBus, type ChangeEvent, type TransportEvents, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from '../src/services/change-bus/bus.js'
+import {
+  type BusTransport,
+  type ChangeBus,
+  type ChangeEvent,
+  type TransportEvents,
+  EVENTS_PER_TEXT,
+  decodeEvents,
+  encodeEvents,
+} from '../src/services/change-bus/bus.js'
 import { inProcessBus } from '../src/services/change-bus/in-process.js'
 import { busOverTransport } from '../src/services/change-bus/over-transport.js'
 import { publishingStore } from '../src/services/change-bus/publishing.js'
@@ -33,7 +41,8 @@ function heldFeed() {
   const reads: Array<{ cursor: string; release: (answer: ChangesAnswer) => void }> = []
   return {
     reads,
-    read: (_userId: string, cursor: string) => new Promise<ChangesAnswer>((resolve) => reads.push({ cursor, release: resolve })),
+    read: (_userId: string, cursor: string) =>
+      new Promise<ChangesAnswer>((resolve) => reads.push({ cursor, release: resolve })),
   }
 }
 
@@ -58,7 +67,10 @@ describe('a live stream and its feed reads', () => {
     })
     server = createServer((request, response) => {
       const userId = new URL(request.url ?? '/', 'http://x').searchParams.get('user') ?? 'u'
-      streams.prepare(caller(userId), undefined).then((prepared) => startEventStream(prepared, response, {}), () => response.destroy())
+      streams.prepare(caller(userId), undefined).then(
+        (prepared) => startEventStream(prepared, response, {}),
+        () => response.destroy(),
+      )
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -113,7 +125,10 @@ describe('a live stream and its feed reads', () => {
     assert.equal(feed.reads.length, 2)
     feed.reads[1]!.release({ changes: [{ noteId: 'n2', json: null, cursor: 'c2' }], cursor: 'c2', more: false })
     await s.waitForEvents(2)
-    assert.deepEqual(s.events.map((e) => e.id), ['c1', 'c2'])
+    assert.deepEqual(
+      s.events.map((e) => e.id),
+      ['c1', 'c2'],
+    )
     s.close()
   })
 
@@ -177,7 +192,10 @@ function fakeTransport(failing = false): BusTransport & { sent: string[]; events
   return transport
 }
 
-async function started(bus: ReturnType<typeof busOverTransport>, transport: ReturnType<typeof fakeTransport>): Promise<TransportEvents> {
+async function started(
+  bus: ReturnType<typeof busOverTransport>,
+  transport: ReturnType<typeof fakeTransport>,
+): Promise<TransportEvents> {
   await bus.start({ info: () => {}, warn: () => {} })
   return transport.events!
 }
@@ -198,16 +216,37 @@ async function responseFor(prepared: Awaited<ReturnType<LiveStreams['prepare']>>
 
 describe('the bus between processes', () => {
   it('encodes and decodes every list of events, and ignores texts it did not write', () => {
-    const event = fc.record({ kind: fc.constantFrom('notes' as const, 'sessions' as const), userId: fc.string(), publishedAt: fc.nat() }).map((e) => ({ ...e }))
+    const event = fc
+      .record({
+        kind: fc.constantFrom('notes' as const, 'sessions' as const),
+        userId: fc.string(),
+        publishedAt: fc.nat(),
+      })
+      .map((e) => ({ ...e }))
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: EVENTS_PER_TEXT }), fc.string(), (events, origin) => {
         assert.deepEqual(decodeEvents(encodeEvents(events, origin)), { events, origin })
       }),
     )
     // The largest text fits PostgreSQL's NOTIFY payload (under 8000 bytes) with ids as long as the service makes them.
-    const longest = Array.from({ length: EVENTS_PER_TEXT }, () => ({ kind: 'sessions' as const, userId: 'f'.repeat(24), publishedAt: Date.now() }))
+    const longest = Array.from({ length: EVENTS_PER_TEXT }, () => ({
+      kind: 'sessions' as const,
+      userId: 'f'.repeat(24),
+      publishedAt: Date.now(),
+    }))
     assert.ok(Buffer.byteLength(encodeEvents(longest, 'f'.repeat(16))) < 8000)
-    const texts = ['', 'null', '{}', '[]', '["x","u",1,"o"]', '["n",1,1,"o"]', '["n","u","1","o"]', '["n","u",1]', '[["n","u",1,"o"],["n","v",1,"p"]]', '[["n","u",1,"o"],"x"]']
+    const texts = [
+      '',
+      'null',
+      '{}',
+      '[]',
+      '["x","u",1,"o"]',
+      '["n",1,1,"o"]',
+      '["n","u","1","o"]',
+      '["n","u",1]',
+      '[["n","u",1,"o"],["n","v",1,"p"]]',
+      '[["n","u",1,"o"],"x"]',
+    ]
     for (const text of texts) assert.equal(decodeEvents(text), undefined, text)
   })
 
@@ -221,7 +260,11 @@ describe('the bus between processes', () => {
     const bus = busOverTransport('fake', transport)
     await started(bus, transport)
     const kinds = ['notes', 'sessions'] as const
-    const published = Array.from({ length: 200 }, (_, i) => ({ kind: kinds[i % 2]!, userId: `u${i % 70}`, publishedAt: i }))
+    const published = Array.from({ length: 200 }, (_, i) => ({
+      kind: kinds[i % 2]!,
+      userId: `u${i % 70}`,
+      publishedAt: i,
+    }))
     for (const event of published) bus.publish(event)
     assert.equal(transport.sent.length, 1, 'the first goes at once, the others wait for it')
     while (releases.length > 0) {
@@ -231,11 +274,15 @@ describe('the bus between processes', () => {
     const sent = transport.sent.map((text) => decodeEvents(text)!.events)
     assert.ok(sent.every((events) => events.length <= EVENTS_PER_TEXT))
     const keysOf = (events: ChangeEvent[]) => events.map((e) => `${e.kind}:${e.userId}`)
-    for (const events of sent) assert.equal(new Set(keysOf(events)).size, events.length, 'each account and kind once in a text')
+    for (const events of sent)
+      assert.equal(new Set(keysOf(events)).size, events.length, 'each account and kind once in a text')
     const distinct = new Set(keysOf(published))
     assert.deepEqual(new Set(keysOf(sent.flat())), distinct)
     // The first event alone, then every account and kind that waited for it (the first's again among them).
-    assert.deepEqual(sent.map((events) => events.length), [1, EVENTS_PER_TEXT, distinct.size - EVENTS_PER_TEXT])
+    assert.deepEqual(
+      sent.map((events) => events.length),
+      [1, EVENTS_PER_TEXT, distinct.size - EVENTS_PER_TEXT],
+    )
     // Once the queue is empty, the next event leaves at once again.
     bus.publish({ kind: 'notes', userId: 'later', publishedAt: 1 })
     assert.equal(decodeEvents(transport.sent.at(-1)!)!.events[0]!.userId, 'later')
@@ -279,9 +326,17 @@ describe('the bus between processes', () => {
 
 describe('the publishing Store', () => {
   const published: ChangeEvent[] = []
-  const recorder: ChangeBus = { driver: 'test', publish: (e) => published.push(e), subscribe: () => () => {}, close: async () => {} }
+  const recorder: ChangeBus = {
+    driver: 'test',
+    publish: (e) => published.push(e),
+    subscribe: () => () => {},
+    close: async () => {},
+  }
   const limits = { ...DEFAULT_LIMITS, keepRevisions: 0 }
-  const store = publishingStore(cachedStore(openSqliteStore({ dataDir: ':memory:', limits }), { listingBytes: 0 }), recorder)
+  const store = publishingStore(
+    cachedStore(openSqliteStore({ dataDir: ':memory:', limits }), { listingBytes: 0 }),
+    recorder,
+  )
   after(() => store.close())
   const kinds = () => published.splice(0).map((e) => `${e.kind}:${e.userId}`)
 
@@ -297,7 +352,10 @@ describe('the publishing Store', () => {
     assert.ok(edited && 'note' in edited)
     assert.deepEqual(kinds(), [`notes:${user._id}`])
     // If-Match that no longer holds: nothing changed.
-    const conflict = await store.updateNote(user._id, note._id, { title: 'y' }, new Date().toISOString(), { ...terms, expected: ['1999-01-01T00:00:00.000Z'] })
+    const conflict = await store.updateNote(user._id, note._id, { title: 'y' }, new Date().toISOString(), {
+      ...terms,
+      expected: ['1999-01-01T00:00:00.000Z'],
+    })
     assert.ok(conflict && 'conflict' in conflict)
     await store.updateNote(user._id, makeUser()._id, { title: 'y' }, new Date().toISOString(), terms)
     await store.findNote(user._id, note._id)

@@ -8,7 +8,12 @@ import { createSigner } from 'fast-jwt'
 import { MAX_CLOCK_SKEW_MS, createTokenService } from '../src/services/tokens.js'
 import { TEST_SECRET } from './support/harness.js'
 
-const user = { _id: '0123456789abcdef01234567', fullName: 'Ada', email: 'ada@example.com', createdOn: '2024-01-01T00:00:00.000Z' }
+const user = {
+  _id: '0123456789abcdef01234567',
+  fullName: 'Ada',
+  email: 'ada@example.com',
+  createdOn: '2024-01-01T00:00:00.000Z',
+}
 const START = 1_800_000_000_000 // a whole second, so iat and exp are START/1000 + n exactly
 
 let now = START
@@ -20,7 +25,12 @@ afterEach(() => mock.restoreAll())
 
 /** A token signed now with the service's secret; `expiresIn` and `notBefore` in ms. */
 function tokenFor(options: { expiresIn: number; notBefore?: number; name?: string }): string {
-  const sign = createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: options.expiresIn, ...(options.notBefore ? { notBefore: options.notBefore } : {}) })
+  const sign = createSigner({
+    key: TEST_SECRET,
+    algorithm: 'HS256',
+    expiresIn: options.expiresIn,
+    ...(options.notBefore ? { notBefore: options.notBefore } : {}),
+  })
   return sign({ user: { ...user, fullName: options.name ?? user.fullName } })
 }
 
@@ -80,7 +90,9 @@ describe('verified-token cache', () => {
     const good = tokens.issue(user)
     const [head, body, sig] = good.split('.') as [string, string, string]
     const rejected = [
-      createSigner({ key: 'another-secret-that-is-at-least-32-bytes!', algorithm: 'HS256', expiresIn: 60_000 })({ user }),
+      createSigner({ key: 'another-secret-that-is-at-least-32-bytes!', algorithm: 'HS256', expiresIn: 60_000 })({
+        user,
+      }),
       `${head}.${body}.${sig.slice(0, -2)}AA`,
       `${good}x`,
       createSigner({ key: TEST_SECRET, algorithm: 'HS256' })({ user }), // no exp

@@ -74,8 +74,14 @@ describe('import: every mongoexport shape', () => {
     const store = memoryStore()
     try {
       const { summary } = await runImport(store, {
-        users: dir.file('hashed.json', `${userDocument({ _id: id, fullName: 'H', email: `h.${id}@example.com`, password: hash }, 'relaxed')}\n`),
-        notes: dir.file('oid-user.json', `{"_id":{"$oid":"${noteId}"},"title":"t","content":"c","userId":{"$oid":"${id}"}}\n`),
+        users: dir.file(
+          'hashed.json',
+          `${userDocument({ _id: id, fullName: 'H', email: `h.${id}@example.com`, password: hash }, 'relaxed')}\n`,
+        ),
+        notes: dir.file(
+          'oid-user.json',
+          `{"_id":{"$oid":"${noteId}"},"title":"t","content":"c","userId":{"$oid":"${id}"}}\n`,
+        ),
       })
       assert.equal(summary.users.imported, 1)
       assert.equal((await store.findUserById(id))?.passwordHash, hash)
@@ -89,7 +95,10 @@ describe('import: every mongoexport shape', () => {
 describe('import: idempotence and round trips', () => {
   it('changes nothing when run twice, and does no hashing the second time', async () => {
     const { users, notes } = sampleData()
-    const files = { users: dir.file('twice-u.json', usersFile(users, 'relaxed', 'lines')), notes: dir.file('twice-n.json', notesFile(notes, 'relaxed', 'lines')) }
+    const files = {
+      users: dir.file('twice-u.json', usersFile(users, 'relaxed', 'lines')),
+      notes: dir.file('twice-n.json', notesFile(notes, 'relaxed', 'lines')),
+    }
     const store = memoryStore()
     try {
       await runImport(store, files)
@@ -98,7 +107,8 @@ describe('import: idempotence and round trips', () => {
       let usersWritten = 0
       const counting = new Proxy(store, {
         get(target, key, receiver) {
-          if (key === 'importUsers') return (users: unknown[]) => ((usersWritten += users.length), target.importUsers(users as never))
+          if (key === 'importUsers')
+            return (users: unknown[]) => ((usersWritten += users.length), target.importUsers(users as never))
           return Reflect.get(target, key, receiver) as unknown
         },
       })
@@ -115,15 +125,24 @@ describe('import: idempotence and round trips', () => {
     }
   })
 
-  for (const [mode, format] of [['relaxed', 'lines'], ['canonical', 'array']] as const) {
+  for (const [mode, format] of [
+    ['relaxed', 'lines'],
+    ['canonical', 'array'],
+  ] as const) {
     it(`round-trips exactly: import, export (${mode}, ${format}), import, export`, async () => {
       const { users, notes } = sampleData()
       const a = memoryStore()
       const b = memoryStore()
       try {
-        await runImport(a, { users: dir.file(`rt-u-${mode}.json`, usersFile(users, mode, 'lines')), notes: dir.file(`rt-n-${mode}.json`, notesFile(notes, mode, 'lines')) })
+        await runImport(a, {
+          users: dir.file(`rt-u-${mode}.json`, usersFile(users, mode, 'lines')),
+          notes: dir.file(`rt-n-${mode}.json`, notesFile(notes, mode, 'lines')),
+        })
         const first = await exportTexts(a, dir, `rt-a-${mode}`, { mode, format })
-        const again = await runImport(b, { users: dir.file(`rt-a-${mode}-users.json`), notes: dir.file(`rt-a-${mode}-notes.json`) })
+        const again = await runImport(b, {
+          users: dir.file(`rt-a-${mode}-users.json`),
+          notes: dir.file(`rt-a-${mode}-notes.json`),
+        })
         assert.equal(again.summary.users.imported, 3, again.output)
         assert.equal(again.summary.notes.imported, 4, again.output)
         const second = await exportTexts(b, dir, `rt-b-${mode}`, { mode, format })
@@ -156,16 +175,29 @@ describe('import: records it cannot take', () => {
     const goodNote = notes[0]!
     const notesText = [
       '{"_id":{"$oid":"65a1b2c3d4e5f60718293c01"},"title":"t","content":"c","tags":"home","userId":"' + ada._id + '"}',
-      '{"_id":{"$oid":"65a1b2c3d4e5f60718293c02"},"title":"t","content":"c","isPinned":"yes","userId":"' + ada._id + '"}',
-      '{"_id":{"$oid":"65a1b2c3d4e5f60718293c03"},"title":"t","content":"c","userId":"' + ada._id + '","createdOn":{"$date":"yesterday"}}',
+      '{"_id":{"$oid":"65a1b2c3d4e5f60718293c02"},"title":"t","content":"c","isPinned":"yes","userId":"' +
+        ada._id +
+        '"}',
+      '{"_id":{"$oid":"65a1b2c3d4e5f60718293c03"},"title":"t","content":"c","userId":"' +
+        ada._id +
+        '","createdOn":{"$date":"yesterday"}}',
       '{"_id":{"$oid":"65a1b2c3d4e5f60718293c04"},"content":"c","userId":"' + ada._id + '"}',
       '{"_id":{"$oid":"' + goodNote._id + '"},"title":"kept","content":"c","userId":"' + ada._id + '"}',
     ].join('\n')
     const store = memoryStore()
     try {
-      const { summary, output } = await runImport(store, { users: dir.file('bad-u.json', usersText), notes: dir.file('bad-n.json', notesText) })
-      assert.deepEqual({ ...summary.users }, { read: 6, imported: 2, skipped: 0, rejected: 4, rejectedBy: { malformed: 4 } })
-      assert.deepEqual({ ...summary.notes }, { read: 5, imported: 1, skipped: 0, rejected: 4, rejectedBy: { malformed: 4 } })
+      const { summary, output } = await runImport(store, {
+        users: dir.file('bad-u.json', usersText),
+        notes: dir.file('bad-n.json', notesText),
+      })
+      assert.deepEqual(
+        { ...summary.users },
+        { read: 6, imported: 2, skipped: 0, rejected: 4, rejectedBy: { malformed: 4 } },
+      )
+      assert.deepEqual(
+        { ...summary.notes },
+        { read: 5, imported: 1, skipped: 0, rejected: 4, rejectedBy: { malformed: 4 } },
+      )
       assert.match(output, /bad-u\.json:2: malformed user: not valid Extended JSON: .*24 character hex/)
       assert.match(output, /bad-u\.json:3: malformed user: email is missing/)
       assert.match(output, /bad-u\.json:4: malformed user: not valid Extended JSON/)
@@ -213,15 +245,33 @@ describe('import: records it cannot take', () => {
     const first = users[0]!
     const existing = users[1]!
     const sameEmailOtherCase = { ...users[2]!, email: ` ${first.email.toUpperCase()} ` }
-    const fourth = { _id: new ObjectId().toHexString(), fullName: 'Again', email: existing.email.toLowerCase(), password: 'p' }
+    const fourth = {
+      _id: new ObjectId().toHexString(),
+      fullName: 'Again',
+      email: existing.email.toLowerCase(),
+      password: 'p',
+    }
     const store = memoryStore()
     try {
       // An account registered on notes-service before the import, with another id.
-      await store.createUser({ _id: new ObjectId().toHexString(), fullName: 'Here first', email: existing.email, emailKey: emailKeyOf(existing.email), passwordHash: '$argon2id$x', createdOn: new Date().toISOString() })
+      await store.createUser({
+        _id: new ObjectId().toHexString(),
+        fullName: 'Here first',
+        email: existing.email,
+        emailKey: emailKeyOf(existing.email),
+        passwordHash: '$argon2id$x',
+        createdOn: new Date().toISOString(),
+      })
       const text = [first, sameEmailOtherCase, fourth].map((u) => userDocument(u, 'relaxed')).join('\n')
       const { summary, output } = await runImport(store, { users: dir.file('dupes.json', text) })
-      assert.deepEqual({ ...summary.users }, { read: 3, imported: 1, skipped: 0, rejected: 2, rejectedBy: { 'duplicate email': 2 } })
-      assert.match(output, new RegExp(`dupes\\.json:2: duplicate email "${first.email.toUpperCase().replace(/\./g, '\\.')}"`))
+      assert.deepEqual(
+        { ...summary.users },
+        { read: 3, imported: 1, skipped: 0, rejected: 2, rejectedBy: { 'duplicate email': 2 } },
+      )
+      assert.match(
+        output,
+        new RegExp(`dupes\\.json:2: duplicate email "${first.email.toUpperCase().replace(/\./g, '\\.')}"`),
+      )
       assert.match(output, /dupes\.json:3: duplicate email/)
       assert.equal(await store.findUserById(sameEmailOtherCase._id), undefined)
       assert.equal((await store.findUserByEmailKey(emailKeyOf(first.email)))?._id, first._id)
@@ -234,9 +284,17 @@ describe('import: records it cannot take', () => {
     const { notes } = sampleData()
     const store = memoryStore()
     try {
-      const { summary, output } = await runImport(store, { notes: dir.file('orphans.json', notesFile(notes.slice(0, 2), 'relaxed', 'lines')) })
-      assert.deepEqual({ ...summary.notes }, { read: 2, imported: 0, skipped: 0, rejected: 2, rejectedBy: { 'missing user': 2 } })
-      assert.match(output, new RegExp(`orphans\\.json:1: note ${notes[0]!._id}: its user ${notes[0]!.userId} does not exist`))
+      const { summary, output } = await runImport(store, {
+        notes: dir.file('orphans.json', notesFile(notes.slice(0, 2), 'relaxed', 'lines')),
+      })
+      assert.deepEqual(
+        { ...summary.notes },
+        { read: 2, imported: 0, skipped: 0, rejected: 2, rejectedBy: { 'missing user': 2 } },
+      )
+      assert.match(
+        output,
+        new RegExp(`orphans\\.json:1: note ${notes[0]!._id}: its user ${notes[0]!.userId} does not exist`),
+      )
     } finally {
       await store.close()
     }
@@ -264,10 +322,28 @@ describe('import: records it cannot take', () => {
         const fresh = batchSize === 1 ? store : memoryStore()
         try {
           const { summary, output } = await runImport(fresh, { users: usersFile, notes: notesFile }, { batchSize })
-          assert.deepEqual({ ...summary.users }, { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, output)
-          assert.deepEqual({ ...summary.notes }, { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, output)
-          assert.ok(output.includes(`same-id-u.json:3: user ${ada._id}: a different user with this _id is already stored or earlier in the file (it differs in fullName); this record is not imported`), output)
-          assert.ok(output.includes(`same-id-n.json:3: note ${noteId}: a different note with this _id is already stored or earlier in the file (it differs in title, tags); this record is not imported`), output)
+          assert.deepEqual(
+            { ...summary.users },
+            { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } },
+            output,
+          )
+          assert.deepEqual(
+            { ...summary.notes },
+            { read: 4, imported: 1, skipped: 2, rejected: 1, rejectedBy: { 'conflicting _id': 1 } },
+            output,
+          )
+          assert.ok(
+            output.includes(
+              `same-id-u.json:3: user ${ada._id}: a different user with this _id is already stored or earlier in the file (it differs in fullName); this record is not imported`,
+            ),
+            output,
+          )
+          assert.ok(
+            output.includes(
+              `same-id-n.json:3: note ${noteId}: a different note with this _id is already stored or earlier in the file (it differs in title, tags); this record is not imported`,
+            ),
+            output,
+          )
           assert.equal((await fresh.findNote(ada._id, noteId))?.title, 't', 'the first record is kept')
         } finally {
           if (fresh !== store) await fresh.close()
@@ -275,10 +351,20 @@ describe('import: records it cannot take', () => {
       }
       // Stored by an earlier run: looked up before hashing; a different hash in the file differs.
       const again = await runImport(store, {
-        users: dir.file('same-id-u2.json', [userDocument({ ...ada, email: ` ${ada.email} ` }, 'relaxed'), userDocument({ ...ada, password: hash }, 'relaxed')].join('\n')),
+        users: dir.file(
+          'same-id-u2.json',
+          [
+            userDocument({ ...ada, email: ` ${ada.email} ` }, 'relaxed'),
+            userDocument({ ...ada, password: hash }, 'relaxed'),
+          ].join('\n'),
+        ),
         notes: dir.file('same-id-n2.json', note('t', '["a","b"]')),
       })
-      assert.deepEqual({ ...again.summary.users }, { read: 2, imported: 0, skipped: 1, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, again.output)
+      assert.deepEqual(
+        { ...again.summary.users },
+        { read: 2, imported: 0, skipped: 1, rejected: 1, rejectedBy: { 'conflicting _id': 1 } },
+        again.output,
+      )
       assert.match(again.output, /same-id-u2\.json:2: user [0-9a-f]{24}: .*differs in password\)/)
       assert.match(again.output, /same-id-n2\.json:1: note [0-9a-f]{24}: .*differs in tags\)/)
     } finally {
@@ -295,7 +381,8 @@ describe('import: records it cannot take', () => {
       userDocument({ ...ada, password: '\ud83d' }, 'relaxed'),
       userDocument({ ...ada, fullName: 'Ada \ud83d\ude00' }, 'relaxed'), // a pair: fine
     ].join('\n')
-    const noteLine = (fields: string) => `{"_id":{"$oid":"${new ObjectId().toHexString()}"},${fields},"userId":"${ada._id}"}`
+    const noteLine = (fields: string) =>
+      `{"_id":{"$oid":"${new ObjectId().toHexString()}"},${fields},"userId":"${ada._id}"}`
     const notesText = [
       noteLine('"title":"x\\ud800y","content":"c"'),
       noteLine('"title":"t","content":"\\udfff","tags":["\\ud800"]'),
@@ -303,10 +390,22 @@ describe('import: records it cannot take', () => {
     ].join('\n')
     const store = memoryStore()
     try {
-      const { summary, output } = await runImport(store, { users: dir.file('lone-u.json', usersText), notes: dir.file('lone-n.json', notesText) })
-      assert.deepEqual({ ...summary.users }, { read: 4, imported: 1, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } }, output)
-      assert.deepEqual({ ...summary.notes }, { read: 3, imported: 0, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } }, output)
-      const message = (field: string) => `malformed user: ${field} must be valid Unicode text: it contains an unpaired surrogate`
+      const { summary, output } = await runImport(store, {
+        users: dir.file('lone-u.json', usersText),
+        notes: dir.file('lone-n.json', notesText),
+      })
+      assert.deepEqual(
+        { ...summary.users },
+        { read: 4, imported: 1, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } },
+        output,
+      )
+      assert.deepEqual(
+        { ...summary.notes },
+        { read: 3, imported: 0, skipped: 0, rejected: 3, rejectedBy: { malformed: 3 } },
+        output,
+      )
+      const message = (field: string) =>
+        `malformed user: ${field} must be valid Unicode text: it contains an unpaired surrogate`
       assert.ok(output.includes(`lone-u.json:1: ${message('fullName')}`), output)
       assert.ok(output.includes(`lone-u.json:2: ${message('email')}`), output)
       assert.ok(output.includes(`lone-u.json:3: ${message('password')}`), output)
@@ -324,11 +423,14 @@ describe('import: records it cannot take', () => {
     const text = [userDocument(users[0]!, 'relaxed'), '{oops', userDocument(users[1]!, 'relaxed')].join('\n')
     const store = memoryStore()
     try {
-      await assert.rejects(runImport(store, { users: dir.file('strict.json', text) }, { strict: true }), (err: unknown) => {
-        assert.ok(err instanceof StrictStop)
-        assert.match(err.message, /strict\.json:2: malformed user/)
-        return true
-      })
+      await assert.rejects(
+        runImport(store, { users: dir.file('strict.json', text) }, { strict: true }),
+        (err: unknown) => {
+          assert.ok(err instanceof StrictStop)
+          assert.match(err.message, /strict\.json:2: malformed user/)
+          return true
+        },
+      )
       assert.ok(await store.findUserById(users[0]!._id))
       assert.equal(await store.findUserById(users[1]!._id), undefined)
     } finally {

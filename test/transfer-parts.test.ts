@@ -15,7 +15,9 @@ import { listedNotes } from './support/listed.js'
 
 /** The code points of `text` a terminal acts on: C0 but the newline, DEL, C1, the bidi controls. */
 const terminalControls = (text: string) =>
-  [...text].map((c) => c.codePointAt(0)!).filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
+  [...text]
+    .map((c) => c.codePointAt(0)!)
+    .filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
 const BIDI_CONTROLS = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
 const HOSTILE = 'Ops\u001b]0;owned\u0007\u001b[2J\r\nforged\u009b31m\u0085\u202egnp.exe\u2066\u200f\u007f'
 
@@ -43,7 +45,8 @@ describe('JSON splitter', () => {
       { line: 3, index: 2, text: '{"bad":1]\n' },
       { line: 4, index: 3, text: '{"ok":true}' },
     ]
-    for (const size of [1, 2, 3, 7, 1000]) assert.deepEqual(await split(true, array, size), expected, `chunk size ${size}`)
+    for (const size of [1, 2, 3, 7, 1000])
+      assert.deepEqual(await split(true, array, size), expected, `chunk size ${size}`)
   })
 
   it('splits concatenated pretty documents', async () => {
@@ -65,8 +68,18 @@ describe('JSON splitter', () => {
   })
 
   it('reports truncation, text after the array, and a file that is no array', async () => {
-    assert.deepEqual((await split(true, '[{"a":1},{"b":', 4)).at(-1), { line: 1, index: 1, error: 'the file ends inside a record (truncated?)', fatal: true })
-    assert.deepEqual((await split(true, '[{"a":1}', 4)).at(-1), { line: 1, index: 1, error: 'the file ends before the array is closed (truncated?)', fatal: true })
+    assert.deepEqual((await split(true, '[{"a":1},{"b":', 4)).at(-1), {
+      line: 1,
+      index: 1,
+      error: 'the file ends inside a record (truncated?)',
+      fatal: true,
+    })
+    assert.deepEqual((await split(true, '[{"a":1}', 4)).at(-1), {
+      line: 1,
+      index: 1,
+      error: 'the file ends before the array is closed (truncated?)',
+      fatal: true,
+    })
     assert.equal((await split(true, '[{"a":1}] x', 4)).at(-1)?.error, 'text after the end of the array')
     assert.equal((await split(true, 'x', 4)).at(-1)?.error, 'the file does not start with "["')
     assert.deepEqual(await split(true, ' [ ] ', 1), [])
@@ -122,17 +135,45 @@ describe('export', () => {
     const { users, notes } = sampleData()
     const store = openSqliteStore({ dataDir: ':memory:' })
     try {
-      await runImport(store, { users: dir.file('e-u.json', usersFile(users, 'relaxed', 'lines')), notes: dir.file('e-n.json', notesFile(notes, 'relaxed', 'lines')) })
+      await runImport(store, {
+        users: dir.file('e-u.json', usersFile(users, 'relaxed', 'lines')),
+        notes: dir.file('e-n.json', notesFile(notes, 'relaxed', 'lines')),
+      })
       const ada = users[0]!
-      const out = await exportTexts(store, dir, 'one', { userEmail: ` ${ada.email.toUpperCase()} `, withPasswordHashes: false })
-      const exportedUsers = out.users.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
-      assert.deepEqual(exportedUsers, [{ _id: { $oid: ada._id }, fullName: ada.fullName, email: ada.email, createdOn: { $date: ada.createdOn!.toISOString() } }])
-      const exportedNotes = out.notes.trim().split('\n').map((l) => JSON.parse(l) as { _id: { $oid: string }; userId: string })
-      const adas = notes.filter((n) => n.userId === ada._id).map((n) => n._id).sort()
-      assert.deepEqual(exportedNotes.map((n) => n._id.$oid), adas)
+      const out = await exportTexts(store, dir, 'one', {
+        userEmail: ` ${ada.email.toUpperCase()} `,
+        withPasswordHashes: false,
+      })
+      const exportedUsers = out.users
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+      assert.deepEqual(exportedUsers, [
+        {
+          _id: { $oid: ada._id },
+          fullName: ada.fullName,
+          email: ada.email,
+          createdOn: { $date: ada.createdOn!.toISOString() },
+        },
+      ])
+      const exportedNotes = out.notes
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { _id: { $oid: string }; userId: string })
+      const adas = notes
+        .filter((n) => n.userId === ada._id)
+        .map((n) => n._id)
+        .sort()
+      assert.deepEqual(
+        exportedNotes.map((n) => n._id.$oid),
+        adas,
+      )
       assert.ok(exportedNotes.every((n) => n.userId === ada._id))
 
-      await assert.rejects(exportTexts(store, dir, 'nobody', { userEmail: 'nobody@example.com' }), /no user has the email "nobody@example.com"/)
+      await assert.rejects(
+        exportTexts(store, dir, 'nobody', { userEmail: 'nobody@example.com' }),
+        /no user has the email "nobody@example.com"/,
+      )
     } finally {
       await store.close()
     }
@@ -146,24 +187,41 @@ for (const kind of storeKinds()) {
       const again = await openTestStore(kind)
       try {
         const user = (id: string, email: string) =>
-          JSON.stringify({ _id: { $oid: id }, fullName: HOSTILE, email, password: 'pw', createdOn: { $date: '2023-01-02T03:04:05.000Z' } })
+          JSON.stringify({
+            _id: { $oid: id },
+            fullName: HOSTILE,
+            email,
+            password: 'pw',
+            createdOn: { $date: '2023-01-02T03:04:05.000Z' },
+          })
         const email = `ops\u001b[31m\u0085.${kind}@example.com`
         const userId = new ObjectId().toHexString()
         const lines = [user(userId, email), user(new ObjectId().toHexString(), email), `{"_id": \u001b[2J\u009b\u202e}`]
-        const { summary, output } = await runImport(store, { users: dir.file(`hostile-${kind}.json`, `${lines.join('\n')}\n`) })
+        const { summary, output } = await runImport(store, {
+          users: dir.file(`hostile-${kind}.json`, `${lines.join('\n')}\n`),
+        })
         assert.deepEqual([summary.users.imported, summary.users.rejected], [1, 2], output)
         assert.match(output, /duplicate email "ops\\u001b\[31m\\u0085\./, 'the email is shown, escaped')
         assert.match(output, /malformed user: not valid Extended JSON/)
         assert.deepEqual(terminalControls(output), [], JSON.stringify(output))
 
-        const note = { _id: { $oid: new ObjectId().toHexString() }, title: HOSTILE, content: `body ${HOSTILE}`, tags: [HOSTILE], userId }
+        const note = {
+          _id: { $oid: new ObjectId().toHexString() },
+          title: HOSTILE,
+          content: `body ${HOSTILE}`,
+          tags: [HOSTILE],
+          userId,
+        }
         await runImport(store, { notes: dir.file(`hostile-notes-${kind}.json`, `${JSON.stringify(note)}\n`) })
         for (const format of ['lines', 'array'] as const) {
           const out = await exportTexts(store, dir, `hostile-${kind}-${format}`, { format })
           for (const text of [out.users, out.notes]) assert.deepEqual(terminalControls(text), [], JSON.stringify(text))
           assert.ok(out.notes.includes('\\u0085') && out.notes.includes('\\u202e'), out.notes)
           // The same data: it imports elsewhere as it was stored.
-          const reimported = await runImport(again, { users: dir.file(`re-u-${kind}-${format}.json`, out.users), notes: dir.file(`re-n-${kind}-${format}.json`, out.notes) })
+          const reimported = await runImport(again, {
+            users: dir.file(`re-u-${kind}-${format}.json`, out.users),
+            notes: dir.file(`re-n-${kind}-${format}.json`, out.notes),
+          })
           assert.equal(reimported.summary.users.rejected + reimported.summary.notes.rejected, 0, reimported.output)
           const [stored] = await listedNotes(again, userId)
           assert.deepEqual([stored?.title, stored?.content, stored?.tags], [HOSTILE, `body ${HOSTILE}`, [HOSTILE]])
@@ -189,7 +247,10 @@ describe('progress', () => {
     assert.equal(out, '', 'throttled')
     t = 1000
     p.tick(counts)
-    assert.equal(out, `\r\x1b[2Kusers ${'█'.repeat(12)}${'░'.repeat(12)}  50%  50 read, 40 imported, 5 skipped, 5 rejected, 50/s`)
+    assert.equal(
+      out,
+      `\r\x1b[2Kusers ${'█'.repeat(12)}${'░'.repeat(12)}  50%  50 read, 40 imported, 5 skipped, 5 rejected, 50/s`,
+    )
     p.note('file:3: malformed')
     assert.ok(out.endsWith('\r\x1b[2Kfile:3: malformed\n'))
     p.end(counts)
@@ -205,7 +266,10 @@ describe('progress', () => {
     p.tick(counts)
     t = 10_000
     p.end(counts)
-    assert.equal(out, 'notes: 25% 50 read, 40 imported, 5 skipped, 5 rejected, 10/s\nnotes: 100% 50 read, 40 imported, 5 skipped, 5 rejected, 5/s, 10.0 s\n')
+    assert.equal(
+      out,
+      'notes: 25% 50 read, 40 imported, 5 skipped, 5 rejected, 10/s\nnotes: 100% 50 read, 40 imported, 5 skipped, 5 rejected, 5/s, 10.0 s\n',
+    )
     assert.ok(!out.includes('\x1b'), 'no terminal escapes')
   })
 })

@@ -5,13 +5,22 @@ import { after, before, describe, it } from 'node:test'
 import { ObjectId } from 'bson'
 import { exportData } from '../src/transfer/export.js'
 import { type Harness, startHarness } from './support/harness.js'
-import { type TrashHistoryData, trashHistoryAnswers, trashHistoryBytes, makeTrashHistoryData } from './support/trash-history-data.js'
+import {
+  type TrashHistoryData,
+  trashHistoryAnswers,
+  trashHistoryBytes,
+  makeTrashHistoryData,
+} from './support/trash-history-data.js'
 import { type StoreWithSql, openStoreWithSql } from './support/sql-stores.js'
 import { SERVICE_LIMITS, storeKinds } from './support/stores.js'
 import { type ExportedFiles, TempDir, exportAll, runImport } from './support/transfer.js'
 
 type Doc = Record<string, unknown> & { _id: { $oid: string }; userId: string }
-const docs = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line) as Doc)
+const docs = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Doc)
 const lines = (records: unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`
 const counts = (phase: object | undefined) => ({ ...phase })
 const without = (doc: Doc, field: string) => Object.fromEntries(Object.entries(doc).filter(([key]) => key !== field))
@@ -36,7 +45,10 @@ for (const kind of storeKinds()) {
       dir.remove()
     })
 
-    for (const [mode, format] of [['relaxed', 'lines'], ['canonical', 'array']] as const) {
+    for (const [mode, format] of [
+      ['relaxed', 'lines'],
+      ['canonical', 'array'],
+    ] as const) {
       it(`round-trips (${mode}, ${format}): the same files, answers and kept bytes; a second import changes nothing`, async () => {
         const first = await exportAll(source.store, dir, `rt-a-${mode}`, { mode, format })
         const target = await openStoreWithSql(kind)
@@ -50,13 +62,23 @@ for (const kind of storeKinds()) {
           )
           assert.deepEqual((await exportAll(target.store, dir, `rt-b-${mode}`, { mode, format })).texts, first.texts)
           assert.deepEqual(await trashHistoryAnswers(target.store, data), await trashHistoryAnswers(source.store, data))
-          assert.deepEqual(await trashHistoryBytes((text) => target.sql(text)), await trashHistoryBytes((text) => source.sql(text)))
+          assert.deepEqual(
+            await trashHistoryBytes((text) => target.sql(text)),
+            await trashHistoryBytes((text) => source.sql(text)),
+          )
 
           const again = await runImport(target.store, first.files)
           const skipped = (n: number) => ({ read: n, imported: 0, skipped: n, rejected: 0, rejectedBy: {} })
-          assert.deepEqual([again.summary.trash, again.summary.history].map(counts), [skipped(3), skipped(4)], again.output)
+          assert.deepEqual(
+            [again.summary.trash, again.summary.history].map(counts),
+            [skipped(3), skipped(4)],
+            again.output,
+          )
           assert.deepEqual((await exportAll(target.store, dir, `rt-c-${mode}`, { mode, format })).texts, first.texts)
-          assert.deepEqual(await trashHistoryBytes((text) => target.sql(text)), await trashHistoryBytes((text) => source.sql(text)))
+          assert.deepEqual(
+            await trashHistoryBytes((text) => target.sql(text)),
+            await trashHistoryBytes((text) => source.sql(text)),
+          )
         } finally {
           await target.close()
         }
@@ -67,7 +89,12 @@ for (const kind of storeKinds()) {
       const [ada] = data.accounts
       const trashOut = dir.file('ada-trash.json')
       const historyOut = dir.file('ada-history.json')
-      const summary = await exportData({ store: source.store, userEmail: ` ${ada!.email.toUpperCase()} `, trashOut, historyOut })
+      const summary = await exportData({
+        store: source.store,
+        userEmail: ` ${ada!.email.toUpperCase()} `,
+        trashOut,
+        historyOut,
+      })
       const adas = (text: string) => docs(text).filter((d) => d.userId === ada!.userId)
       assert.deepEqual(docs(dir.read('ada-trash.json')), adas(full.texts.trash))
       assert.deepEqual(docs(dir.read('ada-history.json')), adas(full.texts.history))
@@ -107,8 +134,28 @@ for (const kind of storeKinds()) {
           trash: dir.file('bad-trash.json', trashText),
           history: dir.file('bad-history.json', lines(history)),
         })
-        assert.deepEqual(counts(summary.trash), { read: 6, imported: 1, skipped: 1, rejected: 4, rejectedBy: { malformed: 1, 'missing user': 1, 'conflicting _id': 2 } }, output)
-        assert.deepEqual(counts(summary.history), { read: 7, imported: 1, skipped: 0, rejected: 6, rejectedBy: { malformed: 2, 'missing note': 2, 'missing user': 1, 'conflicting _id': 1 } }, output)
+        assert.deepEqual(
+          counts(summary.trash),
+          {
+            read: 6,
+            imported: 1,
+            skipped: 1,
+            rejected: 4,
+            rejectedBy: { malformed: 1, 'missing user': 1, 'conflicting _id': 2 },
+          },
+          output,
+        )
+        assert.deepEqual(
+          counts(summary.history),
+          {
+            read: 7,
+            imported: 1,
+            skipped: 0,
+            rejected: 6,
+            rejectedBy: { malformed: 2, 'missing note': 2, 'missing user': 1, 'conflicting _id': 1 },
+          },
+          output,
+        )
         const expected = [
           'bad-trash.json:2: malformed trashed note: deletedOn is missing',
           `bad-trash.json:3: trashed note ${orphan.$oid}: its user ${nobody} does not exist (not in the users file, or rejected)`,
@@ -123,9 +170,20 @@ for (const kind of storeKinds()) {
         ]
         for (const line of expected) assert.ok(output.includes(line), `${line}\nnot in\n${output}`)
         // A note is live or trashed, never both: a note whose _id is in the trash is refused too.
-        const twin = await runImport(target.store, { notes: dir.file('twin-notes.json', lines([{ ...live, _id: trashed!._id, userId: trashed!.userId }])) })
-        assert.deepEqual(counts(twin.summary.notes), { read: 1, imported: 0, skipped: 0, rejected: 1, rejectedBy: { 'conflicting _id': 1 } }, twin.output)
-        assert.ok(twin.output.includes(`twin-notes.json:1: note ${trashed!._id.$oid}: a trashed note with this _id is already stored; this record is not imported`), twin.output)
+        const twin = await runImport(target.store, {
+          notes: dir.file('twin-notes.json', lines([{ ...live, _id: trashed!._id, userId: trashed!.userId }])),
+        })
+        assert.deepEqual(
+          counts(twin.summary.notes),
+          { read: 1, imported: 0, skipped: 0, rejected: 1, rejectedBy: { 'conflicting _id': 1 } },
+          twin.output,
+        )
+        assert.ok(
+          twin.output.includes(
+            `twin-notes.json:1: note ${trashed!._id.$oid}: a trashed note with this _id is already stored; this record is not imported`,
+          ),
+          twin.output,
+        )
       } finally {
         await target.close()
       }

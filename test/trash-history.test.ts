@@ -1,7 +1,15 @@
 // Trash, revision history and If-Match (docs/history.md) over every (mode, store) pair: the answers a client sees.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Account, type Harness, type NoteBody, addNote, register, startHarness, targets } from './support/harness.js'
+import {
+  type Account,
+  type Harness,
+  type NoteBody,
+  addNote,
+  register,
+  startHarness,
+  targets,
+} from './support/harness.js'
 
 const MISSING_ID = '0123456789abcdef01234567'
 
@@ -19,10 +27,17 @@ for (const { mode, storeKind } of targets()) {
     })
     after(async () => h.close())
     const req = (method: string, path: string, token: string, body?: unknown, headers?: Record<string, string>) =>
-      h.client.request(method, path, { token, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) })
-    const listed = async (token: string) => ((await req('GET', '/get-all-notes', token)).json as { notes: NoteBody[] }).notes
-    const trash = async (token: string) => ((await req('GET', '/get-trash', token)).json as { notes: Array<NoteBody & { deletedOn: string }> }).notes
-    const history = async (token: string, id: string) => ((await req('GET', `/get-note-history/${id}`, token)).json as { revisions: Revision[] }).revisions
+      h.client.request(method, path, {
+        token,
+        ...(body === undefined ? {} : { body }),
+        ...(headers ? { headers } : {}),
+      })
+    const listed = async (token: string) =>
+      ((await req('GET', '/get-all-notes', token)).json as { notes: NoteBody[] }).notes
+    const trash = async (token: string) =>
+      ((await req('GET', '/get-trash', token)).json as { notes: Array<NoteBody & { deletedOn: string }> }).notes
+    const history = async (token: string, id: string) =>
+      ((await req('GET', `/get-note-history/${id}`, token)).json as { revisions: Revision[] }).revisions
 
     it('delete keeps its answer, moves the note to the trash, and every contract endpoint stops seeing it', async () => {
       const note = await addNote(h.client, a.token, { title: 'gone soon', content: 'findme-trash' })
@@ -84,9 +99,17 @@ for (const { mode, storeKind } of targets()) {
       }
       const kept = await addNote(h.client, b.token, { title: 'bob keeps', content: 'c' })
       await req('DELETE', `/delete-note/${kept._id}`, b.token)
-      assert.deepEqual((await req('DELETE', '/empty-trash', c.token)).json, { error: false, deleted: 3, message: 'Trash emptied' })
+      assert.deepEqual((await req('DELETE', '/empty-trash', c.token)).json, {
+        error: false,
+        deleted: 3,
+        message: 'Trash emptied',
+      })
       assert.deepEqual(await trash(c.token), [])
-      assert.deepEqual((await req('DELETE', '/empty-trash', c.token)).json, { error: false, deleted: 0, message: 'Trash emptied' })
+      assert.deepEqual((await req('DELETE', '/empty-trash', c.token)).json, {
+        error: false,
+        deleted: 0,
+        message: 'Trash emptied',
+      })
       assert.equal((await trash(b.token)).length, 1)
     })
 
@@ -116,7 +139,7 @@ for (const { mode, storeKind } of targets()) {
       assert.ok(older)
       const res = await req('PUT', `/restore-revision/${note._id}/${older._id}`, a.token)
       assert.equal(res.status, 200)
-      const restored = (res.json as { note: NoteBody; message: string })
+      const restored = res.json as { note: NoteBody; message: string }
       assert.equal(restored.message, 'Note updated successfully')
       assert.equal(restored.note.content, 'first words')
       assert.equal(res.headers.etag, `"${restored.note.updatedOn}"`)
@@ -152,7 +175,13 @@ for (const { mode, storeKind } of targets()) {
     it('sends the version as ETag and honours If-Match on edit, pin, delete and restore-revision', async () => {
       const note = await addNote(h.client, a.token, { title: 't', content: 'c' })
       const etag = `"${note.updatedOn}"`
-      const stale = await req('PUT', `/edit-note/${note._id}`, a.token, { title: 'mine' }, { 'if-match': '"2000-01-01T00:00:00.000Z"' })
+      const stale = await req(
+        'PUT',
+        `/edit-note/${note._id}`,
+        a.token,
+        { title: 'mine' },
+        { 'if-match': '"2000-01-01T00:00:00.000Z"' },
+      )
       assert.equal(stale.status, 412)
       assert.deepEqual(stale.json, { error: true, message: 'Note was changed elsewhere', note })
       const edited = await req('PUT', `/edit-note/${note._id}`, a.token, { title: 'mine' }, { 'if-match': etag })
@@ -170,19 +199,33 @@ for (const { mode, storeKind } of targets()) {
         assert.deepEqual((res.json as { note: NoteBody }).note, now)
       }
       // A list holding the version, and `*`, match; a weak tag never does (strong comparison).
-      const listedTags = await req('PUT', `/update-note-pinned/${note._id}`, a.token, { isPinned: true }, { 'if-match': `"x", "${now.updatedOn}"` })
+      const listedTags = await req(
+        'PUT',
+        `/update-note-pinned/${note._id}`,
+        a.token,
+        { isPinned: true },
+        { 'if-match': `"x", "${now.updatedOn}"` },
+      )
       assert.equal(listedTags.status, 200)
       const star = await req('PUT', `/edit-note/${note._id}`, a.token, { content: 'star' }, { 'if-match': '*' })
       assert.equal(star.status, 200)
       const current = (star.json as { note: NoteBody }).note
-      const weak = await req('PUT', `/edit-note/${note._id}`, a.token, { content: 'weak' }, { 'if-match': `W/"${current.updatedOn}"` })
+      const weak = await req(
+        'PUT',
+        `/edit-note/${note._id}`,
+        a.token,
+        { content: 'weak' },
+        { 'if-match': `W/"${current.updatedOn}"` },
+      )
       assert.equal(weak.status, 412)
       for (const malformed of ['abc', '"unterminated', `${current.updatedOn}`, '"a" "b"', '**']) {
         const res = await req('PUT', `/edit-note/${note._id}`, a.token, { content: 'bad' }, { 'if-match': malformed })
         assert.equal(res.status, 400, malformed)
         assert.equal((res.json as { error: boolean }).error, true)
       }
-      const deleted = await req('DELETE', `/delete-note/${note._id}`, a.token, undefined, { 'if-match': `"${current.updatedOn}"` })
+      const deleted = await req('DELETE', `/delete-note/${note._id}`, a.token, undefined, {
+        'if-match': `"${current.updatedOn}"`,
+      })
       assert.equal(deleted.status, 200)
     })
 
@@ -193,20 +236,30 @@ for (const { mode, storeKind } of targets()) {
         const res = await req('PUT', `/update-note-pinned/${note._id}`, a.token, { isPinned: i % 2 === 0 })
         versions.push((res.json as { note: NoteBody }).note.updatedOn)
       }
-      for (let i = 1; i < versions.length; i++) assert.ok(Date.parse(versions[i] as string) > Date.parse(versions[i - 1] as string), versions.join(' '))
+      for (let i = 1; i < versions.length; i++)
+        assert.ok(Date.parse(versions[i] as string) > Date.parse(versions[i - 1] as string), versions.join(' '))
     })
 
     it('lets exactly one of twenty parallel edits with the same If-Match through, keeping one revision', async () => {
       const note = await addNote(h.client, a.token, { title: 'race', content: 'start' })
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          req('PUT', `/edit-note/${note._id}`, a.token, { content: `writer ${i}` }, { 'if-match': `"${note.updatedOn}"` }),
+          req(
+            'PUT',
+            `/edit-note/${note._id}`,
+            a.token,
+            { content: `writer ${i}` },
+            { 'if-match': `"${note.updatedOn}"` },
+          ),
         ),
       )
       const statuses = answers.map((r) => r.status).sort()
       assert.deepEqual(statuses, [200, ...Array<number>(19).fill(412)])
       const revisions = await history(a.token, note._id)
-      assert.deepEqual(revisions.map((r) => r.content), ['start'])
+      assert.deepEqual(
+        revisions.map((r) => r.content),
+        ['start'],
+      )
     })
 
     it('an edit or pin that waits for a delete answers 404, never a 500, and the trash keeps what was stored', async () => {
@@ -218,7 +271,10 @@ for (const { mode, storeKind } of targets()) {
           req('PUT', `/edit-note/${note._id}`, a.token, { content: 'after' }),
         ])
         assert.equal(del.status, 200)
-        assert.ok([200, 404].includes(pin.status) && [200, 404].includes(edit.status), `${pin.status} ${edit.status}: ${pin.text} ${edit.text}`)
+        assert.ok(
+          [200, 404].includes(pin.status) && [200, 404].includes(edit.status),
+          `${pin.status} ${edit.status}: ${pin.text} ${edit.text}`,
+        )
         const inTrash = (await trash(a.token)).find((n) => n._id === note._id)
         assert.equal(inTrash?.content, edit.status === 200 ? 'after' : 'before')
         assert.equal(inTrash?.isPinned, pin.status === 200)

@@ -29,15 +29,40 @@ const piece = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 3 }) }, // any code point, non-BMP included
   {
     weight: 2,
-    arbitrary: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\n', '\r', '\t', '\u2028', '\u2029', '\ufeff', '\ufffd', '\uffff', '\ufffe', '\ud83d\ude00', '\u{10ffff}', '"', '\\', 'ｋ', '\u212a', 'e\u0301'),
+    arbitrary: fc.constantFrom(
+      '\u0000',
+      '\u0001',
+      '\u001f',
+      '\u007f',
+      '\n',
+      '\r',
+      '\t',
+      '\u2028',
+      '\u2029',
+      '\ufeff',
+      '\ufffd',
+      '\uffff',
+      '\ufffe',
+      '\ud83d\ude00',
+      '\u{10ffff}',
+      '"',
+      '\\',
+      'ｋ',
+      '\u212a',
+      'e\u0301',
+    ),
   },
 )
 /** Half a surrogate pair: next to another half it may pair up, which is fine (the check decides). */
 const half = fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u))
-const joined = (parts: fc.Arbitrary<string>, maxParts: number) => fc.array(parts, { maxLength: maxParts }).map((p) => p.join(''))
+const joined = (parts: fc.Arbitrary<string>, maxParts: number) =>
+  fc.array(parts, { maxLength: maxParts }).map((p) => p.join(''))
 /** Arbitrary text; one in eight may hold unpaired surrogates, so that most requests are accepted. */
 const text = (maxParts = 8) =>
-  fc.oneof({ weight: 7, arbitrary: joined(piece, maxParts) }, { weight: 1, arbitrary: joined(fc.oneof(piece, half), maxParts) })
+  fc.oneof(
+    { weight: 7, arbitrary: joined(piece, maxParts) },
+    { weight: 1, arbitrary: joined(fc.oneof(piece, half), maxParts) },
+  )
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 8 })
 
 interface Answer {
@@ -69,7 +94,12 @@ function injectClient(app: FastifyInstance, token: () => string | undefined): Cl
       const headers: Record<string, string> = {}
       if (token()) headers.authorization = `Bearer ${token()}`
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const res = await app.inject({ method: method as 'GET', url: path, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) })
+      const res = await app.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      })
       const answer = { status: res.statusCode, ...bodyOf(res.rawPayload) }
       check(method, path, { ...answer, headers: res.headers as Record<string, string> })
       return answer
@@ -83,7 +113,11 @@ function socketClient(base: string, token: () => string | undefined): Client {
       const headers: Record<string, string> = {}
       if (token()) headers.authorization = `Bearer ${token()}`
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const res = await fetch(base + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+      const res = await fetch(base + path, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      })
       return { status: res.status, ...bodyOf(new Uint8Array(await res.arrayBuffer())) }
     },
   }
@@ -110,7 +144,13 @@ function expectedRefusal(input: NoteInput, creating: boolean): object | undefine
   return undefined
 }
 
-const noteFields = (n: NoteRecord) => ({ _id: n._id, title: n.title, content: n.content, tags: n.tags, isPinned: n.isPinned })
+const noteFields = (n: NoteRecord) => ({
+  _id: n._id,
+  title: n.title,
+  content: n.content,
+  tags: n.tags,
+  isPinned: n.isPinned,
+})
 
 /** Every later read of the note: the listing, a search that matches everything, and the export. */
 async function readsOf(client: Client, store: TestStore, dir: TempDir, id: string): Promise<Array<[string, unknown]>> {
@@ -134,7 +174,12 @@ async function readsOf(client: Client, store: TestStore, dir: TempDir, id: strin
   ]
 }
 
-async function assertReadsEqual(client: Client, store: TestStore, dir: TempDir, acknowledged: NoteRecord): Promise<void> {
+async function assertReadsEqual(
+  client: Client,
+  store: TestStore,
+  dir: TempDir,
+  acknowledged: NoteRecord,
+): Promise<void> {
   for (const [read, seen] of await readsOf(client, store, dir, acknowledged._id)) {
     assert.deepEqual(seen, noteFields(acknowledged), `${read} differs from the acknowledged note`)
   }
@@ -152,10 +197,18 @@ for (const kind of storeKinds()) {
     before(async () => {
       dir = new TempDir()
       store = await openTestStore(kind, true, SERVICE_LIMITS)
-      app = await buildApp({ config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }), store, secret: TEST_SECRET })
+      app = await buildApp({
+        config: testConfig({ bruteForce: { ...testConfig().bruteForce, enabled: false } }),
+        store,
+        secret: TEST_SECRET,
+      })
       await app.ready()
       client = injectClient(app, () => token)
-      const created = await client.send('POST', '/create-account', { fullName: 'Text', email: `text-${kind}@example.com`, password: 'pw' })
+      const created = await client.send('POST', '/create-account', {
+        fullName: 'Text',
+        email: `text-${kind}@example.com`,
+        password: 'pw',
+      })
       const body = created.json as { accessToken: string; user: { _id: string } }
       token = body.accessToken
       userId = body.user._id
@@ -167,7 +220,11 @@ for (const kind of storeKinds()) {
     })
 
     it('add-note, then edit-note: refused naming the field, or answered as every later read returns', async () => {
-      const input = fc.record({ title: maybe(text()), content: maybe(text()), tags: maybe(fc.array(text(3), { maxLength: 3 })) })
+      const input = fc.record({
+        title: maybe(text()),
+        content: maybe(text()),
+        tags: maybe(fc.array(text(3), { maxLength: 3 })),
+      })
       const seen = { accepted: 0, refused: 0, editAccepted: 0, editRefused: 0 }
       const numRuns = kind === 'postgresql' ? 40 : 60
       await fc.assert(
@@ -183,7 +240,13 @@ for (const kind of storeKinds()) {
           seen.accepted++
           assert.equal(added.status, 200, added.text)
           const note = (added.json as { note: NoteRecord }).note
-          assert.deepEqual(noteFields(note), { _id: note._id, title: add.title, content: add.content, tags: add.tags ?? [], isPinned: false })
+          assert.deepEqual(noteFields(note), {
+            _id: note._id,
+            title: add.title,
+            content: add.content,
+            tags: add.tags ?? [],
+            isPinned: false,
+          })
           await assertReadsEqual(client, store, dir, note)
 
           const edited = await client.send('PUT', `/edit-note/${note._id}`, edit)
@@ -199,7 +262,12 @@ for (const kind of storeKinds()) {
           assert.equal(edited.status, 200, edited.text)
           const after = (edited.json as { note: NoteRecord }).note
           // Only truthy fields apply (docs/contract.md, "PUT /edit-note/:noteId"): an empty title leaves it; tags [] is truthy.
-          const expected = { ...note, ...(edit.title ? { title: edit.title } : {}), ...(edit.content ? { content: edit.content } : {}), ...(edit.tags ? { tags: edit.tags } : {}) }
+          const expected = {
+            ...note,
+            ...(edit.title ? { title: edit.title } : {}),
+            ...(edit.content ? { content: edit.content } : {}),
+            ...(edit.tags ? { tags: edit.tags } : {}),
+          }
           assert.deepEqual(noteFields(after), noteFields(expected))
           await assertReadsEqual(client, store, dir, after)
         }),
@@ -209,9 +277,18 @@ for (const kind of storeKinds()) {
           // Run first, so that every side is exercised whatever the random draws (a run of 40
           // once drew no refused edit): an accepted add with an accepted edit, and with a refused one.
           examples: [
-            [{ title: 'kept', content: 'as written', tags: ['😀'] }, { title: 'edited \u{1F600}', content: undefined, tags: undefined }],
-            [{ title: 'kept', content: 'as written', tags: undefined }, { title: undefined, content: 'x\ud800y', tags: undefined }],
-            [{ title: undefined, content: 'no title', tags: undefined }, { title: undefined, content: undefined, tags: undefined }],
+            [
+              { title: 'kept', content: 'as written', tags: ['😀'] },
+              { title: 'edited \u{1F600}', content: undefined, tags: undefined },
+            ],
+            [
+              { title: 'kept', content: 'as written', tags: undefined },
+              { title: undefined, content: 'x\ud800y', tags: undefined },
+            ],
+            [
+              { title: undefined, content: 'no title', tags: undefined },
+              { title: undefined, content: undefined, tags: undefined },
+            ],
           ],
         },
       )
@@ -229,7 +306,9 @@ for (const kind of storeKinds()) {
           .map((c) => {
             const u = c.codePointAt(0)!
             if (u < 0xd800 || u > 0xdfff) return encodeURIComponent(c)
-            return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('')
+            return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)]
+              .map((b) => `%${b.toString(16).toUpperCase()}`)
+              .join('')
           })
           .join('')
       const stored = new Map((await listedNotes(store, userId)).map((n) => [n._id, noteFields(n)]))
@@ -238,7 +317,8 @@ for (const kind of storeKinds()) {
           const answer = await client.send('GET', `/search-notes?query=${wtf8(query)}`)
           assert.ok(answer.status === 200 || answer.status === 400, answer.text)
           if (answer.status === 200) {
-            for (const n of (answer.json as { notes: NoteRecord[] }).notes) assert.deepEqual(noteFields(n), stored.get(n._id))
+            for (const n of (answer.json as { notes: NoteRecord[] }).notes)
+              assert.deepEqual(noteFields(n), stored.get(n._id))
           } else assert.equal((answer.json as { error: boolean }).error, true)
         }),
         { numRuns: 100 },
@@ -258,7 +338,9 @@ for (const kind of storeKinds()) {
           const line = `{"_id":{"$oid":"${id}"},"title":${JSON.stringify(r.title)},"content":${JSON.stringify(r.content)},"tags":${JSON.stringify(r.tags)},"userId":"${userId}","createdOn":{"$date":"2024-01-02T03:04:05.678Z"},"__v":0}\n`
           const file = dir.file(`import-${run}.json`, line)
           const { summary, output } = await runImport(store, { notes: file })
-          const bad = (['title', 'content', 'tags'] as const).find((f) => !(f === 'tags' ? r.tags.every((t) => t.isWellFormed()) : r[f].isWellFormed()))
+          const bad = (['title', 'content', 'tags'] as const).find(
+            (f) => !(f === 'tags' ? r.tags.every((t) => t.isWellFormed()) : r[f].isWellFormed()),
+          )
           if (bad) {
             seen.rejected++
             assert.equal(summary.notes.rejected, 1, output)
@@ -270,7 +352,13 @@ for (const kind of storeKinds()) {
           assert.equal(summary.notes.imported, 1, output)
           const listed = await client.send('GET', '/get-all-notes')
           const stored = (listed.json as { notes: NoteRecord[] }).notes.find((n) => n._id === id)
-          assert.deepEqual(stored && noteFields(stored), { _id: id, title: r.title, content: r.content, tags: r.tags, isPinned: false })
+          assert.deepEqual(stored && noteFields(stored), {
+            _id: id,
+            title: r.title,
+            content: r.content,
+            tags: r.tags,
+            isPinned: false,
+          })
           // The export of it imports again as the same record: a quiet skip, not a conflict.
           const out = dir.file(`reimport-${run}.json`)
           await exportData({ store, notesOut: out })
@@ -298,24 +386,35 @@ for (const kind of storeKinds()) {
             if (!a.password) return assert.deepEqual(created.json, { error: true, message: 'Password is required' })
             // Field by field: fullName's unpaired surrogate, then its control characters, then the others.
             const refusal =
-              first === 'fullName' ? refused(first) : !isNameText(a.fullName) ? { error: true, message: controlCharactersMessage('fullName') } : first && refused(first)
+              first === 'fullName'
+                ? refused(first)
+                : !isNameText(a.fullName)
+                  ? { error: true, message: controlCharactersMessage('fullName') }
+                  : first && refused(first)
             if (refusal) {
               assert.equal(created.status, 400, created.text)
               return assert.deepEqual(created.json, refusal)
             }
             assert.equal(created.status, 200, created.text)
             const key = emailKeyOf(a.email)
-            if (registered.has(key)) return assert.deepEqual(created.json, { error: true, message: 'User already exists' })
+            if (registered.has(key))
+              return assert.deepEqual(created.json, { error: true, message: 'User already exists' })
             registered.add(key)
             const user = (created.json as { user: { fullName: string; email: string } }).user
-            assert.deepEqual({ fullName: user.fullName, email: user.email }, { fullName: a.fullName, email: a.email.trim() })
+            assert.deepEqual(
+              { fullName: user.fullName, email: user.email },
+              { fullName: a.fullName, email: a.email.trim() },
+            )
             const login = await client.send('POST', '/login', { email: a.email, password: a.password })
             assert.equal(login.status, 200, login.text)
             assert.equal((login.json as { email: string }).email, a.email.trim())
             token = (login.json as { accessToken: string }).accessToken
             const me = await client.send('GET', '/get-user')
             const stored = (me.json as { user: { fullName: string; email: string } }).user
-            assert.deepEqual({ fullName: stored.fullName, email: stored.email }, { fullName: a.fullName, email: a.email.trim() })
+            assert.deepEqual(
+              { fullName: stored.fullName, email: stored.email },
+              { fullName: a.fullName, email: a.email.trim() },
+            )
             loggedIn++
           } finally {
             token = saved
@@ -334,7 +433,11 @@ for (const kind of storeKinds()) {
       assert.deepEqual(bad.json, refused('content'))
       const badTag = await socket.send('POST', '/add-note', { title: 't', content: 'c', tags: ['ok', '\udfff'] })
       assert.deepEqual(badTag.json, refused('tags'))
-      const odd = { title: '\ud83d\ude00 \u{10ffff}', content: 'a\u0000b\u2028c\u2029d\u0007\ufffe', tags: ['\uffff', '\u212a'] }
+      const odd = {
+        title: '\ud83d\ude00 \u{10ffff}',
+        content: 'a\u0000b\u2028c\u2029d\u0007\ufffe',
+        tags: ['\uffff', '\u212a'],
+      }
       const added = await socket.send('POST', '/add-note', odd)
       assert.equal(added.status, 200, added.text)
       const note = (added.json as { note: NoteRecord }).note

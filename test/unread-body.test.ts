@@ -48,14 +48,17 @@ interface UploadOptions {
   chunked: boolean
 }
 
-const chunkFrame = (piece: Buffer) => Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+const chunkFrame = (piece: Buffer) =>
+  Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
 
 /** A plain TCP client: writes the request as fast as the socket takes it, reads until the server closes. */
 function netUpload(port: number, options: UploadOptions): Promise<Upload> {
   return new Promise((resolve) => {
     const { method = 'POST', path = '/add-note', headers, body, chunked } = options
     const framing = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }
-    const head = Object.entries({ host: 'x', connection: 'close', ...headers, ...framing }).map(([k, v]) => `${k}: ${v}\r\n`)
+    const head = Object.entries({ host: 'x', connection: 'close', ...headers, ...framing }).map(
+      ([k, v]) => `${k}: ${v}\r\n`,
+    )
     const socket: Socket = connect(port, '127.0.0.1')
     const result: Upload = { sentAll: false, written: 0 }
     const received: Buffer[] = []
@@ -74,7 +77,9 @@ function netUpload(port: number, options: UploadOptions): Promise<Upload> {
       while (offset < body.length && !socket.destroyed) {
         const piece = body.subarray(offset, (offset += PIECE))
         const last = offset >= body.length
-        const frame = chunked ? Buffer.concat([chunkFrame(piece), last ? Buffer.from('0\r\n\r\n') : Buffer.alloc(0)]) : piece
+        const frame = chunked
+          ? Buffer.concat([chunkFrame(piece), last ? Buffer.from('0\r\n\r\n') : Buffer.alloc(0)])
+          : piece
         const ok = socket.write(frame, (err) => {
           if (last && !err) result.sentAll = true
         })
@@ -90,7 +95,14 @@ function httpUpload(port: number, options: UploadOptions): Promise<Upload> {
   return new Promise((resolve) => {
     const { headers, body, chunked } = options
     const result: Upload = { sentAll: false, written: 0 }
-    const request = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/add-note', agent: false, headers: chunked ? headers : { ...headers, 'content-length': body.length } })
+    const request = http.request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/add-note',
+      agent: false,
+      headers: chunked ? headers : { ...headers, 'content-length': body.length },
+    })
     request.on('response', (response) => {
       result.status = response.statusCode
       let text = ''
@@ -121,7 +133,8 @@ async function fetchUpload(port: number, options: UploadOptions): Promise<Upload
   const stream = () =>
     new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < body.length; offset += PIECE) controller.enqueue(body.subarray(offset, offset + PIECE))
+        for (let offset = 0; offset < body.length; offset += PIECE)
+          controller.enqueue(body.subarray(offset, offset + PIECE))
         controller.close()
       },
     })
@@ -145,7 +158,11 @@ const CLIENTS: Array<[string, typeof netUpload, boolean]> = [
 ]
 
 function assertAnswered(upload: Upload, status: number, text: string, where: string): void {
-  assert.equal(upload.error, undefined, `${where}: the client failed (${upload.error}) after sending ${upload.written} bytes`)
+  assert.equal(
+    upload.error,
+    undefined,
+    `${where}: the client failed (${upload.error}) after sending ${upload.written} bytes`,
+  )
   if (upload.sentAll !== undefined) assert.equal(upload.sentAll, true, `${where}: the whole body was sent`)
   assert.equal(upload.status, status, `${where}: ${upload.text?.slice(0, 200)}`)
   assert.equal(upload.text, text, where)
@@ -166,7 +183,11 @@ describe('an over-limit body is read before the 413 (http, BODY_LIMIT 1 MiB)', (
     it(`${name}: sends every byte and reads the 413 JSON, 1.1–16 MB, ${REPEAT} times each`, async () => {
       for (const size of SIZES) {
         for (let i = 0; i < REPEAT; i++) {
-          const result = await upload(port, { headers: { 'content-type': 'application/json', authorization: `Bearer ${a.token}` }, body: noteBody(size), chunked })
+          const result = await upload(port, {
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${a.token}` },
+            body: noteBody(size),
+            chunked,
+          })
           assertAnswered(result, 413, JSON.stringify(TOO_LARGE), `${name}, ${size} characters, try ${i + 1}`)
         }
       }
@@ -177,8 +198,22 @@ describe('an over-limit body is read before the 413 (http, BODY_LIMIT 1 MiB)', (
     const body = noteBody(4_000_000)
     const cases: Array<[string, Partial<UploadOptions>, number, string]> = [
       ['no token', { headers: { 'content-type': 'application/json' } }, 401, 'Unauthorized'],
-      ['text/plain', { headers: { 'content-type': 'text/plain', authorization: `Bearer ${a.token}` } }, 415, JSON.stringify({ error: true, message: 'Content-Type must be application/json' })],
-      ['unreadable note id', { method: 'PUT', path: '/edit-note/%FF', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.token}` } }, 404, JSON.stringify({ error: true, message: 'Note not found' })],
+      [
+        'text/plain',
+        { headers: { 'content-type': 'text/plain', authorization: `Bearer ${a.token}` } },
+        415,
+        JSON.stringify({ error: true, message: 'Content-Type must be application/json' }),
+      ],
+      [
+        'unreadable note id',
+        {
+          method: 'PUT',
+          path: '/edit-note/%FF',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${a.token}` },
+        },
+        404,
+        JSON.stringify({ error: true, message: 'Note not found' }),
+      ],
     ]
     for (const [label, options, status, text] of cases) {
       for (const chunked of [false, true]) {
@@ -250,7 +285,9 @@ describe('a slow sender of an over-limit body is still cut off by REQUEST_TIMEOU
         socket.on('data', (d: Buffer) => (text += d.toString()))
         socket.on('error', () => {})
         const framing = chunked ? 'Transfer-Encoding: chunked' : 'Content-Length: 4000000'
-        socket.write(`POST /add-note HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${a.token}\r\n${framing}\r\n\r\n`)
+        socket.write(
+          `POST /add-note HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${a.token}\r\n${framing}\r\n\r\n`,
+        )
         const frame = (piece: Buffer) => (chunked ? chunkFrame(piece) : piece)
         socket.write(frame(Buffer.alloc(1_500_000, 'x')))
         const timer = setInterval(() => socket.writable && socket.write(frame(Buffer.alloc(1024, 'x'))), 100)
@@ -262,7 +299,10 @@ describe('a slow sender of an over-limit body is still cut off by REQUEST_TIMEOU
       const closedAfterMs = performance.now() - started
       assert.ok(closedAfterMs >= REQUEST_TIMEOUT_MS * 0.9, `closed too early, after ${closedAfterMs.toFixed(0)} ms`)
       assert.ok(closedAfterMs < REQUEST_TIMEOUT_MS * 5, `closed after ${closedAfterMs.toFixed(0)} ms`)
-      assert.match(answer, /^HTTP\/1\.1 408 [^]*\r\n\r\n\{"error":true,"message":"Request Timeout: the request was not received in time"\}$/)
+      assert.match(
+        answer,
+        /^HTTP\/1\.1 408 [^]*\r\n\r\n\{"error":true,"message":"Request Timeout: the request was not received in time"\}$/,
+      )
     })
   }
 })
@@ -278,10 +318,17 @@ describe('an unread body over inject', () => {
 
   it('answers 413 JSON for a 2 MB body and 401 for a body without a token', async () => {
     const raw = noteBody(2_000_000)
-    const tooLarge = await h.client.request('POST', '/add-note', { token: a.token, raw, headers: { 'content-type': 'application/json' } })
+    const tooLarge = await h.client.request('POST', '/add-note', {
+      token: a.token,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(tooLarge.status, 413)
     assert.deepEqual(tooLarge.json, TOO_LARGE)
-    const refused = await h.client.request('POST', '/add-note', { raw, headers: { 'content-type': 'application/json' } })
+    const refused = await h.client.request('POST', '/add-note', {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    })
     assert.equal(refused.status, 401)
     assert.equal(refused.text, 'Unauthorized')
   })
@@ -324,7 +371,10 @@ describe('discardBody', () => {
     )
     assert.equal(outcome, 'ended')
     // Kept chunks would hold all 512 MiB; discarded ones are unreachable at the next collection.
-    assert.ok(peak - before < 64 * 1024 * 1024, `array buffers still reachable grew by ${((peak - before) / 1048576).toFixed(0)} MiB`)
+    assert.ok(
+      peak - before < 64 * 1024 * 1024,
+      `array buffers still reachable grew by ${((peak - before) / 1048576).toFixed(0)} MiB`,
+    )
   })
 
   it('stops at its budget, and settles as closed when the connection goes first', async () => {

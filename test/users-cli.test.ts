@@ -29,9 +29,12 @@ interface Run {
 function io(input: { piped?: string; typed?: string }): CliIo & { out: () => string; err: () => string } {
   let out = ''
   let err = ''
-  const stdin = Object.assign(Readable.from(input.typed !== undefined ? [input.typed] : input.piped ? [Buffer.from(input.piped)] : []), {
-    isTTY: input.typed !== undefined,
-  })
+  const stdin = Object.assign(
+    Readable.from(input.typed !== undefined ? [input.typed] : input.piped ? [Buffer.from(input.piped)] : []),
+    {
+      isTTY: input.typed !== undefined,
+    },
+  )
   return {
     stdin,
     stdout: new Writable({ write: (chunk: Buffer, _e, done) => ((out += chunk.toString()), done()) }),
@@ -45,13 +48,16 @@ const lines = (text: string) => text.split('\n').filter(Boolean)
 
 /** The code points of `text` a terminal acts on: C0 but the newline (the commands write it between lines), DEL, C1, the bidi controls. */
 const terminalControls = (text: string) =>
-  [...text].map((c) => c.codePointAt(0)!).filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
+  [...text]
+    .map((c) => c.codePointAt(0)!)
+    .filter((u) => (u < 0x20 && u !== 0x0a) || (u >= 0x7f && u <= 0x9f) || BIDI_CONTROLS.includes(u))
 const BIDI_CONTROLS = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
 
 /** The output as bytes holds no ESC, BEL or CR, and as text no other control character but the newline. */
 function assertNoControl(output: string, what: string): void {
   const bytes = Buffer.from(output, 'utf8')
-  for (const byte of [0x1b, 0x07, 0x0d]) assert.ok(!bytes.includes(byte), `${what}: byte 0x${byte.toString(16)} in ${JSON.stringify(output)}`)
+  for (const byte of [0x1b, 0x07, 0x0d])
+    assert.ok(!bytes.includes(byte), `${what}: byte 0x${byte.toString(16)} in ${JSON.stringify(output)}`)
   assert.deepEqual(terminalControls(output), [], `${what}: ${JSON.stringify(output)}`)
 }
 
@@ -78,13 +84,18 @@ for (const kind of storeKinds()) {
       await db.close()
     })
 
-    const users = async (args: string[], input: { piped?: string; typed?: string } = {}, env: Record<string, string> = {}): Promise<Run> => {
+    const users = async (
+      args: string[],
+      input: { piped?: string; typed?: string } = {},
+      env: Record<string, string> = {},
+    ): Promise<Run> => {
       const streams = io(input)
       const code = await runUsers(args, { ...db.env, ...env }, streams)
       return { code, stdout: streams.out(), stderr: streams.err() }
     }
     const hashOf = async (email: string) => (await db.store.findUserByEmailKey(emailKeyOf(email)))?.passwordHash ?? ''
-    const loginStatus = async (email: string, password: string) => (await h.client.request('POST', '/login', { body: { email, password } })).status
+    const loginStatus = async (email: string, password: string) =>
+      (await h.client.request('POST', '/login', { body: { email, password } })).status
     const assertOneLine = (run: Run, code: number, pattern: RegExp) => {
       assert.equal(run.code, code, run.stderr)
       assert.equal(run.stdout, '')
@@ -94,7 +105,11 @@ for (const kind of storeKinds()) {
 
     it('create: the password from standard input, also while REGISTRATION=closed; the account logs in', async () => {
       const email = uniqueEmail('cli')
-      const run = await users(['create', `  ${email} `, '--name', 'Cli Person'], { piped: 'typed secret\n' }, { REGISTRATION: 'closed' })
+      const run = await users(
+        ['create', `  ${email} `, '--name', 'Cli Person'],
+        { piped: 'typed secret\n' },
+        { REGISTRATION: 'closed' },
+      )
       assert.equal(run.code, 0, run.stderr)
       assert.match(run.stdout, new RegExp(`^created ${email.replace(/[.]/g, '\\.')} \\(id [0-9a-f]{24}\\)\\n$`))
       assert.equal(run.stderr, '')
@@ -119,10 +134,26 @@ for (const kind of storeKinds()) {
 
     it('create: refuses a taken email (1) and input the API would refuse (2), each in one line', async () => {
       const a = await register(h.client)
-      assertOneLine(await users(['create', a.email.toUpperCase(), '--name', 'Again'], { piped: 'pw' }), 1, /^notes-service: an account with the email ".+" exists already\n$/)
-      assertOneLine(await users(['create', uniqueEmail(), '--name', 'x'.repeat(201)], { piped: 'pw' }), 2, /^notes-service: fullName must be at most 200 characters\n$/)
-      assertOneLine(await users(['create', `${'x'.repeat(250)}@example.com`, '--name', 'N'], { piped: 'pw' }), 2, /^notes-service: email must be at most 254 characters\n$/)
-      assertOneLine(await users(['create', uniqueEmail(), '--name', 'N'], { piped: 'p'.repeat(1025) }), 2, /^notes-service: password must be at most 1024 characters\n$/)
+      assertOneLine(
+        await users(['create', a.email.toUpperCase(), '--name', 'Again'], { piped: 'pw' }),
+        1,
+        /^notes-service: an account with the email ".+" exists already\n$/,
+      )
+      assertOneLine(
+        await users(['create', uniqueEmail(), '--name', 'x'.repeat(201)], { piped: 'pw' }),
+        2,
+        /^notes-service: fullName must be at most 200 characters\n$/,
+      )
+      assertOneLine(
+        await users(['create', `${'x'.repeat(250)}@example.com`, '--name', 'N'], { piped: 'pw' }),
+        2,
+        /^notes-service: email must be at most 254 characters\n$/,
+      )
+      assertOneLine(
+        await users(['create', uniqueEmail(), '--name', 'N'], { piped: 'p'.repeat(1025) }),
+        2,
+        /^notes-service: password must be at most 1024 characters\n$/,
+      )
       const noName = await users(['create', uniqueEmail()], { piped: 'pw' })
       assert.equal(noName.code, 2)
       assert.match(noName.stderr, /^notes-service: users create needs --name NAME\nusage:\n/)
@@ -131,10 +162,18 @@ for (const kind of storeKinds()) {
     it('list and show, as text and as JSON', async () => {
       const a = await register(h.client, 'Listed Person')
       await addNote(h.client, a.token, { title: 'one', content: 'ab' })
-      await h.client.request('POST', '/login', { body: { email: a.email, password: a.password }, headers: { 'user-agent': 'Second Device' } })
+      await h.client.request('POST', '/login', {
+        body: { email: a.email, password: a.password },
+        headers: { 'user-agent': 'Second Device' },
+      })
       const list = await users(['list'])
       assert.equal(list.code, 0)
-      assert.ok(lines(list.stdout).includes(`${a.userId}  ${a.email}  Listed Person  ${(await db.store.findUserById(a.userId))?.createdOn}`), list.stdout)
+      assert.ok(
+        lines(list.stdout).includes(
+          `${a.userId}  ${a.email}  Listed Person  ${(await db.store.findUserById(a.userId))?.createdOn}`,
+        ),
+        list.stdout,
+      )
       assert.match(list.stderr, /^\d+ account\(s\)\n$/)
       const json = JSON.parse((await users(['list', '--json'])).stdout) as Array<Record<string, unknown>>
       const listed = json.find((u) => u._id === a.userId)
@@ -146,7 +185,12 @@ for (const kind of storeKinds()) {
       assert.match(show.stdout, new RegExp(`^id: +${a.userId}\\n`))
       assert.match(show.stdout, /\nnotes: +1 \(5 bytes\)\nsessions: +2\n/)
       assert.match(show.stdout, /last used \S+ {2}Second Device\n/)
-      const details = JSON.parse((await users(['show', a.email, '--json'])).stdout) as { user: { _id: string }; notes: number; noteBytes: number; sessions: Array<{ client: string }> }
+      const details = JSON.parse((await users(['show', a.email, '--json'])).stdout) as {
+        user: { _id: string }
+        notes: number
+        noteBytes: number
+        sessions: Array<{ client: string }>
+      }
       assert.equal(details.user._id, a.userId)
       assert.deepEqual([details.notes, details.noteBytes], [1, 5])
       assert.deepEqual(details.sessions.map((s) => s.client).sort(), ['Second Device', 'lightMyRequest'])
@@ -161,7 +205,10 @@ for (const kind of storeKinds()) {
       assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 401)
       assert.equal(await loginStatus(a.email, a.password), 400)
       assert.equal(await loginStatus(a.email, 'reset by operator'), 200)
-      const rows = await db.sql<{ tokens_not_before: string | null }>('SELECT tokens_not_before FROM users WHERE id = ?', [a.userId])
+      const rows = await db.sql<{ tokens_not_before: string | null }>(
+        'SELECT tokens_not_before FROM users WHERE id = ?',
+        [a.userId],
+      )
       assert.ok(rows[0]?.tokens_not_before, 'the "not before" time moved')
       const generated = await users(['reset-password', a.email])
       const password = /\npassword: (\S+)\n$/.exec(generated.stdout)?.[1]
@@ -169,7 +216,7 @@ for (const kind of storeKinds()) {
       assert.equal(await loginStatus(a.email, password), 200)
     })
 
-    it('revoke-sessions: the app refuses the account\'s tokens at its next request; the password still logs in', async () => {
+    it("revoke-sessions: the app refuses the account's tokens at its next request; the password still logs in", async () => {
       const a = await register(h.client)
       assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200)
       const run = await users(['revoke-sessions', a.email])
@@ -185,19 +232,31 @@ for (const kind of storeKinds()) {
       await addNote(h.client, a.token, { title: 'n', content: 'c' })
       const noTerminal = await users(['delete', a.email])
       assert.equal(noTerminal.code, 2)
-      assert.match(noTerminal.stderr, /^notes-service: users delete asks for confirmation on a terminal; without one, pass --yes\n/)
+      assert.match(
+        noTerminal.stderr,
+        /^notes-service: users delete asks for confirmation on a terminal; without one, pass --yes\n/,
+      )
       const declined = await users(['delete', a.email], { typed: 'someone.else@example.com\n' })
       assert.equal(declined.code, 1)
-      assert.match(declined.stderr, /Type the email to confirm: notes-service: not deleted \(the email typed did not match\)\n$/)
+      assert.match(
+        declined.stderr,
+        /Type the email to confirm: notes-service: not deleted \(the email typed did not match\)\n$/,
+      )
       const closed = await users(['delete', a.email], { typed: '' })
       assert.equal(closed.code, 1, 'no answer at all is no confirmation')
       assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 200, 'still there')
       const confirmed = await users(['delete', a.email], { typed: ` ${a.email.toUpperCase()}\n` })
       assert.equal(confirmed.code, 0, confirmed.stderr)
-      assert.match(confirmed.stderr, new RegExp(`^Delete the account ${a.email.replace(/[.]/g, '\\.')} \\(Test User\\), its 1 note\\(s\\) and 1 session\\(s\\)\\?`))
+      assert.match(
+        confirmed.stderr,
+        new RegExp(
+          `^Delete the account ${a.email.replace(/[.]/g, '\\.')} \\(Test User\\), its 1 note\\(s\\) and 1 session\\(s\\)\\?`,
+        ),
+      )
       assert.equal(confirmed.stdout, `deleted ${a.email}: the account, 1 note(s) and 1 session(s)\n`)
       assert.equal((await h.client.request('GET', '/get-user', { token: a.token })).status, 401)
-      for (const table of ['notes', 'sessions', 'account_usage']) assert.deepEqual(await db.sql(`SELECT * FROM ${table} WHERE user_id = ?`, [a.userId]), [], table)
+      for (const table of ['notes', 'sessions', 'account_usage'])
+        assert.deepEqual(await db.sql(`SELECT * FROM ${table} WHERE user_id = ?`, [a.userId]), [], table)
 
       const b = await register(h.client)
       const yes = await users(['delete', b.email, '--yes'])
@@ -207,8 +266,17 @@ for (const kind of storeKinds()) {
 
     it('answers an unknown email with exit code 1 and one line, for every command that takes one', async () => {
       const nobody = uniqueEmail('nobody')
-      for (const args of [['show', nobody], ['reset-password', nobody], ['revoke-sessions', nobody], ['delete', nobody, '--yes']]) {
-        assertOneLine(await users(args, { piped: 'pw' }), 1, new RegExp(`^notes-service: no account has the email "${nobody.replace(/[.]/g, '\\.')}"\\n$`))
+      for (const args of [
+        ['show', nobody],
+        ['reset-password', nobody],
+        ['revoke-sessions', nobody],
+        ['delete', nobody, '--yes'],
+      ]) {
+        assertOneLine(
+          await users(args, { piped: 'pw' }),
+          1,
+          new RegExp(`^notes-service: no account has the email "${nobody.replace(/[.]/g, '\\.')}"\\n$`),
+        )
       }
     })
 
@@ -230,13 +298,27 @@ for (const kind of storeKinds()) {
       assertNoControl(list.stdout, 'users list')
       const rows = lines(list.stdout)
       assert.equal(rows.length, Number(/^(\d+)/.exec(list.stderr)?.[1]), 'one line per account: the name forges none')
-      assert.ok(rows.includes(`${user._id}  ${escapeForTerminal(email)}  ${escapeForTerminal(HOSTILE_NAME)}  ${user.createdOn}`), list.stdout)
-      assert.ok(rows.some((row) => row.includes('Ops\\u001b]0;owned\\u0007\\u001b[2J')), 'the operator sees that something was there')
+      assert.ok(
+        rows.includes(
+          `${user._id}  ${escapeForTerminal(email)}  ${escapeForTerminal(HOSTILE_NAME)}  ${user.createdOn}`,
+        ),
+        list.stdout,
+      )
+      assert.ok(
+        rows.some((row) => row.includes('Ops\\u001b]0;owned\\u0007\\u001b[2J')),
+        'the operator sees that something was there',
+      )
 
       const listJson = await users(['list', '--json'])
       assertNoControl(listJson.stdout, 'users list --json')
-      const listed = (JSON.parse(listJson.stdout) as Array<{ _id: string; fullName: string; email: string }>).find((u) => u._id === user._id)
-      assert.deepEqual([listed?.fullName, listed?.email], [HOSTILE_NAME, email], 'the JSON is the stored data, only escaped')
+      const listed = (JSON.parse(listJson.stdout) as Array<{ _id: string; fullName: string; email: string }>).find(
+        (u) => u._id === user._id,
+      )
+      assert.deepEqual(
+        [listed?.fullName, listed?.email],
+        [HOSTILE_NAME, email],
+        'the JSON is the stored data, only escaped',
+      )
 
       const show = await users(['show', email])
       assert.equal(show.code, 0, show.stderr)
@@ -249,8 +331,14 @@ for (const kind of storeKinds()) {
 
       const showJson = await users(['show', email, '--json'])
       assertNoControl(showJson.stdout, 'users show --json')
-      const details = JSON.parse(showJson.stdout) as { user: { fullName: string; email: string }; sessions: Array<{ client: string }> }
-      assert.deepEqual([details.user.fullName, details.user.email, details.sessions.map((s) => s.client)], [HOSTILE_NAME, email, [HOSTILE_CLIENT]])
+      const details = JSON.parse(showJson.stdout) as {
+        user: { fullName: string; email: string }
+        sessions: Array<{ client: string }>
+      }
+      assert.deepEqual(
+        [details.user.fullName, details.user.email, details.sessions.map((s) => s.client)],
+        [HOSTILE_NAME, email, [HOSTILE_CLIENT]],
+      )
 
       // The other commands that name the account, on standard error and output.
       const declined = await users(['delete', email], { typed: 'not it\n' })
@@ -268,8 +356,25 @@ for (const kind of storeKinds()) {
     })
 
     it('show, for arbitrary stored names, emails and clients: no control character printed, the JSON the stored data', async () => {
-      const controls = fc.constantFrom('\u0000', '\u0007', '\u001b', '\u001b[2J', '\r', '\n', '\t', '\u007f', '\u0085', '\u009b', '\u202e', '\u2066', '\u200f', '\u061c')
-      const text = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), controls), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(''))
+      const controls = fc.constantFrom(
+        '\u0000',
+        '\u0007',
+        '\u001b',
+        '\u001b[2J',
+        '\r',
+        '\n',
+        '\t',
+        '\u007f',
+        '\u0085',
+        '\u009b',
+        '\u202e',
+        '\u2066',
+        '\u200f',
+        '\u061c',
+      )
+      const text = fc
+        .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), controls), { minLength: 1, maxLength: 8 })
+        .map((parts) => parts.join(''))
       await fc.assert(
         fc.asyncProperty(text, text, text, async (fullName, local, client) => {
           const email = `${local}.${uniqueEmail('any')}`
@@ -280,17 +385,36 @@ for (const kind of storeKinds()) {
           assert.equal(lines(asText.stdout).length, 7, asText.stdout)
           const asJson = await users(['show', email, '--json'])
           assertNoControl(asJson.stdout, 'users show --json')
-          const details = JSON.parse(asJson.stdout) as { user: { fullName: string; email: string }; sessions: Array<{ client: string }> }
-          assert.deepEqual([details.user.fullName, details.user.email, details.sessions[0]?.client], [fullName, email, client])
+          const details = JSON.parse(asJson.stdout) as {
+            user: { fullName: string; email: string }
+            sessions: Array<{ client: string }>
+          }
+          assert.deepEqual(
+            [details.user.fullName, details.user.email, details.sessions[0]?.client],
+            [fullName, email, client],
+          )
         }),
         { numRuns: kind === 'postgresql' ? 15 : 30 },
       )
     })
 
-    it('create: refuses a name with a control character, in the API\'s words', async () => {
-      for (const name of ['Ops\u001b[2J', 'bell\u0007', 'two\nlines', 'c1\u0085', 'del\u007f', 'evil\u202eexe', 'iso\u2066late', 'mark\u200f']) {
+    it("create: refuses a name with a control character, in the API's words", async () => {
+      for (const name of [
+        'Ops\u001b[2J',
+        'bell\u0007',
+        'two\nlines',
+        'c1\u0085',
+        'del\u007f',
+        'evil\u202eexe',
+        'iso\u2066late',
+        'mark\u200f',
+      ]) {
         const email = uniqueEmail('named')
-        assertOneLine(await users(['create', email, '--name', name], { piped: 'pw' }), 2, /^notes-service: fullName must not contain control characters\n$/)
+        assertOneLine(
+          await users(['create', email, '--name', name], { piped: 'pw' }),
+          2,
+          /^notes-service: fullName must not contain control characters\n$/,
+        )
         assert.equal(await db.store.findUserByEmailKey(emailKeyOf(email)), undefined)
       }
       const email = uniqueEmail('named')
@@ -300,7 +424,14 @@ for (const kind of storeKinds()) {
     })
 
     it('answers usage errors with exit code 2 and the usage', async () => {
-      for (const args of [[], ['frobnicate'], ['show'], ['show', 'a@b', 'c@d'], ['list', '--bogus'], ['list', 'someone']]) {
+      for (const args of [
+        [],
+        ['frobnicate'],
+        ['show'],
+        ['show', 'a@b', 'c@d'],
+        ['list', '--bogus'],
+        ['list', 'someone'],
+      ]) {
         const run = await users(args)
         assert.equal(run.code, 2, args.join(' '))
         assert.match(run.stderr, /^notes-service: .+\nusage:\n {2}users {5}list/, args.join(' '))

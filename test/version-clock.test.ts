@@ -46,10 +46,14 @@ describe('sqlite version clock', () => {
     const session = sessionOf(user._id)
     await moved('create account', () => driver.createUser(user))
     await moved('add note', () => driver.insertNote(note))
-    await moved('edit note', () => driver.updateNote(user._id, note._id, { title: 'changed' }, new Date().toISOString(), terms()))
+    await moved('edit note', () =>
+      driver.updateNote(user._id, note._id, { title: 'changed' }, new Date().toISOString(), terms()),
+    )
     await moved('delete note', () => driver.deleteNote(user._id, note._id, erase()))
     await moved('create session', () => driver.createSession(session, KEEP_ALL))
-    await moved('touch session', () => driver.touchSession(session._id, new Date().toISOString(), '2100-01-01T00:00:00.000Z'))
+    await moved('touch session', () =>
+      driver.touchSession(session._id, new Date().toISOString(), '2100-01-01T00:00:00.000Z'),
+    )
     await moved('end session', () => driver.deleteSession(user._id, session._id))
     await moved('rename', () => driver.updateUser(user._id, { fullName: 'Renamed' }))
     await moved('delete account', () => driver.deleteUser(user._id))
@@ -82,7 +86,8 @@ describe('sqlite version clock', () => {
             const answered = await versionsOf(id)
             assert.deepEqual(answered, (await driver.userVersions([id])).get(id))
             reads.versions-- // the check's own read
-            if (seen.has(user)) assert.equal(reads.versions, before, 'nothing changed since its last lookup: no version read')
+            if (seen.has(user))
+              assert.equal(reads.versions, before, 'nothing changed since its last lookup: no version read')
             seen.add(user)
           } else {
             seen.clear()
@@ -126,7 +131,10 @@ describe('sqlite version clock', () => {
     for (const stranger of [forged, foreign]) {
       const ahead = { ...reads }
       assert.ok((await store.listNotesJson(owner._id, stranger)) === listed)
-      assert.ok(reads.clock + reads.versions > ahead.clock + ahead.versions, 'a proof this store did not make reads its own')
+      assert.ok(
+        reads.clock + reads.versions > ahead.clock + ahead.versions,
+        'a proof this store did not make reads its own',
+      )
     }
     // The kept session answers the same copy while its notes version holds, and a new one after a write.
     assert.ok((await store.findSession(session._id)) === (await store.findSession(session._id)))

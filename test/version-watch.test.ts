@@ -36,7 +36,15 @@ describe('version watch', () => {
 
       watched = [a._id, b._id]
       await eventually('first sighting told', async () => told.length === 4)
-      assert.deepEqual(told.sort(), [['notes', a._id], ['notes', b._id], ['sessions', a._id], ['sessions', b._id]].sort())
+      assert.deepEqual(
+        told.sort(),
+        [
+          ['notes', a._id],
+          ['notes', b._id],
+          ['sessions', a._id],
+          ['sessions', b._id],
+        ].sort(),
+      )
       const reads = versionReads
       const clocks = clockReads
       await eventually('the clock read again', async () => clockReads > clocks + 2)
@@ -56,7 +64,10 @@ describe('version watch', () => {
       told.length = 0
       await driver.deleteUser(b._id)
       await eventually('a deletion told', async () => told.length >= 2)
-      assert.deepEqual(told.sort(), [['notes', b._id], ['sessions', b._id]])
+      assert.deepEqual(told.sort(), [
+        ['notes', b._id],
+        ['sessions', b._id],
+      ])
     } finally {
       stop()
       await driver.close()

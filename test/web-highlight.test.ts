@@ -6,7 +6,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import RE2 from 're2'
-import { HIGHLIGHT_LIMIT, MARKS_PER_CARD, type Range, highlighter, matchRanges, segments } from '../web/src/highlight.js'
+import {
+  HIGHLIGHT_LIMIT,
+  MARKS_PER_CARD,
+  type Range,
+  highlighter,
+  matchRanges,
+  segments,
+} from '../web/src/highlight.js'
 import { escapeRegex } from '../web/src/search.js'
 
 const LETTERS = ['a', 'A', 'b', 'é', 'É', 'σ', 'Σ', 'ς', '😀', '🙂', ' ', '<', '>']
@@ -27,11 +34,14 @@ const pattern = fc.oneof(
   fc.tuple(sequence, sequence).map(([a, b]) => `(?:${a})${b}`),
 )
 
-const isSurrogatePair = (t: string, i: number) => /[\uD800-\uDBFF]/.test(t[i - 1] ?? '') && /[\uDC00-\uDFFF]/.test(t[i] ?? '')
+const isSurrogatePair = (t: string, i: number) =>
+  /[\uD800-\uDBFF]/.test(t[i - 1] ?? '') && /[\uDC00-\uDFFF]/.test(t[i] ?? '')
 
 /** Every non-empty match, in JavaScript's own iteration (which steps over empty ones by code point). */
 function allMatches(t: string, expression: RegExp): Range[] {
-  return [...t.matchAll(expression)].filter((m) => m[0].length > 0).map((m) => ({ start: m.index, end: m.index + m[0].length }))
+  return [...t.matchAll(expression)]
+    .filter((m) => m[0].length > 0)
+    .map((m) => ({ start: m.index, end: m.index + m[0].length }))
 }
 
 describe('the ranges marked in a note', () => {
@@ -43,7 +53,10 @@ describe('the ranges marked in a note', () => {
         if (!expression) return assert.deepEqual(ranges, [])
         let at = 0
         for (const { start, end } of ranges) {
-          assert.ok(at <= start && start < end && end <= t.length, `${JSON.stringify({ start, end })} after ${at} in ${t.length}`)
+          assert.ok(
+            at <= start && start < end && end <= t.length,
+            `${JSON.stringify({ start, end })} after ${at} in ${t.length}`,
+          )
           assert.ok(!isSurrogatePair(t, start) && !isSurrogatePair(t, end), 'no emoji cut in half')
           const piece = t.slice(start, end)
           assert.ok(new RegExp(`^(?:${p})$`, 'iu').test(piece), `${JSON.stringify(piece)} matches ${p}`)
@@ -74,11 +87,15 @@ describe('the ranges marked in a note', () => {
 
   it('mark what was typed, case aside, in a literal search', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 4 }), fc.string({ maxLength: 200 }), (typed, t) => {
-        const ranges = matchRanges(t, highlighter(escapeRegex(typed)), Infinity)
-        for (const { start, end } of ranges) assert.equal(t.slice(start, end).toLowerCase(), typed.toLowerCase())
-        assert.equal(ranges.length, allMatches(t, new RegExp(escapeRegex(typed), 'giu')).length)
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 4 }),
+        fc.string({ maxLength: 200 }),
+        (typed, t) => {
+          const ranges = matchRanges(t, highlighter(escapeRegex(typed)), Infinity)
+          for (const { start, end } of ranges) assert.equal(t.slice(start, end).toLowerCase(), typed.toLowerCase())
+          assert.equal(ranges.length, allMatches(t, new RegExp(escapeRegex(typed), 'giu')).length)
+        },
+      ),
     )
     assert.deepEqual(matchRanges('Meeting at 10am, meet at 3pm', highlighter('meet(ing)? at \\d+(am|pm)')), [
       { start: 0, end: 15 },
@@ -111,7 +128,18 @@ describe('what is not marked', () => {
   })
 
   it("a pattern JavaScript cannot compile with the u flag, RE2's own forms included", () => {
-    for (const p of ['(', '(?i)abc', '\\pL', '[[:alpha:]]', '\\Qa.b\\E', '(?P<name>a)', 'a\\z', '\\Aa', 'a{,2}', '\\-']) {
+    for (const p of [
+      '(',
+      '(?i)abc',
+      '\\pL',
+      '[[:alpha:]]',
+      '\\Qa.b\\E',
+      '(?P<name>a)',
+      'a\\z',
+      '\\Aa',
+      'a{,2}',
+      '\\-',
+    ]) {
       assert.equal(highlighter(p), undefined, p)
       assert.deepEqual(matchRanges('abc a.b [a]', highlighter(p)), [], p)
     }
@@ -121,7 +149,15 @@ describe('what is not marked', () => {
     for (const p of ['(a+)+$', '(x|y*)*z', '(\\d{2,})+x', '((ab)*)+', '(a|aa)+b', 'a*a*a*b', '\\w+\\s*x']) {
       assert.equal(highlighter(p), undefined, p)
     }
-    for (const p of ['a.b', 'meet(ing)? at \\d+(am|pm)', '\\bword\\b', '[a-z]+', '\\d{3}-\\d{4}', '[*+]+', '\\(a\\)+']) {
+    for (const p of [
+      'a.b',
+      'meet(ing)? at \\d+(am|pm)',
+      '\\bword\\b',
+      '[a-z]+',
+      '\\d{3}-\\d{4}',
+      '[*+]+',
+      '\\(a\\)+',
+    ]) {
       assert.ok(highlighter(p), p)
     }
   })
@@ -131,7 +167,9 @@ describe('what is not marked', () => {
     assert.equal(matchRanges('a'.repeat(1000), highlighter('.'), 3).length, 3)
     assert.deepEqual(matchRanges('abc', highlighter('.'), 0), [])
     assert.deepEqual(matchRanges(`${'a'.repeat(HIGHLIGHT_LIMIT)}b`, highlighter('b')), [])
-    assert.deepEqual(matchRanges(`${'a'.repeat(HIGHLIGHT_LIMIT - 1)}b`, highlighter('b')), [{ start: HIGHLIGHT_LIMIT - 1, end: HIGHLIGHT_LIMIT }])
+    assert.deepEqual(matchRanges(`${'a'.repeat(HIGHLIGHT_LIMIT - 1)}b`, highlighter('b')), [
+      { start: HIGHLIGHT_LIMIT - 1, end: HIGHLIGHT_LIMIT },
+    ])
     // The limit never cuts an emoji in half: one that straddles it is left out whole.
     assert.deepEqual(matchRanges(`${'a'.repeat(HIGHLIGHT_LIMIT - 1)}😀`, highlighter('😀|\\uD83D')), [])
     // The worst shape the guard lets through, on a long note: only its start is searched.
@@ -141,7 +179,10 @@ describe('what is not marked', () => {
   it('HTML in the pattern is only text to match', () => {
     const marked = (t: string, p: string) => matchRanges(t, highlighter(p)).map(({ start, end }) => t.slice(start, end))
     // As a pattern, `(1)` is a group matching "1".
-    assert.deepEqual(marked('see <img src=x onerror=alert1> and <b>', '<img src=x onerror=alert(1)>|b'), ['<img src=x onerror=alert1>', 'b'])
+    assert.deepEqual(marked('see <img src=x onerror=alert1> and <b>', '<img src=x onerror=alert(1)>|b'), [
+      '<img src=x onerror=alert1>',
+      'b',
+    ])
     const typed = '<img src=x onerror=alert(1)>'
     assert.deepEqual(marked(`see ${typed} and <b>`, escapeRegex(typed)), [typed])
   })

@@ -9,7 +9,10 @@ import { liveResults, versionsOf } from '../web/src/live-search.js'
 import { compareNotes } from '../web/src/note-order.js'
 import { localMatcher } from '../web/src/sync/offline-search.js'
 
-type Change = { kind: 'edit'; pick: number; title: string; content: string } | { kind: 'add'; title: string; content: string } | { kind: 'delete' | 'pin'; pick: number }
+type Change =
+  | { kind: 'edit'; pick: number; title: string; content: string }
+  | { kind: 'add'; title: string; content: string }
+  | { kind: 'delete' | 'pin'; pick: number }
 
 const text = fc.constantFrom('', 'apple', 'Banana', 'grape', 'APPLE pie', 'pineapple')
 const change: fc.Arbitrary<Change> = fc.oneof(
@@ -77,10 +80,17 @@ describe('search results under live changes', () => {
     const seen = versionsOf([a, b])
     assert.deepEqual(liveResults(answer, seen, [a, b], undefined), { notes: [a], undecided: false })
     const pinned = { ...b, isPinned: true }
-    assert.deepEqual(liveResults(answer, seen, [a, pinned], undefined), { notes: [a], undecided: false }, 'a pin is no new text')
+    assert.deepEqual(
+      liveResults(answer, seen, [a, pinned], undefined),
+      { notes: [a], undecided: false },
+      'a pin is no new text',
+    )
     const edited = { ...b, title: 'apple', updatedOn: stamp() }
     assert.deepEqual(liveResults(answer, seen, [a, edited], undefined), { notes: [a], undecided: true })
-    assert.deepEqual(liveResults(answer, seen, [edited, a].sort(compareNotes), matcherOf('apple')).notes, [edited, a].sort(compareNotes))
+    assert.deepEqual(
+      liveResults(answer, seen, [edited, a].sort(compareNotes), matcherOf('apple')).notes,
+      [edited, a].sort(compareNotes),
+    )
   })
 
   it('takes the answer for a version the page has not received yet, once it arrives', () => {
@@ -90,6 +100,10 @@ describe('search results under live changes', () => {
     const answer = [newer]
     const seen = versionsOf([old])
     const never = () => false
-    assert.deepEqual(liveResults(answer, seen, [newer], never).notes, [newer], "the API's verdict on the version it saw")
+    assert.deepEqual(
+      liveResults(answer, seen, [newer], never).notes,
+      [newer],
+      "the API's verdict on the version it saw",
+    )
   })
 })

@@ -8,7 +8,16 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { Note, NoteFields } from '../web/src/api.js'
 import { compareNotes } from '../web/src/note-order.js'
-import { type Answer, type Change, type Waiting, conflictTitle, enqueue, nextToSend, settle, view } from '../web/src/sync/outbox.js'
+import {
+  type Answer,
+  type Change,
+  type Waiting,
+  conflictTitle,
+  enqueue,
+  nextToSend,
+  settle,
+  view,
+} from '../web/src/sync/outbox.js'
 
 const USER = 'u'
 
@@ -24,7 +33,14 @@ class ModelServer {
 
   add(fields: NoteFields): Note {
     const at = this.stamp()
-    const note: Note = { _id: (++this.ids).toString(16).padStart(24, '0'), ...fields, isPinned: false, userId: USER, createdOn: at, updatedOn: at }
+    const note: Note = {
+      _id: (++this.ids).toString(16).padStart(24, '0'),
+      ...fields,
+      isPinned: false,
+      userId: USER,
+      createdOn: at,
+      updatedOn: at,
+    }
     this.notes.set(note._id, note)
     return note
   }
@@ -72,8 +88,16 @@ type Step =
   | { who: 'other'; kind: 'edit' | 'delete'; pick: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ who: fc.constant('me' as const), kind: fc.constantFrom('add' as const, 'edit' as const, 'pin' as const, 'delete' as const), pick: fc.nat(20) }),
-  fc.record({ who: fc.constant('other' as const), kind: fc.constantFrom('edit' as const, 'delete' as const), pick: fc.nat(20) }),
+  fc.record({
+    who: fc.constant('me' as const),
+    kind: fc.constantFrom('add' as const, 'edit' as const, 'pin' as const, 'delete' as const),
+    pick: fc.nat(20),
+  }),
+  fc.record({
+    who: fc.constant('other' as const),
+    kind: fc.constantFrom('edit' as const, 'delete' as const),
+    pick: fc.nat(20),
+  }),
 )
 
 /** One offline period: `steps` happen, then the device catches up with the server and sends its outbox. */
@@ -108,10 +132,22 @@ function run(initial: number, steps: Step[]) {
     const shown = view(replica, outbox, USER)
     const note = shown[s.pick % Math.max(shown.length, 1)]
     let change: Change | undefined
-    if (s.kind === 'add') change = { kind: 'add', noteId: `local-${locals++}`, fields: { title: `new ${typed}`, content: `mine ${typed++}`, tags: [] } }
+    if (s.kind === 'add')
+      change = {
+        kind: 'add',
+        noteId: `local-${locals++}`,
+        fields: { title: `new ${typed}`, content: `mine ${typed++}`, tags: [] },
+      }
     else if (!note) continue
-    else if (s.kind === 'edit') change = { kind: 'edit', noteId: note._id, base: note.updatedOn, fields: { title: note.title, content: `mine ${typed++}`, tags: ['t'] } }
-    else if (s.kind === 'pin') change = { kind: 'pin', noteId: note._id, base: note.updatedOn, isPinned: !note.isPinned }
+    else if (s.kind === 'edit')
+      change = {
+        kind: 'edit',
+        noteId: note._id,
+        base: note.updatedOn,
+        fields: { title: note.title, content: `mine ${typed++}`, tags: ['t'] },
+      }
+    else if (s.kind === 'pin')
+      change = { kind: 'pin', noteId: note._id, base: note.updatedOn, isPinned: !note.isPinned }
     else change = { kind: 'delete', noteId: note._id, base: note.updatedOn }
     outbox = enqueue(outbox, change, seq++, madeOn)
   }
@@ -143,8 +179,13 @@ describe('the outbox', () => {
         assert.deepEqual(outbox, [], 'everything was sent')
         const contents = [...server.notes.values()].map((n) => n.content)
         for (const text of typedShown) assert.ok(contents.includes(text), `the person's "${text}" is on the server`)
-        for (const text of othersWritten) assert.ok(contents.includes(text), `the other device's "${text}" is still on the server`)
-        assert.deepEqual(view(replica, [], USER), [...server.notes.values()].sort(compareNotes), "the replica is the server's listing")
+        for (const text of othersWritten)
+          assert.ok(contents.includes(text), `the other device's "${text}" is still on the server`)
+        assert.deepEqual(
+          view(replica, [], USER),
+          [...server.notes.values()].sort(compareNotes),
+          "the replica is the server's listing",
+        )
       }),
       { numRuns: 2000 },
     )
@@ -165,17 +206,28 @@ describe('the outbox', () => {
       { who: 'me', kind: 'edit', pick: 0 },
       { who: 'other', kind: 'delete', pick: 0 },
     ])
-    assert.deepEqual([...gone.server.notes.values()].map((n) => [n.title, n.content]), [['note 0', 'mine 0']])
+    assert.deepEqual(
+      [...gone.server.notes.values()].map((n) => [n.title, n.content]),
+      [['note 0', 'mine 0']],
+    )
     const kept = run(1, [
       { who: 'me', kind: 'delete', pick: 0 },
       { who: 'other', kind: 'edit', pick: 0 },
     ])
-    assert.deepEqual([...kept.server.notes.values()].map((n) => n.content), ['theirs 0'])
+    assert.deepEqual(
+      [...kept.server.notes.values()].map((n) => n.content),
+      ['theirs 0'],
+    )
     assert.deepEqual(kept.notices, ['“note 0” was changed elsewhere, so it was not deleted.'])
   })
 
   it('coalesces what waits: two edits send the last text once, a pin and an edit each once, a note added and deleted offline sends nothing', () => {
-    const edit = (content: string): Change => ({ kind: 'edit', noteId: 'a', base: 'v1', fields: { title: 't', content, tags: [] } })
+    const edit = (content: string): Change => ({
+      kind: 'edit',
+      noteId: 'a',
+      base: 'v1',
+      fields: { title: 't', content, tags: [] },
+    })
     let outbox = enqueue([], edit('one'), 1, 'x')
     outbox = enqueue(outbox, { kind: 'pin', noteId: 'a', base: 'v1', isPinned: true }, 2, 'x')
     outbox = enqueue(outbox, edit('two'), 3, 'x')
@@ -186,7 +238,12 @@ describe('the outbox', () => {
     // The edit on its way is not rewritten: the next one waits behind it.
     assert.equal(enqueue(outbox, edit('three'), 4, 'x', 1).length, 3)
     let local = enqueue([], { kind: 'add', noteId: 'local-1', fields: { title: 'n', content: 'c', tags: [] } }, 1, 'x')
-    local = enqueue(local, { kind: 'edit', noteId: 'local-1', base: 'x', fields: { title: 'n', content: 'c2', tags: [] } }, 2, 'x')
+    local = enqueue(
+      local,
+      { kind: 'edit', noteId: 'local-1', base: 'x', fields: { title: 'n', content: 'c2', tags: [] } },
+      2,
+      'x',
+    )
     assert.equal(local.length, 1)
     assert.deepEqual(enqueue(local, { kind: 'delete', noteId: 'local-1', base: 'x' }, 3, 'x'), [])
   })
@@ -197,7 +254,12 @@ describe('the outbox', () => {
     outbox = settle(outbox, outbox[0]!, { kind: 'refused', message: 'Note too large' }, 'local-2').outbox
     assert.equal(outbox[0]!.refused, 'Note too large')
     assert.equal(nextToSend(outbox), undefined)
-    outbox = enqueue(outbox, { kind: 'edit', noteId: 'local-1', base: 'x', fields: { title: 'n', content: 'shorter', tags: [] } }, 2, 'x')
+    outbox = enqueue(
+      outbox,
+      { kind: 'edit', noteId: 'local-1', base: 'x', fields: { title: 'n', content: 'shorter', tags: [] } },
+      2,
+      'x',
+    )
     assert.deepEqual(nextToSend(outbox)?.change, { ...add, fields: { title: 'n', content: 'shorter', tags: [] } })
   })
 
@@ -205,7 +267,12 @@ describe('the outbox', () => {
     const server = new ModelServer()
     const a = server.add({ title: 'a', content: 'a', tags: [] })
     const b = server.add({ title: 'b', content: 'b', tags: [] })
-    let outbox = enqueue([], { kind: 'edit', noteId: a._id, base: a.updatedOn, fields: { title: 'a', content: 'mine', tags: [] } }, 1, 'x')
+    let outbox = enqueue(
+      [],
+      { kind: 'edit', noteId: a._id, base: a.updatedOn, fields: { title: 'a', content: 'mine', tags: [] } },
+      1,
+      'x',
+    )
     outbox = enqueue(outbox, { kind: 'pin', noteId: b._id, base: b.updatedOn, isPinned: true }, 2, 'x')
     server.otherEdit(a._id, 'theirs')
     const first = nextToSend(outbox)!

@@ -50,12 +50,32 @@ const hour = (rnd: () => number) => 10 + Math.floor(rnd() * 10)
  * `meet(ing)? at 1[0-9] ?(am|pm)`; the near misses share its words but do not.
  */
 const FEATURES: ReadonlyArray<[share: number, make: (rnd: () => number) => string]> = [
-  [0.01, (rnd) => `${pick(rnd, ['Meeting at 11am', 'meeting at 11am', 'MEETING AT 11AM', 'Meeting at 11AM'])} with the design team.`],
-  [0.01, (rnd) => `${pick(rnd, ['Meet', 'Meeting', 'meet', 'MEETING'])} at ${hour(rnd)}${pick(rnd, ['', ' '])}${pick(rnd, ['am', 'pm', 'PM'])} by the window.`],
-  [0.03, (rnd) => `${pick(rnd, ['Meeting at 9am', 'Meet at 2 pm', 'Meeting at noon', 'Meet at 20pm'])} if the weather holds.`],
-  [0.08, (rnd) => `${pick(rnd, ['Grocery list: milk, eggs, bread.', 'Stop by the grocery store.', 'GROCERY run after lunch.', 'Groceryland closes early.'])}`],
+  [
+    0.01,
+    (rnd) =>
+      `${pick(rnd, ['Meeting at 11am', 'meeting at 11am', 'MEETING AT 11AM', 'Meeting at 11AM'])} with the design team.`,
+  ],
+  [
+    0.01,
+    (rnd) =>
+      `${pick(rnd, ['Meet', 'Meeting', 'meet', 'MEETING'])} at ${hour(rnd)}${pick(rnd, ['', ' '])}${pick(rnd, ['am', 'pm', 'PM'])} by the window.`,
+  ],
+  [
+    0.03,
+    (rnd) =>
+      `${pick(rnd, ['Meeting at 9am', 'Meet at 2 pm', 'Meeting at noon', 'Meet at 20pm'])} if the weather holds.`,
+  ],
+  [
+    0.08,
+    (rnd) =>
+      `${pick(rnd, ['Grocery list: milk, eggs, bread.', 'Stop by the grocery store.', 'GROCERY run after lunch.', 'Groceryland closes early.'])}`,
+  ],
   [0.35, (rnd) => `${capital(pick(rnd, Q_WORDS))} for the ${pick(rnd, WORDS)} ${pick(rnd, Q_WORDS)}.`],
-  [0.3, (rnd) => `${pick(rnd, ['Invoice', 'Room', 'Call', 'Order'])} ${Math.floor(rnd() * 100_000)}, paid ${Math.floor(rnd() * 500)}.${Math.floor(rnd() * 90) + 10} EUR.`],
+  [
+    0.3,
+    (rnd) =>
+      `${pick(rnd, ['Invoice', 'Room', 'Call', 'Order'])} ${Math.floor(rnd() * 100_000)}, paid ${Math.floor(rnd() * 500)}.${Math.floor(rnd() * 90) + 10} EUR.`,
+  ],
   [0.005, (rnd) => `${pick(rnd, ['Σίσυφος', 'ΣΊΣΥΦΟΣ', 'σίσυφος'])} and the stone again.`],
   [0.005, (rnd) => `Office in the ${pick(rnd, ['Hauptstraße', 'Bahnhofstraße', 'Lindenstraße'])} from Monday.`],
   [0.005, (rnd) => `Parcel to ${pick(rnd, ['GARTENSTRASSE', 'Gartenstrasse', 'MUSEUMSTRASSE'])} seven.`],
@@ -84,6 +104,15 @@ export function* makeSearchNotes(userId: string, count: number, seed = 11): Gene
   const rnd = random(seed)
   for (let i = 0; i < count; i++) {
     const at = new Date(EPOCH + i * 60_000).toISOString()
-    yield { _id: newId(), ...emptyInput(), userId, ...searchNoteText(rnd), tags: [], isPinned: i % 50 === 0, createdOn: at, updatedOn: at }
+    yield {
+      _id: newId(),
+      ...emptyInput(),
+      userId,
+      ...searchNoteText(rnd),
+      tags: [],
+      isPinned: i % 50 === 0,
+      createdOn: at,
+      updatedOn: at,
+    }
   }
 }

@@ -38,22 +38,29 @@ export function percentile(sorted: number[], p: number): number {
 /** GETs over one kept-alive connection; the body is kept only when asked for (parsing costs this process time). */
 export class SerialClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 })
-  constructor(private readonly url: string, private readonly authorization: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly authorization: string,
+  ) {}
 
   get(path: string, keepBody = false): Promise<{ status: number; ms: number; body?: Buffer }> {
     const began = performance.now()
     return new Promise((resolve, reject) => {
-      const req = request(new URL(path, this.url), { headers: { authorization: this.authorization }, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => {
-          if (keepBody) chunks.push(chunk)
-        })
-        res.once('end', () => {
-          const ms = performance.now() - began
-          resolve({ status: res.statusCode ?? 0, ms, ...(keepBody ? { body: Buffer.concat(chunks) } : {}) })
-        })
-        res.once('error', reject)
-      })
+      const req = request(
+        new URL(path, this.url),
+        { headers: { authorization: this.authorization }, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => {
+            if (keepBody) chunks.push(chunk)
+          })
+          res.once('end', () => {
+            const ms = performance.now() - began
+            resolve({ status: res.statusCode ?? 0, ms, ...(keepBody ? { body: Buffer.concat(chunks) } : {}) })
+          })
+          res.once('error', reject)
+        },
+      )
       req.setTimeout(60_000, () => req.destroy(new Error(`GET ${path}: no answer within 60 s`)))
       req.once('error', reject)
       req.end()
@@ -83,7 +90,16 @@ export async function timeSerial(client: SerialClient, path: string, warmup: num
   for (let i = 0; i < warmup || (results === undefined && i < warmup + 3); i++) await get()
   const times: number[] = []
   const okTimes: number[] = []
-  const timed: Timed = { requests: count, p50: NaN, p99: NaN, okP50: NaN, results: undefined, answerBytes: undefined, overBudget: 0, other: {} }
+  const timed: Timed = {
+    requests: count,
+    p50: NaN,
+    p99: NaN,
+    okP50: NaN,
+    results: undefined,
+    answerBytes: undefined,
+    overBudget: 0,
+    other: {},
+  }
   for (let i = 0; i < count; i++) {
     const answer = await get()
     times.push(answer.ms)
@@ -93,7 +109,14 @@ export async function timeSerial(client: SerialClient, path: string, warmup: num
   }
   times.sort((a, b) => a - b)
   okTimes.sort((a, b) => a - b)
-  return { ...timed, results, answerBytes, p50: percentile(times, 50), p99: percentile(times, 99), okP50: percentile(okTimes, 50) }
+  return {
+    ...timed,
+    results,
+    answerBytes,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    okP50: percentile(okTimes, 50),
+  }
 }
 
 /** One table or index of the store and the bytes it occupies. */
@@ -125,12 +148,18 @@ export function sqliteSize(dataDir: string): StoreSize {
   })()
   const db = new Database(file, { readonly: true })
   try {
-    const relations = db.prepare(
-      `SELECT s.name AS name, COALESCE(m.type, 'internal') AS kind, COALESCE(m.tbl_name, s.name) AS tbl, SUM(s.pgsize) AS bytes
+    const relations = db
+      .prepare(
+        `SELECT s.name AS name, COALESCE(m.type, 'internal') AS kind, COALESCE(m.tbl_name, s.name) AS tbl, SUM(s.pgsize) AS bytes
        FROM dbstat AS s LEFT JOIN sqlite_schema AS m ON m.name = s.name
        GROUP BY s.name ORDER BY bytes DESC`,
-    ).all() as Array<{ name: string; kind: string; tbl: string; bytes: number }>
-    return { totalBytes: statSync(file).size, walBytes: wal, relations: relations.map((r) => ({ name: r.name, kind: r.kind, table: r.tbl, bytes: r.bytes })) }
+      )
+      .all() as Array<{ name: string; kind: string; tbl: string; bytes: number }>
+    return {
+      totalBytes: statSync(file).size,
+      walBytes: wal,
+      relations: relations.map((r) => ({ name: r.name, kind: r.kind, table: r.tbl, bytes: r.bytes })),
+    }
   } finally {
     db.close()
   }
@@ -159,7 +188,10 @@ export async function postgresSize(url: string): Promise<StoreSize> {
   try {
     const total = await client.query<{ bytes: number }>('SELECT pg_database_size(current_database())::float8 AS bytes')
     const { rows } = await client.query<{ name: string; kind: string; tbl: string; bytes: number }>(PG_RELATIONS)
-    return { totalBytes: total.rows[0]?.bytes ?? NaN, relations: rows.map((r) => ({ name: r.name, kind: r.kind, table: r.tbl, bytes: r.bytes })) }
+    return {
+      totalBytes: total.rows[0]?.bytes ?? NaN,
+      relations: rows.map((r) => ({ name: r.name, kind: r.kind, table: r.tbl, bytes: r.bytes })),
+    }
   } finally {
     await client.end().catch(() => {})
   }
@@ -174,7 +206,9 @@ export function emptySqliteIndex(dataDir: string): boolean {
   const db = new Database(join(dataDir, SQLITE_FILE))
   try {
     if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'note_text_build'").get()) return false
-    db.exec("INSERT INTO note_text (note_text) VALUES ('delete-all'); DELETE FROM note_text_build; INSERT INTO note_text_build VALUES (0)")
+    db.exec(
+      "INSERT INTO note_text (note_text) VALUES ('delete-all'); DELETE FROM note_text_build; INSERT INTO note_text_build VALUES (0)",
+    )
     return true
   } finally {
     db.close()
@@ -182,7 +216,11 @@ export function emptySqliteIndex(dataDir: string): boolean {
 }
 
 /** Seconds from now until the index is complete; undefined when the database gets none within `graceMs`. */
-export async function awaitSearchIndex(dataDir: string, databaseUrl: string | undefined, graceMs = 3000): Promise<number | undefined> {
+export async function awaitSearchIndex(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  graceMs = 3000,
+): Promise<number | undefined> {
   const began = performance.now()
   const ready = databaseUrl ? postgresReady(databaseUrl) : sqliteReady(dataDir)
   try {

@@ -37,14 +37,27 @@ export const ms = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(x < 10 ? 2
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(bytes < 10 * 2 ** 20 ? 2 : 1)
 /** A pattern as a code span inside a table cell (GFM: a pipe is escaped even there). */
 const code = (query: string) => `\`${query.replaceAll('|', '\\|')}\``
-const others = (other: Record<string, number>) => Object.entries(other).map(([status, count]) => `${count} × ${status}`).join(', ') || '0'
+const others = (other: Record<string, number>) =>
+  Object.entries(other)
+    .map(([status, count]) => `${count} × ${status}`)
+    .join(', ') || '0'
 
 function patternTable(rows: PatternRow[]): string[] {
-  const lines = ['| pattern | results | answer KB | p50 ms | p99 ms | 400 (over budget) | other statuses | p50 ms of the 200s |', '|---|---:|---:|---:|---:|---:|---|---:|']
+  const lines = [
+    '| pattern | results | answer KB | p50 ms | p99 ms | 400 (over budget) | other statuses | p50 ms of the 200s |',
+    '|---|---:|---:|---:|---:|---:|---|---:|',
+  ]
   for (const r of rows) {
-    const results = r.results === undefined ? '–' : r.results === r.expected ? n(r.results) : `${n(r.results)} (corpus: ${n(r.expected)})`
+    const results =
+      r.results === undefined
+        ? '–'
+        : r.results === r.expected
+          ? n(r.results)
+          : `${n(r.results)} (corpus: ${n(r.expected)})`
     const kb = r.answerBytes === undefined ? '–' : n(Math.round(r.answerBytes / 1024))
-    lines.push(`| ${code(r.query)} | ${results} | ${kb} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.overBudget} | ${others(r.other)} | ${ms(r.okP50)} |`)
+    lines.push(
+      `| ${code(r.query)} | ${results} | ${kb} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.overBudget} | ${others(r.other)} | ${ms(r.okP50)} |`,
+    )
   }
   return lines
 }
@@ -58,12 +71,22 @@ function sizeTable(store: string, size: StoreSize): string[] {
   const rest = size.relations.filter((r) => !shown(r))
   const total = store === 'PostgreSQL' ? 'pg_database_size' : 'database file'
   const wal = size.walBytes ? ` (write-ahead log beside it: ${mb(size.walBytes)} MB)` : ''
-  const lines = [`${total}: **${mb(size.totalBytes)} MB**${wal}`, '', `| relation | kind | of table | MB | share of ${total} |`, '|---|---|---|---:|---:|']
+  const lines = [
+    `${total}: **${mb(size.totalBytes)} MB**${wal}`,
+    '',
+    `| relation | kind | of table | MB | share of ${total} |`,
+    '|---|---|---|---:|---:|',
+  ]
   for (const r of size.relations.filter(shown)) {
-    lines.push(`| ${r.name} | ${r.kind} | ${r.table} | ${mb(r.bytes)} | ${((r.bytes / size.totalBytes) * 100).toFixed(1)} % |`)
+    lines.push(
+      `| ${r.name} | ${r.kind} | ${r.table} | ${mb(r.bytes)} | ${((r.bytes / size.totalBytes) * 100).toFixed(1)} % |`,
+    )
   }
   const restBytes = rest.reduce((sum, r) => sum + r.bytes, 0)
-  if (rest.length > 0) lines.push(`| ${rest.length} other relations | | | ${mb(restBytes)} | ${((restBytes / size.totalBytes) * 100).toFixed(1)} % |`)
+  if (rest.length > 0)
+    lines.push(
+      `| ${rest.length} other relations | | | ${mb(restBytes)} | ${((restBytes / size.totalBytes) * 100).toFixed(1)} % |`,
+    )
   return lines
 }
 
@@ -83,7 +106,10 @@ export function sizeSection(r: SizeResult): string {
   ]
   if (r.concurrent) {
     const c = r.concurrent
-    lines.push('', `${code(c.query)} at ${c.connections} connections (autocannon, ${c.seconds} s after a warm-up): **${Math.round(c.rps)} searches/s**, p50 ${ms(c.p50)} ms, p99 ${ms(c.p99)} ms, non-2xx ${c.non2xx}, errors ${c.errors}.`)
+    lines.push(
+      '',
+      `${code(c.query)} at ${c.connections} connections (autocannon, ${c.seconds} s after a warm-up): **${Math.round(c.rps)} searches/s**, p50 ${ms(c.p50)} ms, p99 ${ms(c.p99)} ms, non-2xx ${c.non2xx}, errors ${c.errors}.`,
+    )
   }
   lines.push('', ...sizeTable(r.store, r.size))
   return lines.join('\n')

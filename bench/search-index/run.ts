@@ -29,24 +29,47 @@ import { argsWithoutOut, writeResults } from '../report.js'
 import { SqliteSeeder, makeUser } from '../seed.js'
 import { searchPath, seed } from '../store-bench.js'
 import { LISTING_PATTERN, SEARCH_PATTERNS, makeSearchNotes } from './corpus.js'
-import { SerialClient, type StoreSize, awaitSearchIndex, emptySqliteIndex, postgresSize, sqliteSize, timeSerial } from './measure.js'
+import {
+  SerialClient,
+  type StoreSize,
+  awaitSearchIndex,
+  emptySqliteIndex,
+  postgresSize,
+  sqliteSize,
+  timeSerial,
+} from './measure.js'
 import { type SizeResult, report } from './report.js'
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../../bench/results/search-index', import.meta.url))
 /** Service settings taken from this process's environment (the service gets no other). */
-const PASSED_THROUGH = ['SEARCH_THREADS', 'SEARCH_QUEUE', 'SEARCH_TIMEOUT_MS', 'LISTING_CACHE_MB', 'DATABASE_POOL_SIZE', 'NODE_OPTIONS', 'GLIBC_TUNABLES']
+const PASSED_THROUGH = [
+  'SEARCH_THREADS',
+  'SEARCH_QUEUE',
+  'SEARCH_TIMEOUT_MS',
+  'LISTING_CACHE_MB',
+  'DATABASE_POOL_SIZE',
+  'NODE_OPTIONS',
+  'GLIBC_TUNABLES',
+]
 /** The size at which "grocery" is also run at 32 connections. */
 const CONCURRENT_AT = 1000
 const CONCURRENT_SECONDS = 5
 
 const searchesAt = (notes: number) => Number(process.env.SEARCHES ?? (notes <= 1000 ? 200 : notes <= 100_000 ? 50 : 20))
 const log = (line: string) => process.stderr.write(`${line}\n`)
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
 
 interface Store {
   name: string
   /** Seeds `dataDir`'s store; returns the service's DATABASE_URL (none for SQLite). */
-  prepare(dataDir: string, users: ReturnType<typeof makeUser>[], batches: Iterable<NoteRecord>[]): Promise<string | undefined>
+  prepare(
+    dataDir: string,
+    users: ReturnType<typeof makeUser>[],
+    batches: Iterable<NoteRecord>[],
+  ): Promise<string | undefined>
   size(dataDir: string): Promise<StoreSize>
   cleanUp(): Promise<void>
 }
@@ -75,7 +98,11 @@ function postgres(databases: BenchDatabases): Store {
 }
 
 /** The searching account's notes, counting what each pattern matches and keeping the listing pattern's matches. */
-function* counted(notes: Iterable<NoteRecord>, expected: number[], listed: NoteRecord[]): Generator<NoteRecord, void, undefined> {
+function* counted(
+  notes: Iterable<NoteRecord>,
+  expected: number[],
+  listed: NoteRecord[],
+): Generator<NoteRecord, void, undefined> {
   for (const note of notes) {
     SEARCH_PATTERNS.forEach((p, i) => {
       if (p.matches.test(note.title) || p.matches.test(note.content)) {
@@ -100,7 +127,11 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
     const listerNotes = function* () {
       for (const note of listed) yield { ...note, _id: newId(), userId: lister._id }
     }
-    const databaseUrl = await store.prepare(dataDir, [searcher, lister], [counted(makeSearchNotes(searcher._id, notes), expected, listed), listerNotes()])
+    const databaseUrl = await store.prepare(
+      dataDir,
+      [searcher, lister],
+      [counted(makeSearchNotes(searcher._id, notes), expected, listed), listerNotes()],
+    )
     const seedSeconds = (performance.now() - began) / 1000
     const secret = randomBytes(32).toString('hex')
     const tokens = createTokenService(secret)
@@ -117,18 +148,44 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
       const patterns = []
       for (const [i, p] of SEARCH_PATTERNS.entries()) {
         log(`[${store.name}] ${notes} notes: ${p.query}`)
-        patterns.push({ query: p.query, expected: expected[i] ?? 0, ...(await timeSerial(client, searchPath(p.query), warmup, count)) })
+        patterns.push({
+          query: p.query,
+          expected: expected[i] ?? 0,
+          ...(await timeSerial(client, searchPath(p.query), warmup, count)),
+        })
       }
       client.close()
       const listClient = new SerialClient(service.url, `Bearer ${tokens.issue(publicUser(lister))}`)
-      const listing = { notes: listed.length, query: LISTING_PATTERN, ...(await timeSerial(listClient, '/get-all-notes', warmup, count)) }
+      const listing = {
+        notes: listed.length,
+        query: LISTING_PATTERN,
+        ...(await timeSerial(listClient, '/get-all-notes', warmup, count)),
+      }
       listClient.close()
-      result = { store: store.name, notes, seedSeconds, indexSeconds, warmup, patterns, listing, size: { totalBytes: NaN, relations: [] } }
+      result = {
+        store: store.name,
+        notes,
+        seedSeconds,
+        indexSeconds,
+        warmup,
+        patterns,
+        listing,
+        size: { totalBytes: NaN, relations: [] },
+      }
       if (notes === CONCURRENT_AT) {
-        const request = { method: 'GET' as const, path: searchPath(LISTING_PATTERN), headers: { authorization: searcherAuth } }
+        const request = {
+          method: 'GET' as const,
+          path: searchPath(LISTING_PATTERN),
+          headers: { authorization: searcherAuth },
+        }
         await runLoad(service.url, [request], REALISTIC, 2)
         const c = await runLoad(service.url, [request], REALISTIC, CONCURRENT_SECONDS)
-        result.concurrent = { query: LISTING_PATTERN, connections: REALISTIC.connections, seconds: CONCURRENT_SECONDS, ...c }
+        result.concurrent = {
+          query: LISTING_PATTERN,
+          connections: REALISTIC.connections,
+          seconds: CONCURRENT_SECONDS,
+          ...c,
+        }
       }
     } finally {
       await service.stop()
@@ -143,12 +200,14 @@ async function measureSize(store: Store, notes: number, serviceEnv: Record<strin
 
 /** The command as run, with the settings that shaped it; a database URL without its password. */
 function commandLine(out: string): string {
-  const settings = ['SIZES', 'SEARCHES', 'STORES', 'DATABASE_URL', ...PASSED_THROUGH].filter((k) => process.env[k] !== undefined).map((k) => {
-    if (k !== 'DATABASE_URL') return `${k}=${process.env[k]}`
-    const url = new URL(process.env[k] as string)
-    url.password = ''
-    return `${k}=${url.toString()}`
-  })
+  const settings = ['SIZES', 'SEARCHES', 'STORES', 'DATABASE_URL', ...PASSED_THROUGH]
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => {
+      if (k !== 'DATABASE_URL') return `${k}=${process.env[k]}`
+      const url = new URL(process.env[k] as string)
+      url.password = ''
+      return `${k}=${url.toString()}`
+    })
   const args = [...argsWithoutOut(), ...(out === DEFAULT_OUT ? [] : ['--out', out.replace(`${process.cwd()}/`, '')])]
   return [...settings, 'node dist-bench/bench/search-index/run.js', ...args].join(' ')
 }
@@ -157,7 +216,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { out: { type: 'string', default: DEFAULT_OUT } } })
   const out = values.out
   const sizes = (process.env.SIZES ?? '1000,100000').split(',').map(Number)
-  if (sizes.some((s) => !Number.isInteger(s) || s < 1)) throw new Error(`SIZES wants whole numbers of notes, e.g. 1000,100000; got ${process.env.SIZES}`)
+  if (sizes.some((s) => !Number.isInteger(s) || s < 1))
+    throw new Error(`SIZES wants whole numbers of notes, e.g. 1000,100000; got ${process.env.SIZES}`)
   const serviceEnv: Record<string, string> = {
     LISTING_CACHE_MB: '0',
     // The account holds more than the default quotas allow (50 000 notes, 200 MB); this run only.
@@ -167,20 +227,27 @@ async function main(): Promise<void> {
   for (const k of PASSED_THROUGH) if (process.env[k] !== undefined) serviceEnv[k] = process.env[k]
   const databases = process.env.DATABASE_URL ? new BenchDatabases(process.env.DATABASE_URL) : undefined
   const only = process.env.STORES?.toLowerCase().split(',')
-  const stores = [sqlite, ...(databases ? [postgres(databases)] : [])].filter((s) => !only || only.includes(s.name.toLowerCase()))
-  if (stores.length === 0) throw new Error(`STORES=${process.env.STORES} names no store this run has (sqlite; postgresql with DATABASE_URL)`)
+  const stores = [sqlite, ...(databases ? [postgres(databases)] : [])].filter(
+    (s) => !only || only.includes(s.name.toLowerCase()),
+  )
+  if (stores.length === 0)
+    throw new Error(`STORES=${process.env.STORES} names no store this run has (sqlite; postgresql with DATABASE_URL)`)
   const header = [
     '# Search benchmark',
     '',
     `\`${commandLine(out ?? DEFAULT_OUT)}\``,
     '',
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node.js ${process.version}; load average (1, 5, 15 min) at the start: ${load()}.`,
-    `Service: built (\`dist/\`), started fresh per store and size, ${Object.entries(serviceEnv).map(([k, v]) => `${k}=${v}`).join(', ')}.`,
+    `Service: built (\`dist/\`), started fresh per store and size, ${Object.entries(serviceEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}.`,
     ...(databases ? [await databases.describeServer()] : []),
   ]
   const results: SizeResult[] = []
   const save = (final: boolean) => {
-    const lines = final ? [...header, `Load average at the end: ${load()}.`] : [...header, '(incomplete: the run is still going or stopped early)']
+    const lines = final
+      ? [...header, `Load average at the end: ${load()}.`]
+      : [...header, '(incomplete: the run is still going or stopped early)']
     const markdown = report(lines, results)
     writeResults(out, markdown, { command: commandLine(out ?? DEFAULT_OUT), serviceEnv, loadAtEnd: loadavg(), results })
     return markdown

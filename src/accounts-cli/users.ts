@@ -16,7 +16,10 @@ import { openCommandStore } from '../store/open.js'
 import { escapeForTerminal, escapeJsonForTerminal } from '../unicode.js'
 
 // The operator's input is held to the routes' own field schemas.
-const NewAccount = Type.Object({ fullName, email: emailField, password: passwordField }, { required: ['fullName', 'email', 'password'] })
+const NewAccount = Type.Object(
+  { fullName, email: emailField, password: passwordField },
+  { required: ['fullName', 'email', 'password'] },
+)
 const NewPassword = Type.Object({ password: passwordField }, { required: ['password'] })
 
 function refuseInput(problem: string | undefined): void {
@@ -58,7 +61,10 @@ async function confirmed(io: CliIo, { user, usage: { notes }, sessions }: Accoun
     'This cannot be undone.\nType the email to confirm: '
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false })
   try {
-    const answer = await Promise.race([rl.question(prompt), new Promise<string>((resolve) => rl.once('close', () => resolve('')))])
+    const answer = await Promise.race([
+      rl.question(prompt),
+      new Promise<string>((resolve) => rl.once('close', () => resolve(''))),
+    ])
     return emailKeyOf(answer) === user.emailKey
   } finally {
     rl.close()
@@ -73,7 +79,9 @@ function describe({ user, usage, sessions }: AccountDetails): string[] {
     `created:  ${user.createdOn}`,
     `notes:    ${usage.notes} (${usage.bytes} bytes)`,
     `sessions: ${sessions.length}`,
-    ...sessions.map((s) => `  ${s._id}  created ${s.createdOn}  last used ${s.lastUsedOn}  ${s.client || '(no client given)'}`),
+    ...sessions.map(
+      (s) => `  ${s._id}  created ${s.createdOn}  last used ${s.lastUsedOn}  ${s.client || '(no client given)'}`,
+    ),
   ]
 }
 
@@ -82,7 +90,12 @@ const showJson = (details: AccountDetails) =>
     user: publicUser(details.user),
     notes: details.usage.notes,
     noteBytes: details.usage.bytes,
-    sessions: details.sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client })),
+    sessions: details.sessions.map((s) => ({
+      _id: s._id,
+      createdOn: s.createdOn,
+      lastUsedOn: s.lastUsedOn,
+      client: s.client,
+    })),
   })
 
 /** Written as it is read: a large list is never held whole. */
@@ -131,14 +144,18 @@ const ON_ONE_ACCOUNT: Record<string, OneAccountCommand> = {
   async delete(admin, email, values, io) {
     const details = await admin.details(email)
     if (!values.yes) {
-      if (!io.stdin.isTTY) throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
+      if (!io.stdin.isTTY)
+        throw new UsageError('users delete asks for confirmation on a terminal; without one, pass --yes')
       if (!(await confirmed(io, details))) {
         line(io.stderr, 'notes-service: not deleted (the email typed did not match)')
         return 1
       }
     }
     await admin.delete(details.user)
-    line(io.stdout, `deleted ${details.user.email}: the account, ${details.usage.notes} note(s) and ${details.sessions.length} session(s)`)
+    line(
+      io.stdout,
+      `deleted ${details.user.email}: the account, ${details.usage.notes} note(s) and ${details.sessions.length} session(s)`,
+    )
   },
 }
 
@@ -164,7 +181,13 @@ export async function runUsers(args: string[], env: Env, io: CliIo = process): P
     if (!known) throw new UsageError(command ? `unknown users command "${command}"` : 'users needs a command')
     const store = await openCommandStore(parseConfig(env))
     try {
-      return await run(new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)), command, emails, values, io)
+      return await run(
+        new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)),
+        command,
+        emails,
+        values,
+        io,
+      )
     } finally {
       await store.close()
     }

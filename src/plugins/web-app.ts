@@ -13,7 +13,13 @@ export const APP_PAGES = ['/', '/sign-in', '/sign-up', '/account', '/trash'] as 
 
 export const DOCS_PAGE = '/docs'
 
-const SAME_ORIGIN = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'"]
+const SAME_ORIGIN = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+]
 const NO_BASE_FORM_OR_FRAME = ["base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]
 
 /**
@@ -75,7 +81,8 @@ function readPage(file: string) {
 function sendPage(request: FastifyRequest, reply: FastifyReply, page: ReturnType<typeof readPage>): FastifyReply {
   void reply.header('cache-control', REVALIDATE).header('vary', 'accept-encoding').header('etag', page.etag)
   const ifNoneMatch = request.headers['if-none-match']
-  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => ['*', page.etag].includes(tag.trim()))) return reply.code(304).send()
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => ['*', page.etag].includes(tag.trim())))
+    return reply.code(304).send()
   void reply.type('text/html; charset=utf-8')
   const offered = (['br', 'gzip'] as const).filter((encoding) => page[encoding])
   const encoding = negotiate(request.headers['accept-encoding'] ?? '', offered)
@@ -120,14 +127,19 @@ export async function registerWebApp(app: FastifyInstance, root = defaultWebRoot
       preCompressed: true,
       cacheControl: false,
       setHeaders(res, path) {
-        const cacheControl = path.includes(`${join(root, 'assets')}/`) ? IMMUTABLE : isServiceWorker(root, path) ? NEVER_STORED : REVALIDATE
+        const cacheControl = path.includes(`${join(root, 'assets')}/`)
+          ? IMMUTABLE
+          : isServiceWorker(root, path)
+            ? NEVER_STORED
+            : REVALIDATE
         res.setHeader('cache-control', cacheControl)
         res.setHeader('vary', 'accept-encoding')
       },
     })
     const appHtml = readPage(join(root, 'index.html'))
     const docsHtml = readPage(join(root, 'docs', 'index.html'))
-    for (const page of APP_PAGES) web.get(page, { schema: { hide: true } }, async (request, reply) => sendPage(request, reply, appHtml))
+    for (const page of APP_PAGES)
+      web.get(page, { schema: { hide: true } }, async (request, reply) => sendPage(request, reply, appHtml))
     web.get(DOCS_PAGE, { schema: { hide: true } }, async (request, reply) => sendPage(request, reply, docsHtml))
   })
 }

@@ -18,13 +18,20 @@ import {
 import { dropFalsyFields } from './falsy.js'
 
 /** The bare 401 when the caller's session had ended. */
-const doneOr401 = (reply: FastifyReply, done: boolean, message: string) => (done ? { error: false, message } : sendUnauthorized(reply))
+const doneOr401 = (reply: FastifyReply, done: boolean, message: string) =>
+  done ? { error: false, message } : sendUnauthorized(reply)
 
-export function accountManagementRoutes(app: FastifyInstance, sessions: SessionService, settings: AccountSettings, authenticate: Authenticate): void {
+export function accountManagementRoutes(
+  app: FastifyInstance,
+  sessions: SessionService,
+  settings: AccountSettings,
+  authenticate: Authenticate,
+): void {
   app.post('/logout', {
     onRequest: authenticate,
     schema: logout,
-    handler: async (request, reply) => doneOr401(reply, await sessions.logout(callerOf(request)), 'Logged out successfully'),
+    handler: async (request, reply) =>
+      doneOr401(reply, await sessions.logout(callerOf(request)), 'Logged out successfully'),
   })
 
   app.get('/get-sessions', {
@@ -41,7 +48,8 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     onRequest: authenticate,
     schema: deleteSession,
     handler: async (request) => {
-      if (!(await sessions.end(callerOf(request), request.params.sessionId))) throw new ContractError(404, SESSION_NOT_FOUND)
+      if (!(await sessions.end(callerOf(request), request.params.sessionId)))
+        throw new ContractError(404, SESSION_NOT_FOUND)
       return { error: false, message: 'Session ended successfully' }
     },
   })
@@ -59,7 +67,11 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     schema: changePassword,
     handler: async (request, reply) => {
       const { currentPassword, newPassword } = request.body
-      return doneOr401(reply, await settings.changePassword(callerOf(request), currentPassword, newPassword), 'Password changed successfully')
+      return doneOr401(
+        reply,
+        await settings.changePassword(callerOf(request), currentPassword, newPassword),
+        'Password changed successfully',
+      )
     },
   })
 
@@ -79,6 +91,10 @@ export function accountManagementRoutes(app: FastifyInstance, sessions: SessionS
     preValidation: dropFalsyFields,
     schema: deleteAccount,
     handler: async (request, reply) =>
-      doneOr401(reply, await settings.deleteAccount(callerOf(request), request.body.password), 'Account deleted successfully'),
+      doneOr401(
+        reply,
+        await settings.deleteAccount(callerOf(request), request.body.password),
+        'Account deleted successfully',
+      ),
   })
 }

@@ -10,7 +10,9 @@ import { badRequest } from '../errors.js'
 
 /** The 200 body as JSON text: each note as stored, never parsed and written again. */
 export function changesBody(answer: ChangesAnswer): string {
-  const changes = answer.changes.map((c) => `{"noteId":${JSON.stringify(c.noteId)},"note":${c.json ?? 'null'}}`).join(',')
+  const changes = answer.changes
+    .map((c) => `{"noteId":${JSON.stringify(c.noteId)},"note":${c.json ?? 'null'}}`)
+    .join(',')
   return `{"error":false,"changes":[${changes}],"cursor":${JSON.stringify(answer.cursor)},"more":${answer.more},"message":"Changes retrieved successfully"}`
 }
 

@@ -82,7 +82,12 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     config: TRAILING_SPACE_500,
     schema: pinNote,
     handler: async (request, reply) => {
-      const note = await notes.setPinned(request.user._id, request.params.noteId, request.body.isPinned, expectedOf(request))
+      const note = await notes.setPinned(
+        request.user._id,
+        request.params.noteId,
+        request.body.isPinned,
+        expectedOf(request),
+      )
       return { error: false, note: withVersion(reply, note), message: 'Note updated successfully' }
     },
   })
@@ -103,6 +108,7 @@ export function noteRoutes(app: FastifyInstance, notes: NoteService, authenticat
     onRequest: authenticate,
     preValidation: dropFalsyQueryFields,
     schema: searchNotes,
-    handler: async (request, reply) => sendJson(reply, searchBody(await notes.searchJson(request.user._id, request.query.query))),
+    handler: async (request, reply) =>
+      sendJson(reply, searchBody(await notes.searchJson(request.user._id, request.query.query))),
   })
 }

@@ -8,7 +8,9 @@ import type { LiveStreams } from '../services/streams.js'
 import { startEventStream } from './stream-wire.js'
 
 /** Last-Event-ID (an EventSource reconnecting) wins over since; an empty one is none. */
-function startingCursor(request: FastifyRequest<{ Querystring: Static<typeof streamChanges.querystring> }>): string | undefined {
+function startingCursor(
+  request: FastifyRequest<{ Querystring: Static<typeof streamChanges.querystring> }>,
+): string | undefined {
   const header = request.headers['last-event-id']
   const lastEventId = Array.isArray(header) ? header[0] : header
   return lastEventId || request.query.since

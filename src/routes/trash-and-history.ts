@@ -3,7 +3,14 @@
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Authenticate } from '../plugins/auth.js'
-import { deleteNoteForever, emptyTrash, getTrash, noteHistory, restoreNote, restoreRevision } from '../schemas/trash-and-history.js'
+import {
+  deleteNoteForever,
+  emptyTrash,
+  getTrash,
+  noteHistory,
+  restoreNote,
+  restoreRevision,
+} from '../schemas/trash-and-history.js'
 import type { NoteService } from '../services/notes.js'
 import { expectedOf, withVersion } from './if-match.js'
 
@@ -13,7 +20,11 @@ export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, 
   app.get('/get-trash', {
     onRequest: authenticate,
     schema: getTrash,
-    handler: async (request) => ({ error: false, notes: await notes.listTrash(request.user._id), message: 'Trash retrieved successfully' }),
+    handler: async (request) => ({
+      error: false,
+      notes: await notes.listTrash(request.user._id),
+      message: 'Trash retrieved successfully',
+    }),
   })
 
   app.put<{ Params: Params }>('/restore-note/:noteId', {
@@ -37,7 +48,11 @@ export function trashAndHistoryRoutes(app: FastifyInstance, notes: NoteService, 
   app.delete('/empty-trash', {
     onRequest: authenticate,
     schema: emptyTrash,
-    handler: async (request) => ({ error: false, deleted: await notes.emptyTrash(request.user._id), message: 'Trash emptied' }),
+    handler: async (request) => ({
+      error: false,
+      deleted: await notes.emptyTrash(request.user._id),
+      message: 'Trash emptied',
+    }),
   })
 
   app.get<{ Params: Params }>('/get-note-history/:noteId', {

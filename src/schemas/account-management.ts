@@ -27,7 +27,9 @@ const Session = Type.Object({
   _id: Type.String(),
   createdOn: Type.String(),
   lastUsedOn: Type.String({ description: 'Updated at most every 5 minutes.' }),
-  client: Type.String({ description: "The session's User-Agent, trimmed to 200 characters; empty when none was sent." }),
+  client: Type.String({
+    description: "The session's User-Agent, trimmed to 200 characters; empty when none was sent.",
+  }),
   current: Type.Boolean({ description: 'True for the session of the token that asks.' }),
 })
 
@@ -39,10 +41,15 @@ const SessionsOk = Type.Object(
 const SessionEnded = done('That session ended: its token gets 401 everywhere from now on.')
 const LoggedOutEverywhere = done("Every session of the account ended, the caller's too.")
 const PasswordChanged = done("The new password is stored; every other session ended, the caller's stays.")
-const UserUpdated = Type.Object({ error: ok, user: User, message: Type.String() }, { description: 'The user as stored now.' })
+const UserUpdated = Type.Object(
+  { error: ok, user: User, message: Type.String() },
+  { description: 'The user as stored now.' },
+)
 const AccountDeleted = done('The account, its notes and its sessions are deleted; its tokens get 401.')
 
-const SessionNotFound = errorBody('No session with this id belongs to the user (a malformed id included).', [SESSION_NOT_FOUND])
+const SessionNotFound = errorBody('No session with this id belongs to the user (a malformed id included).', [
+  SESSION_NOT_FOUND,
+])
 const WrongPassword = errorBody(
   'A required field is missing or falsy ("… is required"), a field has the wrong JSON type, is too long or holds an unpaired ' +
     'surrogate, the body is not valid UTF-8, not valid JSON or not an object, the new password is shorter than 8 characters or the same as the current one, or the password is wrong ' +
@@ -54,23 +61,39 @@ const withBody = { ...bodyErrors, ...authErrors }
 const about = operationsOf(ACCOUNT_MANAGEMENT_TAG, true)
 
 export const logout = {
-  ...about('logout', 'Log out', 'Ends the session of this token. A token issued before sessions existed ends with every other such token of the account.'),
+  ...about(
+    'logout',
+    'Log out',
+    'Ends the session of this token. A token issued before sessions existed ends with every other such token of the account.',
+  ),
   response: { 200: LoggedOut, ...withBody },
 }
 
 export const getSessions = {
-  ...about('getSessions', 'The sessions of the account', 'Every live session: when it was made and last used, its client, and which one is asking.'),
+  ...about(
+    'getSessions',
+    'The sessions of the account',
+    'Every live session: when it was made and last used, its client, and which one is asking.',
+  ),
   response: { 200: SessionsOk, ...authErrors },
 }
 
 export const deleteSession = {
-  ...about('deleteSession', 'End one session', "Ends one of the caller's sessions (its own included). Another user's session id answers 404."),
+  ...about(
+    'deleteSession',
+    'End one session',
+    "Ends one of the caller's sessions (its own included). Another user's session id answers 404.",
+  ),
   params: sessionIdParams,
   response: { 200: SessionEnded, ...withBody, 404: SessionNotFound },
 }
 
 export const logoutEverywhere = {
-  ...about('logoutEverywhere', 'Log out everywhere', "Ends every session of the account, the caller's included, and every token issued before sessions existed."),
+  ...about(
+    'logoutEverywhere',
+    'Log out everywhere',
+    "Ends every session of the account, the caller's included, and every token issued before sessions existed.",
+  ),
   response: { 200: LoggedOutEverywhere, ...withBody },
 }
 
@@ -80,7 +103,7 @@ export const changePassword = {
     'Change the password',
     "Checks currentPassword (wrong ones are counted per session, never toward the login's limits), stores newPassword " +
       "(at least 8 characters, not the current one) and ends every other session. The caller's session stays; a token issued before " +
-      'sessions existed ends too. Commits only while the caller\'s session is alive: one that a revocation ended meanwhile answers 401.',
+      "sessions existed ends too. Commits only while the caller's session is alive: one that a revocation ended meanwhile answers 401.",
   ),
   body: ChangePasswordBody,
   response: { 200: PasswordChanged, ...withBody, 400: WrongPassword },
@@ -93,7 +116,11 @@ export const editUser = {
 }
 
 export const deleteAccount = {
-  ...about('deleteAccount', 'Delete the account', "Checks the password (wrong ones are counted per session), then deletes the account, its notes and its sessions, while the caller's session is alive."),
+  ...about(
+    'deleteAccount',
+    'Delete the account',
+    "Checks the password (wrong ones are counted per session), then deletes the account, its notes and its sessions, while the caller's session is alive.",
+  ),
   body: DeleteAccountBody,
   response: { 200: AccountDeleted, ...withBody, 400: WrongPassword },
 }

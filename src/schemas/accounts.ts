@@ -13,10 +13,13 @@ const LoginBody = Type.Object({ email, password }, { required: ['email', 'passwo
 
 const ok = Type.Literal(false)
 
-const CreateAccountOk = Type.Union([
-  Type.Object({ error: ok, user: User, accessToken: Type.String(), message: Type.String() }),
-  Type.Object({ error: Type.Literal(true), message: Type.String() }),
-], { description: 'Registered; or {error: true, message: "User already exists"} when the email is taken.' })
+const CreateAccountOk = Type.Union(
+  [
+    Type.Object({ error: ok, user: User, accessToken: Type.String(), message: Type.String() }),
+    Type.Object({ error: Type.Literal(true), message: Type.String() }),
+  ],
+  { description: 'Registered; or {error: true, message: "User already exists"} when the email is taken.' },
+)
 const LoginOk = Type.Object(
   { error: ok, message: Type.String(), email: Type.String(), accessToken: Type.String() },
   { description: "Logged in: a new access token, and the account's email." },
@@ -41,11 +44,22 @@ export const createAccount = {
       'with {error: true, message: "User already exists"}.',
   ),
   body: CreateAccountBody,
-  response: { 200: CreateAccountOk, ...bodyErrors, 403: RegistrationClosed, 429: TooManyRequests, ...serverErrors, 507: InsufficientStorage },
+  response: {
+    200: CreateAccountOk,
+    ...bodyErrors,
+    403: RegistrationClosed,
+    429: TooManyRequests,
+    ...serverErrors,
+    507: InsufficientStorage,
+  },
 }
 
 export const login = {
-  ...open('login', 'Log in', 'Answers a new access token. A wrong password and an unknown email both answer 400 "Invalid Credentials".'),
+  ...open(
+    'login',
+    'Log in',
+    'Answers a new access token. A wrong password and an unknown email both answer 400 "Invalid Credentials".',
+  ),
   body: LoginBody,
   response: { 200: LoginOk, ...bodyErrors, 429: TooManyRequests, ...serverErrors },
 }

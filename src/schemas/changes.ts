@@ -11,12 +11,20 @@ import { operationsOf } from './operations.js'
 export const LIMIT_OUT_OF_RANGE = `limit must be an integer from 1 to ${CHANGES_LIMIT.max}`
 
 const ChangesQuery = Type.Object({
-  since: Type.Optional(Type.String({ maxLength: 100, description: 'A cursor from an earlier answer; absent: every note.' })),
+  since: Type.Optional(
+    Type.String({ maxLength: 100, description: 'A cursor from an earlier answer; absent: every note.' }),
+  ),
   // The query string is not coerced (app.ts): a number is its digits.
   limit: Type.Optional(
-    answered(Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `1 to ${CHANGES_LIMIT.max}; ${CHANGES_LIMIT.default} when absent.` }), {
-      invalid: LIMIT_OUT_OF_RANGE,
-    }),
+    answered(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,3}$',
+        description: `1 to ${CHANGES_LIMIT.max}; ${CHANGES_LIMIT.default} when absent.`,
+      }),
+      {
+        invalid: LIMIT_OUT_OF_RANGE,
+      },
+    ),
   ),
 })
 
@@ -28,7 +36,10 @@ const ChangesOk = Type.Object(
     more: Type.Boolean(),
     message: Type.String(),
   },
-  { description: "The account's changes after the cursor, oldest first, each note's latest once: null when it left the listing. more: read again at once." },
+  {
+    description:
+      "The account's changes after the cursor, oldest first, each note's latest once: null when it left the listing. more: read again at once.",
+  },
 )
 
 const CursorExpired = errorBody(

@@ -2,7 +2,14 @@
 import type { TObject } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
-import { NAME_TEXT, WELL_FORMED, formatProblemMessage, isNameText, isWellFormedText, notWellFormedMessage } from '../unicode.js'
+import {
+  NAME_TEXT,
+  WELL_FORMED,
+  formatProblemMessage,
+  isNameText,
+  isWellFormedText,
+  notWellFormedMessage,
+} from '../unicode.js'
 import { answersOf } from './fields.js'
 
 if (!FormatRegistry.Has(WELL_FORMED)) FormatRegistry.Set(WELL_FORMED, isWellFormedText)

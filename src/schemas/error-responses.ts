@@ -30,7 +30,9 @@ export const Unauthorized = {
 }
 
 const PayloadTooLarge = errorBody('The body is larger than BODY_LIMIT.', ['Request body is too large'])
-const UnsupportedMediaType = errorBody('The body is not sent as application/json.', ['Content-Type must be application/json'])
+const UnsupportedMediaType = errorBody('The body is not sent as application/json.', [
+  'Content-Type must be application/json',
+])
 
 export const InsufficientStorage = errorBody(
   "The server's disk has less than MIN_FREE_DISK_MB free (SQLite store only); reads and deletes still work.",

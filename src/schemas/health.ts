@@ -10,4 +10,7 @@ const Down = Type.Object(
 
 export const healthz = { ...operatorOperation('healthz', 'Liveness: the process answers'), response: { 200: Up } }
 
-export const readyz = { ...operatorOperation('readyz', 'Readiness: the store answers'), response: { 200: Up, 503: Down } }
+export const readyz = {
+  ...operatorOperation('readyz', 'Readiness: the store answers'),
+  response: { 200: Up, 503: Down },
+}

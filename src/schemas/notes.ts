@@ -27,10 +27,16 @@ const AddNoteBody = Type.Composite([
 ])
 const EditNoteBody = Type.Partial(Type.Object(noteInput))
 const PinBody = Type.Object({ isPinned: Type.Optional(isPinned) })
-const SearchQuery = Type.Object({ query: answered(text(LIMITS.query), { required: 'Search query is required' }) }, { required: ['query'] })
+const SearchQuery = Type.Object(
+  { query: answered(text(LIMITS.query), { required: 'Search query is required' }) },
+  { required: ['query'] },
+)
 
 const ok = Type.Literal(false)
-export const NoteOk = Type.Object({ error: ok, note: Note, message: Type.String() }, { description: 'The note, as stored after the change.' })
+export const NoteOk = Type.Object(
+  { error: ok, note: Note, message: Type.String() },
+  { description: 'The note, as stored after the change.' },
+)
 const NotesOk = Type.Object(
   { error: ok, notes: Type.Array(Note), message: Type.String() },
   { description: 'The notes: pinned first, then newest createdOn, then _id descending.' },
@@ -49,7 +55,10 @@ const AddNoteBadRequest = Type.Union(
 const NoteNotFound = errorBody('No note with this id belongs to the user (a malformed id included).', [NOTE_NOT_FOUND])
 export const NoteChanged = Type.Object(
   { error: Type.Literal(true), message: message({ enum: [NOTE_CHANGED] }), note: Note },
-  { description: 'If-Match names none of the versions the note has now: nothing changed; `note` is the note as it is.', additionalProperties: false },
+  {
+    description: 'If-Match names none of the versions the note has now: nothing changed; `note` is the note as it is.',
+    additionalProperties: false,
+  },
 )
 export const NoteQuotaReached = errorBody(
   'The account keeps MAX_NOTES_PER_ACCOUNT notes already, or the note would take it past MAX_NOTE_MB_PER_ACCOUNT ' +
@@ -77,7 +86,14 @@ export const noteOperation = operationsOf('notes', true)
 export const addNote = {
   ...noteOperation('addNote', 'Add a note'),
   body: AddNoteBody,
-  response: { 200: NoteOk, ...bodyErrors, 400: AddNoteBadRequest, ...authErrors, 403: NoteQuotaReached, 507: InsufficientStorage },
+  response: {
+    200: NoteOk,
+    ...bodyErrors,
+    400: AddNoteBadRequest,
+    ...authErrors,
+    403: NoteQuotaReached,
+    507: InsufficientStorage,
+  },
 }
 
 export const editNote = {
@@ -92,20 +108,32 @@ export const editNote = {
 }
 
 export const deleteNote = {
-  ...noteOperation('deleteNote', 'Delete a note', 'Moves it to the trash (erased at once when TRASH_DAYS is 0). Honours If-Match.'),
+  ...noteOperation(
+    'deleteNote',
+    'Delete a note',
+    'Moves it to the trash (erased at once when TRASH_DAYS is 0). Honours If-Match.',
+  ),
   params: noteIdParams,
   response: { 200: NoteOk, ...noteById, 412: NoteChanged },
 }
 
 export const pinNote = {
-  ...noteOperation('updateNotePinned', 'Pin or unpin a note', 'Stores isPinned whenever the key is present, false included.'),
+  ...noteOperation(
+    'updateNotePinned',
+    'Pin or unpin a note',
+    'Stores isPinned whenever the key is present, false included.',
+  ),
   params: noteIdParams,
   body: PinBody,
   response: { 200: NoteOk, ...noteById, 412: NoteChanged, 507: InsufficientStorage },
 }
 
 export const getAllNotes = {
-  ...noteOperation('getAllNotes', "The user's notes", 'Pinned first, then newest createdOn first, then _id descending.'),
+  ...noteOperation(
+    'getAllNotes',
+    "The user's notes",
+    'Pinned first, then newest createdOn first, then _id descending.',
+  ),
   response: { 200: NotesOk, ...authErrors },
 }
 

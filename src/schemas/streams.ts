@@ -6,7 +6,9 @@ import { Unauthorized, errorBody } from './error-responses.js'
 import { operationsOf } from './operations.js'
 
 const StreamQuery = Type.Object({
-  since: Type.Optional(Type.String({ description: 'A cursor of /get-changes or an event id; Last-Event-ID wins when both are sent.' })),
+  since: Type.Optional(
+    Type.String({ description: 'A cursor of /get-changes or an event id; Last-Event-ID wins when both are sent.' }),
+  ),
 })
 
 const retryAfter = { 'retry-after': { type: 'string', description: 'Seconds to wait before opening a stream again.' } }
@@ -33,7 +35,11 @@ export const streamChanges = {
       'The cursor is too old, from another account or another database, past the feed, or not a cursor: list all notes again (/get-changes without since).',
       [CURSOR_EXPIRED],
     ),
-    429: errorBody(`The account holds STREAMS_PER_ACCOUNT streams on this server already.`, [TOO_MANY_FOR_ACCOUNT], retryAfter),
+    429: errorBody(
+      `The account holds STREAMS_PER_ACCOUNT streams on this server already.`,
+      [TOO_MANY_FOR_ACCOUNT],
+      retryAfter,
+    ),
     500: errorBody('An unexpected failure inside the service.', ['Internal Server Error']),
     503: errorBody(
       'This server holds STREAMS_PER_INSTANCE streams already or is shutting down (sent with Retry-After), or the database cannot be reached.',

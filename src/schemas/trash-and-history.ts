@@ -25,15 +25,26 @@ const HistoryOk = Type.Object(
 )
 
 const TrashedNoteNotFound = errorBody('The trash holds no note with this id of the user.', [NOTE_NOT_FOUND])
-const HistoryNotFound = errorBody('The user has no such note, live or in the trash, or the note no such revision.', [NOTE_NOT_FOUND, REVISION_NOT_FOUND])
+const HistoryNotFound = errorBody('The user has no such note, live or in the trash, or the note no such revision.', [
+  NOTE_NOT_FOUND,
+  REVISION_NOT_FOUND,
+])
 
 export const getTrash = {
-  ...noteOperation('getTrash', "The user's trash", 'Most recently deleted first. Notes are erased for good TRASH_DAYS after deletion.'),
+  ...noteOperation(
+    'getTrash',
+    "The user's trash",
+    'Most recently deleted first. Notes are erased for good TRASH_DAYS after deletion.',
+  ),
   response: { 200: TrashOk, ...authErrors },
 }
 
 export const restoreNote = {
-  ...noteOperation('restoreNote', 'Restore a note from the trash', 'Held to the quota as add-note is; the note gets a new updatedOn.'),
+  ...noteOperation(
+    'restoreNote',
+    'Restore a note from the trash',
+    'Held to the quota as add-note is; the note gets a new updatedOn.',
+  ),
   params: noteIdParams,
   response: { 200: NoteOk, ...authErrors, 403: NoteQuotaReached, 404: TrashedNoteNotFound, 507: InsufficientStorage },
 }
@@ -50,7 +61,11 @@ export const emptyTrash = {
 }
 
 export const noteHistory = {
-  ...noteOperation('getNoteHistory', "A note's revision history", 'Newest first; a note in the trash keeps its history.'),
+  ...noteOperation(
+    'getNoteHistory',
+    "A note's revision history",
+    'Newest first; a note in the trash keeps its history.',
+  ),
   params: noteIdParams,
   response: { 200: HistoryOk, ...authErrors, 404: HistoryNotFound },
 }
@@ -62,5 +77,12 @@ export const restoreRevision = {
     "Sets the note's title, content and tags to the revision's as a new edit (pinning stays), answered as edit-note. Honours If-Match.",
   ),
   params: RevisionParams,
-  response: { 200: NoteOk, ...noteById, 403: NoteQuotaReached, 404: HistoryNotFound, 412: NoteChanged, 507: InsufficientStorage },
+  response: {
+    200: NoteOk,
+    ...noteById,
+    403: NoteQuotaReached,
+    404: HistoryNotFound,
+    412: NoteChanged,
+    507: InsufficientStorage,
+  },
 }

@@ -5,10 +5,20 @@ import { ContractError } from '../errors.js'
 import { NAME_TEXT, WELL_FORMED, formatProblemMessage, notWellFormedMessage } from '../unicode.js'
 import { answersOf } from './fields.js'
 
-const ARTICLE: Record<string, string> = { string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', number: 'a number' }
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  number: 'a number',
+}
 
 /** `context`: the part of `request` that failed (body, querystring, params); its route schema holds the fields' answers. */
-export function contractErrorFromValidation(errors: FastifySchemaValidationError[], context: string, request: FastifyRequest): ContractError {
+export function contractErrorFromValidation(
+  errors: FastifySchemaValidationError[],
+  context: string,
+  request: FastifyRequest,
+): ContractError {
   const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context]
   // The answer for a NAME_TEXT failure (fullName only) depends on the value.
   const data = context === 'body' ? request.body : undefined
@@ -34,11 +44,17 @@ export function contractErrorFromValidation(errors: FastifySchemaValidationError
       if (path.length > 1) return new ContractError(400, `${field} must be an array of strings`)
       return new ContractError(400, `${field} must be ${ARTICLE[String(params.type)] ?? String(params.type)}`)
     case 'maxLength':
-      return new ContractError(400, `${path.length > 1 ? 'each of ' : ''}${field} must be at most ${String(params.limit)} characters`)
+      return new ContractError(
+        400,
+        `${path.length > 1 ? 'each of ' : ''}${field} must be at most ${String(params.limit)} characters`,
+      )
     case 'format':
       if (params.format === WELL_FORMED) return new ContractError(400, notWellFormedMessage(field))
       if (params.format === NAME_TEXT) {
-        return new ContractError(400, formatProblemMessage(field, (data as Record<string, unknown> | undefined)?.[field]))
+        return new ContractError(
+          400,
+          formatProblemMessage(field, (data as Record<string, unknown> | undefined)?.[field]),
+        )
       }
       return new ContractError(400, `${field} is invalid`)
     case 'maxItems':

@@ -11,7 +11,10 @@ export const generatePassword = (): string => randomBytes(18).toString('base64ur
 /** kind 'input': exit code 2; 'state': 1. */
 export class AdminError extends Error {
   override name = 'AdminError'
-  constructor(message: string, readonly kind: 'input' | 'state') {
+  constructor(
+    message: string,
+    readonly kind: 'input' | 'state',
+  ) {
     super(message)
   }
 }
@@ -52,7 +55,8 @@ export class AccountAdmin {
     const email = emailInput.trim()
     if (email === '') throw new AdminError('Email is required', 'input')
     const user = newUser(name, email, await this.passwords.hash(plainPassword))
-    if (!(await this.store.createUser(user))) throw new AdminError(`an account with the email "${email}" exists already`, 'state')
+    if (!(await this.store.createUser(user)))
+      throw new AdminError(`an account with the email "${email}" exists already`, 'state')
     return user
   }
 

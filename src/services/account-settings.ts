@@ -3,7 +3,13 @@ import { ContractError, badRequest } from '../errors.js'
 import { PasswordReplacedError, SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
 import type { BruteForceGuard } from './brute-force.js'
-import { NEW_PASSWORD_MIN_LENGTH, type PasswordHasher, SAME_PASSWORD, passwordLength, passwordTooShort } from './passwords.js'
+import {
+  NEW_PASSWORD_MIN_LENGTH,
+  type PasswordHasher,
+  SAME_PASSWORD,
+  passwordLength,
+  passwordTooShort,
+} from './passwords.js'
 import { type Authenticated, type SessionService, actorOf, revokeNow } from './sessions.js'
 import type { TokenUser } from './tokens.js'
 
@@ -23,7 +29,8 @@ export class AccountSettings {
   /** Every other session ends in the same transaction, and a token without one with the account's other such tokens. */
   async changePassword(caller: Authenticated, currentPassword: string, newPassword: string): Promise<boolean> {
     // Refused before anything is counted: these say nothing about the current password.
-    if (passwordLength(newPassword) < NEW_PASSWORD_MIN_LENGTH) throw badRequest(passwordTooShort('New password', NEW_PASSWORD_MIN_LENGTH))
+    if (passwordLength(newPassword) < NEW_PASSWORD_MIN_LENGTH)
+      throw badRequest(passwordTooShort('New password', NEW_PASSWORD_MIN_LENGTH))
     if (newPassword === currentPassword) throw badRequest(SAME_PASSWORD)
     await this.checkPassword(caller, currentPassword)
     const passwordHash = await this.passwords.hash(newPassword)

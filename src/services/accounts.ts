@@ -25,7 +25,14 @@ export function publicUser(user: UserRecord): TokenUser {
 
 /** A new account's record; `email` is trimmed already. */
 export function newUser(fullName: string, email: string, passwordHash: string): UserRecord {
-  return { _id: newId(), fullName, email, emailKey: emailKeyOf(email), passwordHash, createdOn: new Date().toISOString() }
+  return {
+    _id: newId(),
+    fullName,
+    email,
+    emailKey: emailKeyOf(email),
+    passwordHash,
+    createdOn: new Date().toISOString(),
+  }
 }
 
 function requireEmail(email: string): string {
@@ -54,7 +61,8 @@ export class AccountService {
   async register(input: Registration, origin: Origin): Promise<RegistrationResult> {
     this.assertRegistrationOpen()
     const email = requireEmail(input.email)
-    if (passwordLength(input.password) < this.minPasswordLength) throw badRequest(passwordTooShort('Password', this.minPasswordLength))
+    if (passwordLength(input.password) < this.minPasswordLength)
+      throw badRequest(passwordTooShort('Password', this.minPasswordLength))
     // A possible duplicate is counted before the lookup, so parallel ones cannot pass the limit together.
     const duplicate = await this.guard.beginRegistration(origin.ip)
     if (await this.store.findUserByEmailKey(emailKeyOf(email))) {

@@ -57,14 +57,19 @@ async function take(counters: readonly Counter[], message: string): Promise<Coun
   const tookPoint = (t: PromiseSettledResult<unknown>) => t.status === 'fulfilled' || t.reason instanceof RateLimiterRes
   await Promise.all(counters.filter((_, i) => tookPoint(taken[i]!)).map(([limiter, key]) => limiter.reward(key)))
   const failure = refusals.find((r) => !(r instanceof RateLimiterRes))
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error('brute-force counter failed', { cause: failure })
+  if (failure !== undefined)
+    throw failure instanceof Error ? failure : new Error('brute-force counter failed', { cause: failure })
   const waitMs = Math.max(...refusals.map((r) => (r as RateLimiterRes).msBeforeNext))
   throw new ContractError(429, message, true, { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) })
 }
 
-export function createBruteForceGuard(config: BruteForceConfig, factory: LimiterFactory = memoryLimiters): BruteForceGuard {
+export function createBruteForceGuard(
+  config: BruteForceConfig,
+  factory: LimiterFactory = memoryLimiters,
+): BruteForceGuard {
   if (!config.enabled) return noGuard
-  const limiter = (keyPrefix: string, points: number, duration = config.windowSeconds) => factory({ keyPrefix, points, duration })
+  const limiter = (keyPrefix: string, points: number, duration = config.windowSeconds) =>
+    factory({ keyPrefix, points, duration })
   const pair = limiter('login-pair', config.pairLimit)
   const email = limiter('login-email', config.emailLimit)
   const client = limiter('login-client', config.ipLimit)
@@ -73,7 +78,15 @@ export function createBruteForceGuard(config: BruteForceConfig, factory: Limiter
   const registered = limiter('registered-client', config.registrationsPerClient, config.registrationWindowSeconds)
 
   return {
-    beginLogin: (emailKey, ip) => take([[pair, `${emailKey}\u0000${ip}`], [email, emailKey], [client, ip]], LOGIN_THROTTLED),
+    beginLogin: (emailKey, ip) =>
+      take(
+        [
+          [pair, `${emailKey}\u0000${ip}`],
+          [email, emailKey],
+          [client, ip],
+        ],
+        LOGIN_THROTTLED,
+      ),
     async beginSessionCheck(key) {
       const counted = await session.consume(key).catch((err: unknown) => {
         if (err instanceof RateLimiterRes) return undefined

@@ -36,7 +36,12 @@ function parseCursor(text: string): { epoch: string; seq: number } | undefined {
  * The account's changes after `cursor` (every live note when undefined), at most `limit`. A cursor of another epoch,
  * below the feed's floor or past its head, or no cursor at all, is answered 410: only listing again recovers from it.
  */
-export async function readChanges(store: Store, userId: string, cursor: string | undefined, limit: number): Promise<ChangesAnswer> {
+export async function readChanges(
+  store: Store,
+  userId: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<ChangesAnswer> {
   const from = cursor === undefined ? undefined : parseCursor(cursor)
   if (cursor !== undefined && from === undefined) throw cursorExpired()
   // One more than asked says whether another page follows.

@@ -115,7 +115,8 @@ export class LiveStream {
   /** Reads the feed, or once more after the read in flight: a burst of notices costs at most two reads. */
   requestRead(publishedAt: number | undefined): void {
     if (this.ended) return
-    if (publishedAt !== undefined && (this.pendingSince === undefined || publishedAt < this.pendingSince)) this.pendingSince = publishedAt
+    if (publishedAt !== undefined && (this.pendingSince === undefined || publishedAt < this.pendingSince))
+      this.pendingSince = publishedAt
     if (this.reading) {
       this.readAgain = true
       return
@@ -166,7 +167,11 @@ export class LiveStream {
     } catch (err) {
       // The client reconnects with its Last-Event-ID and is told 410 before any event.
       if (isExpiredCursor(err)) this.end('cursor-expired')
-      else this.deps.log?.warn({ err }, 'live update stream: reading the change feed failed; trying again at the next heartbeat')
+      else
+        this.deps.log?.warn(
+          { err },
+          'live update stream: reading the change feed failed; trying again at the next heartbeat',
+        )
     } finally {
       this.reading = false
     }
@@ -175,13 +180,16 @@ export class LiveStream {
   private async checkLoop(fresh: boolean): Promise<void> {
     this.checking = true
     try {
-      for (let next: boolean | undefined = fresh; next !== undefined && !this.ended; ) {
+      for (let next: boolean | undefined = fresh; next !== undefined && !this.ended;) {
         this.checkAgain = undefined
         if (!(await this.deps.stillAdmitted(this.caller, next))) return this.end('session')
         next = this.checkAgain
       }
     } catch (err) {
-      this.deps.log?.warn({ err }, 'live update stream: checking its session failed; trying again at the next heartbeat')
+      this.deps.log?.warn(
+        { err },
+        'live update stream: checking its session failed; trying again at the next heartbeat',
+      )
     } finally {
       this.checking = false
     }

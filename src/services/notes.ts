@@ -1,6 +1,13 @@
 // The contract's note rules (docs/contract.md, "Endpoints") for every store: ownership, truthy-only edits, pinning.
 import type { NoteQuotaConfig, RetentionConfig } from '../config.js'
-import { ContractError, REVISION_NOT_FOUND, noteChanged, noteLimitMessage, noteNotFound, storageLimitMessage } from '../errors.js'
+import {
+  ContractError,
+  REVISION_NOT_FOUND,
+  noteChanged,
+  noteLimitMessage,
+  noteNotFound,
+  storageLimitMessage,
+} from '../errors.js'
 import {
   NOTE_INPUT_FIELDS,
   type NoteInputField,
@@ -12,7 +19,14 @@ import {
   emptyInput,
   holdsVersion,
 } from '../note-shape.js'
-import { type CheckedVersions, type JsonText, NoteQuotaExceededError, type NoteWrite, type NoteWriteTerms, type Store } from '../store/types.js'
+import {
+  type CheckedVersions,
+  type JsonText,
+  NoteQuotaExceededError,
+  type NoteWrite,
+  type NoteWriteTerms,
+  type Store,
+} from '../store/types.js'
 import { isWellFormedId, newId } from './ids.js'
 import type { SearchPool } from './search-pool.js'
 
@@ -47,14 +61,26 @@ export class NoteService {
       return await write()
     } catch (err) {
       if (!(err instanceof NoteQuotaExceededError)) throw err
-      throw new ContractError(403, err.limit === 'notes' ? noteLimitMessage(this.quotaConfig.notes) : storageLimitMessage(this.quotaConfig.megabytes))
+      throw new ContractError(
+        403,
+        err.limit === 'notes'
+          ? noteLimitMessage(this.quotaConfig.notes)
+          : storageLimitMessage(this.quotaConfig.megabytes),
+      )
     }
   }
 
   /** The note added, or undefined when the account is gone (the route answers 401). */
   async add(userId: string, input: NewNote): Promise<NoteRecord | undefined> {
     const now = new Date().toISOString()
-        const note: NoteRecord = { _id: newId(), ...emptyInput(), ...pick(input, ADDED_FIELDS), userId, createdOn: now, updatedOn: now }
+    const note: NoteRecord = {
+      _id: newId(),
+      ...emptyInput(),
+      ...pick(input, ADDED_FIELDS),
+      userId,
+      createdOn: now,
+      updatedOn: now,
+    }
     return (await this.withQuotaAnswer(() => this.store.insertNote(note))) ? note : undefined
   }
 
@@ -67,7 +93,12 @@ export class NoteService {
   }
 
   /** `isPinned` whenever it is present, false included (docs/contract.md, "PUT /update-note-pinned/:noteId"). */
-  async setPinned(userId: string, noteId: string, isPinned: boolean | undefined, expected?: Expected): Promise<NoteRecord> {
+  async setPinned(
+    userId: string,
+    noteId: string,
+    isPinned: boolean | undefined,
+    expected?: Expected,
+  ): Promise<NoteRecord> {
     return this.patch(userId, noteId, isPinned === undefined ? {} : { isPinned }, expected)
   }
 
@@ -84,7 +115,9 @@ export class NoteService {
 
   /** The trashed note back among the notes, held to the quota as an added note is. */
   async restore(userId: string, noteId: string): Promise<NoteRecord> {
-    const note = isWellFormedId(noteId) ? await this.withQuotaAnswer(() => this.store.restoreNote(userId, noteId, new Date().toISOString())) : undefined
+    const note = isWellFormedId(noteId)
+      ? await this.withQuotaAnswer(() => this.store.restoreNote(userId, noteId, new Date().toISOString()))
+      : undefined
     if (!note) throw noteNotFound()
     return note
   }
@@ -135,7 +168,9 @@ export class NoteService {
       return settled(note && (holdsVersion(note, expected) ? { note } : { conflict: note }))
     }
     const terms: NoteWriteTerms = { expected, revisionId: newId() }
-    return settled(await this.withQuotaAnswer(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)))
+    return settled(
+      await this.withQuotaAnswer(() => this.store.updateNote(userId, noteId, patch, new Date().toISOString(), terms)),
+    )
   }
 }
 

@@ -10,7 +10,8 @@ const argon2Slot = pLimit(Math.max(1, availableParallelism() - 1))
 /** For change-password (OWASP ASVS 5.0 V6.2.1). */
 export const NEW_PASSWORD_MIN_LENGTH = 8
 
-export const passwordTooShort = (field: 'Password' | 'New password', min: number) => `${field} must be at least ${min} characters`
+export const passwordTooShort = (field: 'Password' | 'New password', min: number) =>
+  `${field} must be at least ${min} characters`
 export const SAME_PASSWORD = 'New password must be different from the current password'
 
 /** Code points: an emoji is one character, as a person counts it. */

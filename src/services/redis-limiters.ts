@@ -46,8 +46,13 @@ export function createRedisLimiters(url: string) {
         if (reportedDown) return
         reportedDown = true
         const detail = { redis: where, reason: err?.message ?? 'connection closed' }
-        if (up) log.warn(detail, 'Redis lost: brute-force counters fall back to this process until it returns; still serving')
-        else log.warn(detail, 'Redis unreachable: brute-force counters stay in this process until it answers; still serving')
+        if (up)
+          log.warn(detail, 'Redis lost: brute-force counters fall back to this process until it returns; still serving')
+        else
+          log.warn(
+            detail,
+            'Redis unreachable: brute-force counters stay in this process until it answers; still serving',
+          )
         up = false
       }
       redis.on('error', down)

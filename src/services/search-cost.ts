@@ -20,7 +20,8 @@ const RE2_ONLY = new RegExp(
   'g',
 )
 const SAME_COST: Record<string, string> = { '\\A': '^', '\\z': '$', '\\C': '.', '(?P<': '(?<' }
-const escaped = (text: string): string => [...text].map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')
+const escaped = (text: string): string =>
+  [...text].map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')
 
 /**
  * The pattern in JavaScript's syntax, each element as costly as RE2 compiles it or costlier. What it reads as text
@@ -36,7 +37,8 @@ const asJavaScript = (pattern: string): string =>
     if (g.flagsEnd !== undefined) return g.flagsEnd === ':' ? '(?:' : '(?:)'
     if (g.property !== undefined) return '\\p{L}' // every property weighs the same
     if (g.codePoint !== undefined) return `\\u{${g.codePoint}}`
-    if (g.classStart !== undefined) return `${g.classStart}${asJavaScript((g.classBody as string).replace(/^\]/, '\\]'))}]`
+    if (g.classStart !== undefined)
+      return `${g.classStart}${asJavaScript((g.classBody as string).replace(/^\]/, '\\]'))}]`
     return SAME_COST[match] ?? match
   })
 
@@ -52,14 +54,18 @@ export interface ParsedPattern {
 /** Parsed once per search: the cost bound and the plan read the same tree. */
 export function parsePattern(source: string): ParsedPattern {
   try {
-    return { source, tree: regjsparser.parse(asJavaScript(source), 'u', { namedGroups: true, unicodePropertyEscape: true }) }
+    return {
+      source,
+      tree: regjsparser.parse(asJavaScript(source), 'u', { namedGroups: true, unicodePropertyEscape: true }),
+    }
   } catch {
     return { source }
   }
 }
 
 /** `pattern` parsed, unless it already is. */
-export const parsed = (pattern: string | ParsedPattern): ParsedPattern => (typeof pattern === 'string' ? parsePattern(pattern) : pattern)
+export const parsed = (pattern: string | ParsedPattern): ParsedPattern =>
+  typeof pattern === 'string' ? parsePattern(pattern) : pattern
 
 /** Anchors and `\b` step once, as a literal; RE2 refuses back-references. A non-ASCII member makes a class wide. */
 const FIXED = { dot: WEIGHT.wide, unicodePropertyEscape: WEIGHT.property, anchor: 1, reference: 1 } as const
@@ -73,7 +79,10 @@ function costOf(node: Node, inClass = false): number {
     case 'characterClassRange':
       return classWeight(node.max.codePoint)
     case 'characterClass': // one set of byte ranges for the NFA: it weighs its widest member
-      return Math.max(node.negative ? WEIGHT.wide : WEIGHT.asciiClass, ...node.body.map((member) => costOf(member, true)))
+      return Math.max(
+        node.negative ? WEIGHT.wide : WEIGHT.asciiClass,
+        ...node.body.map((member) => costOf(member, true)),
+      )
     case 'characterClassEscape':
       return 'dsw'.includes(node.value) ? WEIGHT.asciiClass : WEIGHT.wide
     case 'alternative':
@@ -98,7 +107,9 @@ function costOf(node: Node, inClass = false): number {
  * it repeats and its own characters. So 50 per character, times every count found, bounds the sum.
  */
 function roughCost(pattern: string): number {
-  const counts = [...pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)].map(([, n, m]) => Math.max(1, Number(n), Number(m || 0)))
+  const counts = [...pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)].map(([, n, m]) =>
+    Math.max(1, Number(n), Number(m || 0)),
+  )
   return counts.reduce((product, count) => product * count, WEIGHT.property * pattern.length)
 }
 

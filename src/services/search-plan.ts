@@ -115,7 +115,9 @@ function infoOf(node: PatternNode): Info {
       return node.body.map(infoOf).reduce(alternate)
     case 'group':
       // Look-around and back-references are refused by RE2; matching anything is the safe reading.
-      return node.behavior === 'normal' || node.behavior === 'ignore' ? node.body.map(infoOf).reduce(concat, EMPTY) : ANY
+      return node.behavior === 'normal' || node.behavior === 'ignore'
+        ? node.body.map(infoOf).reduce(concat, EMPTY)
+        : ANY
     case 'quantifier': {
       const x = infoOf(node.body[0])
       if (node.min === 1 && node.max === 1) return x
@@ -137,7 +139,9 @@ function simplify(plan: SearchPlan): SearchPlan {
   const parts = [...seen.values()]
   const literals = parts.flatMap((p) => ('literal' in p ? [p.literal] : []))
   const kept = parts.filter(
-    (p) => !('literal' in p) || !literals.some((other) => other !== p.literal && (isAnd ? other.includes(p.literal) : p.literal.includes(other))),
+    (p) =>
+      !('literal' in p) ||
+      !literals.some((other) => other !== p.literal && (isAnd ? other.includes(p.literal) : p.literal.includes(other))),
   )
   return kept.length === 1 ? (kept[0] as SearchPlan) : isAnd ? { and: kept } : { or: kept }
 }

@@ -13,11 +13,14 @@ import { type MatchResult, type MatchTask, STARTED } from './search-task.js'
 /** SEARCH_THREADS, SEARCH_QUEUE (searches that may wait for a thread) and SEARCH_TIMEOUT_MS, the budget of a whole search (docs/search.md). */
 export type SearchLimits = Record<'threads' | 'queue' | 'timeoutMs', number>
 
-const searchTooSlow = (timeoutMs: number) => badRequest(`Search took longer than ${timeoutMs} ms: use a simpler pattern`)
+const searchTooSlow = (timeoutMs: number) =>
+  badRequest(`Search took longer than ${timeoutMs} ms: use a simpler pattern`)
 
 export const SEARCH_BUSY = 'Too many searches are running: try again shortly'
 
-const WORKER = fileURLToPath(new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
+const WORKER = fileURLToPath(
+  new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+)
 
 export class SearchPool {
   /** Searches admitted, counted until the last task of each has settled. */
@@ -48,13 +51,15 @@ export class SearchPool {
    * failure.
    */
   started(): Promise<void> {
-    this.starting ??= this.threads.run({ pattern: '', texts: [], control: new Int32Array(new SharedArrayBuffer(4)), deadline: Infinity }).then(
-      () => {},
-      (err: unknown) => {
-        this.starting = undefined
-        throw err
-      },
-    )
+    this.starting ??= this.threads
+      .run({ pattern: '', texts: [], control: new Int32Array(new SharedArrayBuffer(4)), deadline: Infinity })
+      .then(
+        () => {},
+        (err: unknown) => {
+          this.starting = undefined
+          throw err
+        },
+      )
     return this.starting
   }
 
@@ -116,11 +121,13 @@ export class Search implements TextMatcher {
         () => reject(Atomics.load(control, STARTED) === 0 ? this.pool.busy() : searchTooSlow(this.timeoutMs)),
         Math.max(0, this.deadline - Date.now()),
       )
-      task.finally(() => clearTimeout(timer)).then((result) => {
-        if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
-        else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
-        else resolve(result.matched)
-      }, reject)
+      task
+        .finally(() => clearTimeout(timer))
+        .then((result) => {
+          if ('invalid' in result) reject(badRequest(`query is not a supported regular expression: ${result.invalid}`))
+          else if ('stopped' in result) reject(searchTooSlow(this.timeoutMs))
+          else resolve(result.matched)
+        }, reject)
     })
   }
 

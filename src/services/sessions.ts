@@ -14,7 +14,12 @@ export const MAX_SESSIONS_PER_ACCOUNT = 100
 function clientOf(userAgent: string | undefined): string {
   if (!userAgent) return ''
   // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-  return userAgent.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 200).trimEnd().toWellFormed()
+  return userAgent
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .trim()
+    .slice(0, 200)
+    .trimEnd()
+    .toWellFormed()
 }
 
 export interface Authenticated extends Pick<VerifiedToken, 'sessionId' | 'issuedAt'> {
@@ -54,9 +59,13 @@ export class SessionService {
   authenticate(token: VerifiedToken): Promise<Authenticated | undefined> {
     const { sessionId } = token
     if (sessionId === undefined) {
-      return this.store.findUserById(token.user._id).then((account) =>
-        account && admitsTokenWithoutSession(account, token.issuedAt) ? { account, sessionId, issuedAt: token.issuedAt } : undefined,
-      )
+      return this.store
+        .findUserById(token.user._id)
+        .then((account) =>
+          account && admitsTokenWithoutSession(account, token.issuedAt)
+            ? { account, sessionId, issuedAt: token.issuedAt }
+            : undefined,
+        )
     }
     return this.store.findSession(sessionId).then((found) => {
       // A session names one account; a token naming another account's session is refused.
@@ -85,7 +94,13 @@ export class SessionService {
 
   async list(userId: string, currentId: string | undefined): Promise<ListedSession[]> {
     const sessions = await this.live(userId)
-    return sessions.map((s) => ({ _id: s._id, createdOn: s.createdOn, lastUsedOn: s.lastUsedOn, client: s.client, current: s._id === currentId }))
+    return sessions.map((s) => ({
+      _id: s._id,
+      createdOn: s.createdOn,
+      lastUsedOn: s.lastUsedOn,
+      client: s.client,
+      current: s._id === currentId,
+    }))
   }
 
   /** DELETE /delete-session, while the caller's session is alive (else SessionEndedError); false: no such session. */
@@ -96,13 +111,20 @@ export class SessionService {
 
   /** A token without a session cannot be told apart from the account's other such tokens: they all end. false: no account. */
   async logout(caller: Authenticated): Promise<boolean> {
-    if (caller.sessionId !== undefined) return this.store.deleteSession(caller.account._id, caller.sessionId, actorOf(caller))
-    return (await this.store.updateUser(caller.account._id, {}, revokeNow({ endSessions: false }), actorOf(caller))) !== undefined
+    if (caller.sessionId !== undefined)
+      return this.store.deleteSession(caller.account._id, caller.sessionId, actorOf(caller))
+    return (
+      (await this.store.updateUser(caller.account._id, {}, revokeNow({ endSessions: false }), actorOf(caller))) !==
+      undefined
+    )
   }
 
   /** POST /logout-everywhere (with the caller as actor) and `users revoke-sessions` (none). */
   async endAll(userId: string, caller?: Authenticated): Promise<boolean> {
-    return (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }), caller && actorOf(caller))) !== undefined
+    return (
+      (await this.store.updateUser(userId, {}, revokeNow({ endSessions: true }), caller && actorOf(caller))) !==
+      undefined
+    )
   }
 
   // Not awaited: a failed write only leaves lastUsedOn older. The statement repeats the condition, so instances that

@@ -79,7 +79,9 @@ export class LiveStreams {
     }
     try {
       const first: ChangesAnswer =
-        cursor === undefined ? { changes: [], cursor: await this.deps.currentCursor(userId), more: false } : await this.deps.readFeed(userId, cursor, STREAM_PAGE)
+        cursor === undefined
+          ? { changes: [], cursor: await this.deps.currentCursor(userId), more: false }
+          : await this.deps.readFeed(userId, cursor, STREAM_PAGE)
       return {
         start: (output) => {
           if (this.shuttingDown) {

@@ -49,17 +49,30 @@ export function createTokenService(secret: string, options: { cacheSize?: number
       } catch {
         return undefined
       }
-      const claims = payload as { user?: Partial<TokenUser>; sid?: unknown; exp?: unknown; nbf?: unknown; iat?: unknown } | null
+      const claims = payload as {
+        user?: Partial<TokenUser>
+        sid?: unknown
+        exp?: unknown
+        nbf?: unknown
+        iat?: unknown
+      } | null
       const user = claims?.user
       if (!claims || !user || typeof user._id !== 'string') return undefined
       if ('sid' in claims && typeof claims.sid !== 'string') return undefined
       // iat is optional (RFC 7519 §4.1.6).
       const issuedAt = 'iat' in claims ? claims.iat : 0
       if (typeof issuedAt !== 'number' || issuedAt * 1000 - MAX_CLOCK_SKEW_MS > Date.now()) return undefined
-      const verifiedToken: VerifiedToken = { user: user as TokenUser, sessionId: claims.sid as string | undefined, issuedAt }
+      const verifiedToken: VerifiedToken = {
+        user: user as TokenUser,
+        sessionId: claims.sid as string | undefined,
+        issuedAt,
+      }
       // A hit applies nbf and the iat bound too, so it agrees with a full check even if the clock is set back.
       if (typeof claims.exp === 'number') {
-        const notBefore = Math.max(typeof claims.nbf === 'number' ? claims.nbf * 1000 : 0, issuedAt * 1000 - MAX_CLOCK_SKEW_MS)
+        const notBefore = Math.max(
+          typeof claims.nbf === 'number' ? claims.nbf * 1000 : 0,
+          issuedAt * 1000 - MAX_CLOCK_SKEW_MS,
+        )
         verified.set(token, { claims: verifiedToken, notBefore, expires: claims.exp * 1000 })
       }
       return verifiedToken

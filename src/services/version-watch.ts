@@ -24,7 +24,12 @@ export interface WatchedStreams {
 type Log = Record<'warn', (obj: object, msg: string) => void>
 
 /** Starts watching; the result stops it. */
-export function watchVersions(source: VersionSource, streams: WatchedStreams, log?: Log, everyMs = WATCH_MS): () => void {
+export function watchVersions(
+  source: VersionSource,
+  streams: WatchedStreams,
+  log?: Log,
+  everyMs = WATCH_MS,
+): () => void {
   /** The versions each watched account had at the last read; an account seen for the first time is told once. */
   const known = new Map<string, UserVersions | undefined>()
   /** SQLite's version clock as read before the last read of versions: while it stands, nothing changed. */
@@ -53,18 +58,24 @@ export function watchVersions(source: VersionSource, streams: WatchedStreams, lo
   const tick = () => {
     if (running) return
     running = true
-    read().then(
-      () => {
-        failing = false
-      },
-      (err: unknown) => {
-        // Streams still read at their heartbeat; one warning per outage, not one per read.
-        if (!failing) log?.warn({ err }, 'live update streams: reading account versions failed; changes made outside this service reach streams at their heartbeat until it works again')
-        failing = true
-      },
-    ).finally(() => {
-      running = false
-    })
+    read()
+      .then(
+        () => {
+          failing = false
+        },
+        (err: unknown) => {
+          // Streams still read at their heartbeat; one warning per outage, not one per read.
+          if (!failing)
+            log?.warn(
+              { err },
+              'live update streams: reading account versions failed; changes made outside this service reach streams at their heartbeat until it works again',
+            )
+          failing = true
+        },
+      )
+      .finally(() => {
+        running = false
+      })
   }
   const timer = setInterval(tick, everyMs).unref()
   return () => clearInterval(timer)

@@ -69,7 +69,12 @@ export interface AccountStore {
    * when absent. With an actor no longer admitted, rejects with SessionEndedError, changing nothing; with a
    * `replacing` hash no longer stored, with PasswordReplacedError, changing nothing.
    */
-  updateUser(userId: string, change: AccountChange, revocation?: Revocation, actor?: Actor): Promise<UserRecord | undefined>
+  updateUser(
+    userId: string,
+    change: AccountChange,
+    revocation?: Revocation,
+    actor?: Actor,
+  ): Promise<UserRecord | undefined>
   /** Deletes the account, its notes and its sessions in one transaction; false when absent. Actor: as updateUser. */
   deleteUser(userId: string, actor?: Actor): Promise<boolean>
 }

@@ -11,12 +11,19 @@ export interface StoreLimits {
 }
 
 /** The revisions kept of each note: none when either bound of history is 0. */
-export const revisionsKept = (retention: RetentionConfig): number => (retention.historyDays > 0 ? retention.historyRevisions : 0)
+export const revisionsKept = (retention: RetentionConfig): number =>
+  retention.historyDays > 0 ? retention.historyRevisions : 0
 
 /** The configured limits in the store's form: the quota in bytes instead of MB. */
 export function storeLimitsOf(config: { noteQuota: NoteQuotaConfig; retention: RetentionConfig }): StoreLimits {
-  return { quota: { notes: config.noteQuota.notes, bytes: config.noteQuota.megabytes * 2 ** 20 }, keepRevisions: revisionsKept(config.retention) }
+  return {
+    quota: { notes: config.noteQuota.notes, bytes: config.noteQuota.megabytes * 2 ** 20 },
+    keepRevisions: revisionsKept(config.retention),
+  }
 }
 
 /** What a driver opened without limits holds to: no quota, and HISTORY_REVISIONS' default. */
-export const DEFAULT_LIMITS: StoreLimits = { quota: { notes: 0, bytes: 0 }, keepRevisions: revisionsKept(defaultConfig.retention) }
+export const DEFAULT_LIMITS: StoreLimits = {
+  quota: { notes: 0, bytes: 0 },
+  keepRevisions: revisionsKept(defaultConfig.retention),
+}

@@ -5,7 +5,10 @@
 import type { NoteWrite, Store } from './types.js'
 
 /** Whose accounts a write changes; `ownerOf` answers a session's account where this process has learnt it. */
-export type AccountsOf<A extends unknown[]> = (args: A, ownerOf: (sessionId: string) => string | undefined) => string | readonly string[] | undefined
+export type AccountsOf<A extends unknown[]> = (
+  args: A,
+  ownerOf: (sessionId: string) => string | undefined,
+) => string | readonly string[] | undefined
 
 /**
  * What the cache layer forgets. 'nothing' and 'notes' pass through: a listing is always checked against a notes
@@ -26,7 +29,9 @@ export interface MethodEffects<A extends unknown[], R> {
   publishes: Publishes<A, R>
 }
 
-export type StoreMethods = { readonly [K in keyof Store]: MethodEffects<Parameters<Store[K]>, Awaited<ReturnType<Store[K]>>> }
+export type StoreMethods = {
+  readonly [K in keyof Store]: MethodEffects<Parameters<Store[K]>, Awaited<ReturnType<Store[K]>>>
+}
 
 const wrote = (write: NoteWrite) => write !== undefined && 'note' in write
 const read = { forgets: 'nothing', publishes: 'nothing' } as const
@@ -41,7 +46,10 @@ export const STORE_METHODS = {
     forgets: { accounts: ([userId]) => userId },
     publishes: { sessions: ([userId, , revocation], user) => (revocation && user ? userId : undefined) },
   },
-  deleteUser: { forgets: { accounts: ([userId]) => userId }, publishes: { sessions: ([userId], deleted) => (deleted ? userId : undefined) } },
+  deleteUser: {
+    forgets: { accounts: ([userId]) => userId },
+    publishes: { sessions: ([userId], deleted) => (deleted ? userId : undefined) },
+  },
   // A login pushes out the account's expired sessions and those past the most it keeps.
   createSession: {
     forgets: { accounts: ([session]) => session.userId },
@@ -79,4 +87,6 @@ export const STORE_METHODS = {
 } as const satisfies StoreMethods
 
 /** The Store methods that write accounts or sessions. */
-export type AccountWrite = { [K in keyof Store]: (typeof STORE_METHODS)[K]['forgets'] extends { accounts: unknown } ? K : never }[keyof Store]
+export type AccountWrite = {
+  [K in keyof Store]: (typeof STORE_METHODS)[K]['forgets'] extends { accounts: unknown } ? K : never
+}[keyof Store]

@@ -63,7 +63,8 @@ export function* migrationRun<M extends AppliedRow>(adapter: MigrationAdapter<M>
       if (yield* ask(adapter.hasChangesTable())) return
       const rows = yield* ask(adapter.earlierRows())
       yield* ask(adapter.createChangesTable())
-      for (const row of sharedNumbers(adapter.dialect, rows, adapter.migrations)) yield* ask(adapter.record('schema_changes', row))
+      for (const row of sharedNumbers(adapter.dialect, rows, adapter.migrations))
+        yield* ask(adapter.record('schema_changes', row))
     })
   }
   const applied = new Set(yield* ask(adapter.appliedNumbers()))
@@ -82,7 +83,8 @@ export function* migrationRun<M extends AppliedRow>(adapter: MigrationAdapter<M>
       yield* ask(adapter.apply(m))
       const now = new Date().toISOString()
       yield* ask(adapter.record('schema_changes', { version: m.version, name: m.name, applied_on: now }))
-      if (earlier !== undefined) yield* ask(adapter.record('schema_migrations', { version: earlier, name: m.name, applied_on: now }))
+      if (earlier !== undefined)
+        yield* ask(adapter.record('schema_migrations', { version: earlier, name: m.name, applied_on: now }))
       return 1
     })
   }

@@ -50,13 +50,19 @@ export type PostgresMigration = DialectMigration<pg.ClientBase, Promise<void>>
  * schema_migrations' rows under their shared numbers (`list`: the dialect's migrations), to fill a new
  * schema_changes. A row not naming a change under its earlier number is an error, not a guess.
  */
-export function sharedNumbers<R extends AppliedRow>(dialect: 'sqlite' | 'postgres', rows: readonly R[], list: readonly AppliedRow[]): R[] {
+export function sharedNumbers<R extends AppliedRow>(
+  dialect: 'sqlite' | 'postgres',
+  rows: readonly R[],
+  list: readonly AppliedRow[],
+): R[] {
   const shared = new Map(list.map((m) => [m.name, m.version]))
   const earlier = earlierNumbers[dialect]
   const odd = rows.filter((r) => earlier[r.name] !== r.version || !shared.has(r.name))
   if (odd.length > 0) {
     const named = odd.map((r) => `${r.version} '${r.name}'`)
-    throw new Error(`schema_migrations records migrations this build does not know by those numbers: ${named.join(', ')}`)
+    throw new Error(
+      `schema_migrations records migrations this build does not know by those numbers: ${named.join(', ')}`,
+    )
   }
   return rows.map((r) => ({ ...r, version: shared.get(r.name)! })).sort((a, b) => a.version - b.version)
 }

@@ -59,4 +59,5 @@ export const columnList = (columns: readonly Column<string>[]): string => column
 export const NOTE_COLUMN_LIST = columnList(noteColumns)
 
 /** The fields whose columns `present` holds: what a migration's stored JSON carries, whatever later builds add. */
-export const columnsPresent = (present: readonly string[]): NoteColumn[] => noteColumns.filter((c) => present.includes(c.column))
+export const columnsPresent = (present: readonly string[]): NoteColumn[] =>
+  noteColumns.filter((c) => present.includes(c.column))

@@ -2,7 +2,14 @@
 // record whose key is already stored is skipped quietly only when it is the same record.
 import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { Note, type NoteRecord, StoredRevision, type StoredRevisionRecord, TrashedNote, type TrashedNoteRecord } from '../note-shape.js'
+import {
+  Note,
+  type NoteRecord,
+  StoredRevision,
+  type StoredRevisionRecord,
+  TrashedNote,
+  type TrashedNoteRecord,
+} from '../note-shape.js'
 
 export type NoteField = Exclude<keyof NoteRecord, '_id'>
 export type TrashedNoteField = Exclude<keyof TrashedNoteRecord, '_id'>

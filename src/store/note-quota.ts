@@ -10,4 +10,5 @@ export const bound = (limit: number): number => (limit > 0 ? limit : Number.MAX_
 export const isLimited = (quota: NoteQuota): boolean => quota.notes > 0 || quota.bytes > 0
 
 /** Only an edit that can change a note's size is held to quota.bytes. */
-export const resizes = (patch: NotePatch): boolean => patch.title !== undefined || patch.content !== undefined || patch.tags !== undefined
+export const resizes = (patch: NotePatch): boolean =>
+  patch.title !== undefined || patch.content !== undefined || patch.tags !== undefined

@@ -22,7 +22,10 @@ export async function openStore(config: Config): Promise<Store> {
 export async function openStoreWithVersions(config: Config): Promise<{ store: Store; versions: VersionsRead }> {
   const driver = await openDriver(config)
   const clock = driver.versionClock?.bind(driver)
-  const versions: VersionsRead = { userVersions: (ids) => driver.userVersions(ids), ...(clock && { versionClock: clock }) }
+  const versions: VersionsRead = {
+    userVersions: (ids) => driver.userVersions(ids),
+    ...(clock && { versionClock: clock }),
+  }
   if (!config.storeCache) return { store: driver, versions }
   return { store: cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }), versions }
 }

@@ -20,6 +20,11 @@ export interface SessionRow {
 }
 
 /** A session's columns under s_ names beside its account's (Store.findSession). */
-export type SessionWithUserRow = UserRow & { s_id: string; s_created_on: string; s_last_used_on: string; s_client: string }
+export type SessionWithUserRow = UserRow & {
+  s_id: string
+  s_created_on: string
+  s_last_used_on: string
+  s_client: string
+}
 
 export const SESSION_COLUMNS = 'id, user_id, created_on, last_used_on, client'

@@ -32,7 +32,10 @@ const MAX_TRIGRAMS = 12
 function trigramsOf(literal: string): string[] {
   const all = [...new Set(Array.from({ length: literal.length - 2 }, (_, i) => literal.slice(i, i + 3)))]
   if (all.length <= MAX_TRIGRAMS) return all
-  return Array.from({ length: MAX_TRIGRAMS }, (_, i) => all[Math.round((i * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string)
+  return Array.from(
+    { length: MAX_TRIGRAMS },
+    (_, i) => all[Math.round((i * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string,
+  )
 }
 
 /** The plan in a query language, each literal written by `literal`, and AND and OR as both stores write them. */
@@ -43,7 +46,13 @@ function rendered(plan: SearchPlan, literal: (text: string) => string): string {
 
 /** The plan as an FTS5 query of note_text: detail=none has no phrases, so a literal is the AND of its trigrams. */
 export const ftsQuery = (plan: SearchPlan): string =>
-  rendered(plan, (literal) => `(${trigramsOf(literal).map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')})`)
+  rendered(
+    plan,
+    (literal) =>
+      `(${trigramsOf(literal)
+        .map((t) => `"${t.replaceAll('"', '""')}"`)
+        .join(' AND ')})`,
+  )
 
 /** The plan as a PostgreSQL condition on NOTE_TEXT_FOLDED, each LIKE pattern written by `quote` as an SQL literal. */
 export const likeCondition = (plan: SearchPlan, quote: (text: string) => string): string =>

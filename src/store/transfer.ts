@@ -18,7 +18,8 @@ export type TrashImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'live'
  * What importing one revision did: as for a note, `{differs}` when its note already keeps a revision with its _id or its
  * editedOn (a note has one state per version); 'missing-note': its user has no note, live or trashed, with its noteId.
  */
-export type RevisionImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'missing-note' | { differs: RevisionField[] }
+export type RevisionImportOutcome =
+  'inserted' | 'exists' | 'missing-user' | 'missing-note' | { differs: RevisionField[] }
 
 /** A revision's place in note_revisions' key order: a history is one range of it (TransferStore.revisionsAfter). */
 export type RevisionKey = Pick<StoredRevisionRecord, 'noteId' | 'editedOn' | '_id'>

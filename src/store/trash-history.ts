@@ -35,9 +35,16 @@ export async function sweepInBatches(erase: () => Promise<number>): Promise<numb
 }
 
 /** Runs `erase` for each page of SWEEP_USERS account ids, in id order, read by `usersAfter` from '' on: its sum. */
-export async function sweepByAccounts(usersAfter: (id: string) => Promise<string[]>, erase: (userIds: string[]) => Promise<number>): Promise<number> {
+export async function sweepByAccounts(
+  usersAfter: (id: string) => Promise<string[]>,
+  erase: (userIds: string[]) => Promise<number>,
+): Promise<number> {
   let total = 0
-  for (let users = await usersAfter(''); users.length > 0; users = await usersAfter(users[users.length - 1] as string)) {
+  for (
+    let users = await usersAfter('');
+    users.length > 0;
+    users = await usersAfter(users[users.length - 1] as string)
+  ) {
     total += await erase(users)
   }
   return total

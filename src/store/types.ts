@@ -26,4 +26,10 @@ export interface StoreLifecycle {
   close(): Promise<void>
 }
 
-export type Store = AccountStore & SessionStore & NoteStore & TrashHistoryStore & FeedStore & SearchStore & StoreLifecycle
+export type Store = AccountStore &
+  SessionStore &
+  NoteStore &
+  TrashHistoryStore &
+  FeedStore &
+  SearchStore &
+  StoreLifecycle

@@ -31,7 +31,8 @@ const threadPoolSize = (env: Env) => Number(env.UV_THREADPOOL_SIZE) || 4
 function missingEnvironment(env: Env, threads: number): Record<string, string> {
   const missing: Record<string, string> = {}
   if (threads > threadPoolSize(env)) missing.UV_THREADPOOL_SIZE = String(threads)
-  if (process.platform === 'linux' && env.MALLOC_MMAP_THRESHOLD_ === undefined) missing.MALLOC_MMAP_THRESHOLD_ = String(128 * 1024)
+  if (process.platform === 'linux' && env.MALLOC_MMAP_THRESHOLD_ === undefined)
+    missing.MALLOC_MMAP_THRESHOLD_ = String(128 * 1024)
   return missing
 }
 
@@ -60,7 +61,8 @@ async function runImport(args: string[], env: Env): Promise<number> {
     throw new UsageError('import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE')
   }
   const threads = values.threads === undefined ? availableParallelism() : Number(values.threads)
-  if (!Number.isInteger(threads) || threads < 1) throw new UsageError(`--threads must be a whole number above 0, got "${values.threads}"`)
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new UsageError(`--threads must be a whole number above 0, got "${values.threads}"`)
   const missing = missingEnvironment(env, threads)
   if (Object.keys(missing).length > 0) return rerunWith(missing)
 
@@ -86,7 +88,9 @@ async function runImport(args: string[], env: Env): Promise<number> {
     return rejected > 0 ? 3 : 0 // 3: finished, but with rejected records
   } catch (err) {
     if (!(err instanceof StrictStop)) throw err
-    process.stderr.write(`stopped (--strict) at ${escapeForTerminal(err.message)}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`)
+    process.stderr.write(
+      `stopped (--strict) at ${escapeForTerminal(err.message)}\nrecords before it are imported; fix the file and run again (import skips what is already there)\n`,
+    )
     return 1
   } finally {
     await store.close()
@@ -155,7 +159,9 @@ async function runBackup(args: string[], env: Env): Promise<number> {
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('backup needs exactly one FILE')
   const result = await backupSqlite(parseConfig(env).dataDir, file)
-  process.stdout.write(`backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok\n`)
+  process.stdout.write(
+    `backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok\n`,
+  )
   return 0
 }
 
@@ -167,7 +173,9 @@ const withUsage =
     try {
       return await run(args, env)
     } catch (err) {
-      const isUsage = err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+      const isUsage =
+        err instanceof UsageError ||
+        (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
       if (!isUsage) throw err
       process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${TRANSFER_USAGE}`)
       return 2

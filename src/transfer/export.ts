@@ -4,7 +4,14 @@ import { createWriteStream } from 'node:fs'
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { emailKeyOf } from '../services/accounts.js'
-import type { NoteRecord, Store, StoredRevisionRecord, TransferStore, TrashedNoteRecord, UserRecord } from '../store/types.js'
+import type {
+  NoteRecord,
+  Store,
+  StoredRevisionRecord,
+  TransferStore,
+  TrashedNoteRecord,
+  UserRecord,
+} from '../store/types.js'
 import { escapeJsonForTerminal } from '../unicode.js'
 import { type EjsonMode, noteToEjson, revisionToEjson, trashedNoteToEjson, userToEjson } from './records.js'
 
@@ -41,7 +48,12 @@ async function* paged<T>(page: (after: T | undefined) => Promise<T[]>): AsyncGen
 }
 
 /** One string per page: fewer, larger writes. */
-async function* render<T>(pages: AsyncIterable<T[]>, toText: (record: T) => string, format: ExportFormat, count: () => void): AsyncGenerator<string> {
+async function* render<T>(
+  pages: AsyncIterable<T[]>,
+  toText: (record: T) => string,
+  format: ExportFormat,
+  count: () => void,
+): AsyncGenerator<string> {
   let first = true
   if (format === 'array') yield '['
   for await (const records of pages) {
@@ -63,7 +75,9 @@ async function write(target: string, chunks: AsyncIterable<string>): Promise<voi
   else await pipeline(source, createWriteStream(target))
 }
 
-export async function exportData(options: ExportOptions): Promise<{ users: number; notes: number; trash: number; revisions: number }> {
+export async function exportData(
+  options: ExportOptions,
+): Promise<{ users: number; notes: number; trash: number; revisions: number }> {
   const { store, format = 'lines', mode = 'relaxed', withPasswordHashes = false } = options
   let only: UserRecord | undefined
   if (options.userEmail !== undefined) {
@@ -72,20 +86,54 @@ export async function exportData(options: ExportOptions): Promise<{ users: numbe
   }
   const summary = { users: 0, notes: 0, trash: 0, revisions: 0 }
   if (options.usersOut !== undefined) {
-    const pages: AsyncIterable<UserRecord[]> = only ? Readable.from([[only]]) : paged<UserRecord>((after) => store.usersAfter(after?._id, PAGE_SIZE))
-    await write(options.usersOut, render(pages, (u) => userToEjson(u, mode, withPasswordHashes), format, () => summary.users++))
+    const pages: AsyncIterable<UserRecord[]> = only
+      ? Readable.from([[only]])
+      : paged<UserRecord>((after) => store.usersAfter(after?._id, PAGE_SIZE))
+    await write(
+      options.usersOut,
+      render(
+        pages,
+        (u) => userToEjson(u, mode, withPasswordHashes),
+        format,
+        () => summary.users++,
+      ),
+    )
   }
   if (options.notesOut !== undefined) {
     const pages = paged<NoteRecord>((after) => store.notesAfter(after?._id, PAGE_SIZE, only?._id))
-    await write(options.notesOut, render(pages, (n) => noteToEjson(n, mode), format, () => summary.notes++))
+    await write(
+      options.notesOut,
+      render(
+        pages,
+        (n) => noteToEjson(n, mode),
+        format,
+        () => summary.notes++,
+      ),
+    )
   }
   if (options.trashOut !== undefined) {
     const pages = paged<TrashedNoteRecord>((after) => store.trashAfter(after?._id, PAGE_SIZE, only?._id))
-    await write(options.trashOut, render(pages, (n) => trashedNoteToEjson(n, mode), format, () => summary.trash++))
+    await write(
+      options.trashOut,
+      render(
+        pages,
+        (n) => trashedNoteToEjson(n, mode),
+        format,
+        () => summary.trash++,
+      ),
+    )
   }
   if (options.historyOut !== undefined) {
     const pages = paged<StoredRevisionRecord>((after) => store.revisionsAfter(after, PAGE_SIZE, only?._id))
-    await write(options.historyOut, render(pages, (r) => revisionToEjson(r, mode), format, () => summary.revisions++))
+    await write(
+      options.historyOut,
+      render(
+        pages,
+        (r) => revisionToEjson(r, mode),
+        format,
+        () => summary.revisions++,
+      ),
+    )
   }
   return summary
 }

@@ -19,7 +19,9 @@ type Prepared =
 
 /** A plain-text password is not compared: that costs an argon2 verification per user per run. */
 function userDifferences(stored: UserRecord, incoming: IncomingUser): string[] {
-  const fields = (['fullName', 'email', 'createdOn'] as const).filter((field) => stored[field] !== incoming[field]) as string[]
+  const fields = (['fullName', 'email', 'createdOn'] as const).filter(
+    (field) => stored[field] !== incoming[field],
+  ) as string[]
   if (isArgon2idHash(incoming.password) && incoming.password !== stored.passwordHash) fields.push('password')
   return fields
 }
@@ -102,12 +104,20 @@ export async function importData(options: ImportOptions) {
   const notes = options.notesFile ? await importBatched(NOTES, options.notesFile, options) : emptyPhase()
   const trash = options.trashFile ? await importBatched(TRASH, options.trashFile, options) : undefined
   const history = options.historyFile ? await importBatched(HISTORY, options.historyFile, options) : undefined
-  return { users, notes, ...(trash ? { trash } : {}), ...(history ? { history } : {}), seconds: (performance.now() - started) / 1000 }
+  return {
+    users,
+    notes,
+    ...(trash ? { trash } : {}),
+    ...(history ? { history } : {}),
+    seconds: (performance.now() - started) / 1000,
+  }
 }
 
 /** The phases that ran or always report, in order, by name. */
 export const phasesOf = (summary: ImportSummary): [string, PhaseSummary][] =>
-  (['users', 'notes', 'trash', 'history'] as const).flatMap((name) => (summary[name] ? [[name, summary[name]] as [string, PhaseSummary]] : []))
+  (['users', 'notes', 'trash', 'history'] as const).flatMap((name) =>
+    summary[name] ? [[name, summary[name]] as [string, PhaseSummary]] : [],
+  )
 
 function describePhase(name: string, phase: PhaseSummary): string {
   const causes = Object.entries(phase.rejectedBy).map(([cause, n]) => `${n} ${cause}`)
@@ -118,5 +128,8 @@ export function describeSummary(summary: ImportSummary): string {
   const phases = phasesOf(summary)
   const records = phases.reduce((sum, [, phase]) => sum + phase.read, 0)
   const rate = Math.round(records / Math.max(summary.seconds, 0.001))
-  return [`import finished in ${summary.seconds.toFixed(1)} s (${records} records, ${rate}/s)`, ...phases.map(([name, phase]) => describePhase(name, phase))].join('\n')
+  return [
+    `import finished in ${summary.seconds.toFixed(1)} s (${records} records, ${rate}/s)`,
+    ...phases.map(([name, phase]) => describePhase(name, phase)),
+  ].join('\n')
 }

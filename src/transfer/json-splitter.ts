@@ -20,7 +20,10 @@ const CLOSE_BRACKET = 93
 const isSpace = (c: number) => c === 32 || c === NEWLINE || c === 9 || c === 13 || c === 0xfeff
 
 /** `array`: the text is one top-level array; otherwise a sequence of values. Stops after a fatal record. */
-export async function* splitJson(chunks: AsyncIterable<string>, array: boolean): AsyncGenerator<RawRecord, void, undefined> {
+export async function* splitJson(
+  chunks: AsyncIterable<string>,
+  array: boolean,
+): AsyncGenerator<RawRecord, void, undefined> {
   const base = array ? 1 : 0
   let line = 1
   let index = 0

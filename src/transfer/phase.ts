@@ -44,7 +44,10 @@ export async function openPhase(name: string, noun: string, file: string, option
     if (options.strict) throw new StrictStop(line)
   }
   /** A malformed record is rejected; under --strict `settle` first writes what came before it. Ticks after each record. */
-  async function* parsed<T>(fromDocument: (value: unknown) => T, settle: () => Promise<void>): AsyncGenerator<[RawRecord, T]> {
+  async function* parsed<T>(
+    fromDocument: (value: unknown) => T,
+    settle: () => Promise<void>,
+  ): AsyncGenerator<[RawRecord, T]> {
     for await (const raw of source.records()) {
       counts.read++
       let value: T

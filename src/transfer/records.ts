@@ -55,7 +55,12 @@ function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
   for (const field of fields) {
     const value = doc[field]
     if (value === undefined || value === null) continue
-    const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined
+    const date =
+      value instanceof Date
+        ? value
+        : typeof value === 'string' || typeof value === 'number'
+          ? new Date(value)
+          : undefined
     if (!date || Number.isNaN(date.getTime())) throw new RecordError(`${field} is not a date`)
     return date.toISOString()
   }
@@ -95,7 +100,8 @@ function noteFieldOf(doc: Doc, field: NoteInputField, empty: unknown): unknown {
     if (typeof value !== 'boolean') throw new RecordError(`${field} is not a boolean`)
     return value
   }
-  if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) throw new RecordError(`${field} is not an array of strings`)
+  if (!Array.isArray(value) || !value.every((t) => typeof t === 'string'))
+    throw new RecordError(`${field} is not an array of strings`)
   if (!value.every(isWellFormedText)) throw new RecordError(notWellFormedMessage(field))
   return value
 }
@@ -159,7 +165,12 @@ export function parseEjson(text: string): unknown {
 /** A user as the original's collection holds it; the password only when asked (an argon2id hash). */
 export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash: boolean): string {
   const { _id, fullName, email, passwordHash, createdOn } = user
-  const doc = { _id: ObjectId.createFromHexString(_id), fullName, email, ...(withPasswordHash ? { password: passwordHash } : {}) }
+  const doc = {
+    _id: ObjectId.createFromHexString(_id),
+    fullName,
+    email,
+    ...(withPasswordHash ? { password: passwordHash } : {}),
+  }
   return EJSON.stringify({ ...doc, createdOn: new Date(createdOn) }, { relaxed: mode === 'relaxed' })
 }
 
@@ -171,10 +182,13 @@ function recordToEjson(record: { _id: string }, dates: readonly string[], mode: 
 }
 
 /** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
-export const noteToEjson = (note: NoteRecord, mode: EjsonMode): string => recordToEjson(note, ['createdOn', 'updatedOn'], mode)
+export const noteToEjson = (note: NoteRecord, mode: EjsonMode): string =>
+  recordToEjson(note, ['createdOn', 'updatedOn'], mode)
 
 /** A trashed note: a note's document and deletedOn. */
-export const trashedNoteToEjson = (note: TrashedNoteRecord, mode: EjsonMode): string => recordToEjson(note, ['createdOn', 'updatedOn', 'deletedOn'], mode)
+export const trashedNoteToEjson = (note: TrashedNoteRecord, mode: EjsonMode): string =>
+  recordToEjson(note, ['createdOn', 'updatedOn', 'deletedOn'], mode)
 
 /** A revision, noteId and userId as strings like a note's userId. */
-export const revisionToEjson = (revision: StoredRevisionRecord, mode: EjsonMode): string => recordToEjson(revision, ['editedOn', 'replacedOn'], mode)
+export const revisionToEjson = (revision: StoredRevisionRecord, mode: EjsonMode): string =>
+  recordToEjson(revision, ['editedOn', 'replacedOn'], mode)

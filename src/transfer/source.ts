@@ -11,7 +11,11 @@ export async function detectFormat(file: string): Promise<SourceFormat> {
   try {
     const buffer = Buffer.alloc(64 * 1024)
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()
     if (head.startsWith('[')) return 'array'
     if (/^\{\s*\n/.test(head)) return 'pretty'
     return 'lines'
@@ -28,7 +32,8 @@ export async function openSource(file: string) {
     format,
     totalBytes: size,
     bytesRead: () => stream.bytesRead,
-    records: () => (format === 'lines' ? lineRecords(stream) : splitJson(stream as AsyncIterable<string>, format === 'array')),
+    records: () =>
+      format === 'lines' ? lineRecords(stream) : splitJson(stream as AsyncIterable<string>, format === 'array'),
   }
 }
 

@@ -17,27 +17,46 @@ for (const { mode, storeKind } of targets()) {
   describe(`password checks of a signed-in session are limited per session (${mode}, ${storeKind})`, () => {
     let h: Harness
     before(async () => {
-      const bruteForce: BruteForceConfig = { ...defaultConfig.bruteForce, pairLimit: PAIR_LIMIT, emailLimit: 1000, ipLimit: 1000, sessionLimit: SESSION_LIMIT }
+      const bruteForce: BruteForceConfig = {
+        ...defaultConfig.bruteForce,
+        pairLimit: PAIR_LIMIT,
+        emailLimit: 1000,
+        ipLimit: 1000,
+        sessionLimit: SESSION_LIMIT,
+      }
       h = await startHarness(mode, { storeKind, config: { trustProxy: true, bruteForce } })
     })
     after(async () => h.close())
 
     const from = (ip: string) => ({ 'x-forwarded-for': ip })
     const changePassword = (token: string, currentPassword: string, ip: string) =>
-      h.client.request('PUT', '/change-password', { token, body: { currentPassword, newPassword: 'a new one, long enough' }, headers: from(ip) })
+      h.client.request('PUT', '/change-password', {
+        token,
+        body: { currentPassword, newPassword: 'a new one, long enough' },
+        headers: from(ip),
+      })
     const deleteAccount = (token: string, password: string, ip: string) =>
       h.client.request('DELETE', '/delete-account', { token, body: { password }, headers: from(ip) })
-    const login = (a: Account, password: string, ip: string) => h.client.request('POST', '/login', { body: { email: a.email, password }, headers: from(ip) })
-    const tokenOf = async (a: Account, ip: string) => ((await login(a, a.password, ip)).json as { accessToken: string }).accessToken
+    const login = (a: Account, password: string, ip: string) =>
+      h.client.request('POST', '/login', { body: { email: a.email, password }, headers: from(ip) })
+    const tokenOf = async (a: Account, ip: string) =>
+      ((await login(a, a.password, ip)).json as { accessToken: string }).accessToken
     const status = async (token: string) => (await h.client.request('GET', '/get-user', { token })).status
 
-    for (const [name, attempt] of [['PUT /change-password', changePassword], ['DELETE /delete-account', deleteAccount]] as const) {
+    for (const [name, attempt] of [
+      ['PUT /change-password', changePassword],
+      ['DELETE /delete-account', deleteAccount],
+    ] as const) {
       it(`${name}: the session that sent ${SESSION_LIMIT} wrong passwords ends; the owner's login and other sessions go on`, async () => {
         const a = await register(h.client)
         const other = await tokenOf(a, '10.9.0.9')
         for (let i = 0; i < SESSION_LIMIT; i++) {
           const res = await attempt(a.token, WRONG, '10.9.0.1')
-          assert.deepEqual([res.status, res.json], [400, { error: true, message: 'Invalid Credentials' }], `attempt ${i + 1}`)
+          assert.deepEqual(
+            [res.status, res.json],
+            [400, { error: true, message: 'Invalid Credentials' }],
+            `attempt ${i + 1}`,
+          )
         }
         assert.equal(await status(a.token), 401, 'the session ended')
         const after = await attempt(a.token, a.password, '10.9.0.1')
@@ -52,15 +71,19 @@ for (const { mode, storeKind } of targets()) {
 
     it('right passwords never count: only the wrong ones add up to the limit', async () => {
       const a = await register(h.client)
-      for (let i = 0; i < SESSION_LIMIT - 1; i++) assert.equal((await changePassword(a.token, WRONG, '10.9.2.1')).status, 400)
+      for (let i = 0; i < SESSION_LIMIT - 1; i++)
+        assert.equal((await changePassword(a.token, WRONG, '10.9.2.1')).status, 400)
       let current = a.password
       for (let round = 0; round < SESSION_LIMIT + 2; round++) {
         const next = `password number ${round}`
-        const res = await h.client.request('PUT', '/change-password', { token: a.token, body: { currentPassword: current, newPassword: next } })
+        const res = await h.client.request('PUT', '/change-password', {
+          token: a.token,
+          body: { currentPassword: current, newPassword: next },
+        })
         assert.equal(res.status, 200, `change ${round}: ${res.text}`)
         current = next
       }
-      assert.equal(await status(a.token), 200, 'successes used none of the session\'s failures')
+      assert.equal(await status(a.token), 200, "successes used none of the session's failures")
       assert.equal((await changePassword(a.token, WRONG, '10.9.2.1')).status, 400)
       assert.equal(await status(a.token), 401, 'the last wrong password allowed ended it')
     })
@@ -74,7 +97,11 @@ for (const { mode, storeKind } of targets()) {
 
     it('a token without a session counts per account; at the limit every such token of the account ends', async () => {
       const a = await register(h.client)
-      const user = ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: { _id: string; fullName: string; email: string; createdOn: string } }).user
+      const user = (
+        (await h.client.request('GET', '/get-user', { token: a.token })).json as {
+          user: { _id: string; fullName: string; email: string; createdOn: string }
+        }
+      ).user
       const issuer = createTokenService(TEST_SECRET)
       const old = issuer.issue(user)
       const older = issuer.issue(user)

@@ -12,7 +12,18 @@ import { type Account, type Harness, register, startHarness, uniqueEmail } from 
 const WRONG = 'not the password'
 
 async function harnessWith(limits: Partial<BruteForceConfig>, config: Partial<Config> = {}): Promise<Harness> {
-  const bruteForce: BruteForceConfig = { enabled: true, windowSeconds: 900, pairLimit: 1000, emailLimit: 1000, ipLimit: 1000, sessionLimit: 1000, registrationIpLimit: 1000, registrationsPerClient: 1000, registrationWindowSeconds: 900, ...limits }
+  const bruteForce: BruteForceConfig = {
+    enabled: true,
+    windowSeconds: 900,
+    pairLimit: 1000,
+    emailLimit: 1000,
+    ipLimit: 1000,
+    sessionLimit: 1000,
+    registrationIpLimit: 1000,
+    registrationsPerClient: 1000,
+    registrationWindowSeconds: 900,
+    ...limits,
+  }
   return startHarness('inject', { config: { trustProxy: true, bruteForce, ...config } })
 }
 
@@ -64,8 +75,12 @@ describe('brute-force limits', () => {
     h = await harnessWith({ registrationIpLimit: 2 })
     const a = await register(h.client)
     const again = (ip: string, email = a.email) =>
-      h!.client.request('POST', '/create-account', { body: { fullName: 'X', email, password: 'whatever pass' }, headers: { 'x-forwarded-for': ip } })
-    for (let i = 0; i < 2; i++) assert.deepEqual((await again('10.0.3.1')).json, { error: true, message: 'User already exists' })
+      h!.client.request('POST', '/create-account', {
+        body: { fullName: 'X', email, password: 'whatever pass' },
+        headers: { 'x-forwarded-for': ip },
+      })
+    for (let i = 0; i < 2; i++)
+      assert.deepEqual((await again('10.0.3.1')).json, { error: true, message: 'User already exists' })
     const blocked = await again('10.0.3.1', uniqueEmail('new'))
     assertThrottled(blocked, 'a new registration from the probing client')
     assert.equal((await again('10.0.3.2', uniqueEmail('new'))).status, 200, 'other clients still register')

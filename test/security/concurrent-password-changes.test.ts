@@ -13,7 +13,8 @@ import { type Harness, type Reply, TEST_PASSWORD_HASHING, register, startHarness
 import { storeKinds } from '../support/stores.js'
 
 const hasher = createPasswordHasher(TEST_PASSWORD_HASHING)
-const isWrong = (r: Reply) => r.status === 400 && (r.json as { message?: string } | undefined)?.message === INVALID_CREDENTIALS
+const isWrong = (r: Reply) =>
+  r.status === 400 && (r.json as { message?: string } | undefined)?.message === INVALID_CREDENTIALS
 
 for (const storeKind of storeKinds()) {
   describe(`concurrent password changes answer what happened (${storeKind}, over a socket)`, () => {
@@ -32,15 +33,26 @@ for (const storeKind of storeKinds()) {
           const replies = await Promise.all(
             passwords.map(async (newPassword, i) => {
               await sleep(gapMs * i)
-              return h.client.request('PUT', '/change-password', { token: a.token, body: { currentPassword: a.password, newPassword } })
+              return h.client.request('PUT', '/change-password', {
+                token: a.token,
+                body: { currentPassword: a.password, newPassword },
+              })
             }),
           )
-          for (const r of replies) assert.ok(r.status === 200 || r.status === 401 || isWrong(r), `unexpected ${r.status} ${r.text}`)
+          for (const r of replies)
+            assert.ok(r.status === 200 || r.status === 401 || isWrong(r), `unexpected ${r.status} ${r.text}`)
           const changed = replies.flatMap((r, i) => (r.status === 200 ? [passwords[i]!] : []))
           const stored = (await h.store.findUserById(a.userId, true))!.passwordHash
-          const inForce = (await Promise.all([a.password, ...passwords].map(async (p) => ((await hasher.verify(stored, p)) ? [p] : [])))).flat()
+          const inForce = (
+            await Promise.all(
+              [a.password, ...passwords].map(async (p) => ((await hasher.verify(stored, p)) ? [p] : [])),
+            )
+          ).flat()
           const statuses = replies.map((r) => r.status).join(',')
-          assert.ok(changed.length <= 1, `${changed.length} changes answered 200 (${statuses}), only "${inForce.join()}" is in force`)
+          assert.ok(
+            changed.length <= 1,
+            `${changed.length} changes answered 200 (${statuses}), only "${inForce.join()}" is in force`,
+          )
           assert.deepEqual(inForce, changed.length === 1 ? changed : [a.password], `answers ${statuses}`)
           const kind = changed.length === 1 ? 'one changed' : 'none changed'
           outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1)

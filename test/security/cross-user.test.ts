@@ -3,7 +3,15 @@
 // endpoint and changes nothing: A's data reads back byte for byte the same.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Account, type Harness, MODES, type NoteBody, addNote, register, startHarness } from '../support/harness.js'
+import {
+  type Account,
+  type Harness,
+  MODES,
+  type NoteBody,
+  addNote,
+  register,
+  startHarness,
+} from '../support/harness.js'
 import { storesUnderTest } from '../support/stores.js'
 import { listedNotes } from '../support/listed.js'
 
@@ -68,10 +76,16 @@ for (const store of storesUnderTest()) {
           await addNote(h.client, a.token, { title: 'A secret', content: 'only for A', tags: ['private'] }),
           await addNote(h.client, a.token, { title: 'A second', content: 'also A' }),
         ]
-        await h.client.request('PUT', `/update-note-pinned/${aNotes[0]!._id}`, { token: a.token, body: { isPinned: true } })
+        await h.client.request('PUT', `/update-note-pinned/${aNotes[0]!._id}`, {
+          token: a.token,
+          body: { isPinned: true },
+        })
         for (const owner of [a, b]) {
           const gone = await addNote(h.client, owner.token, { title: 'to delete', content: 'x' })
-          assert.equal((await h.client.request('DELETE', `/delete-note/${gone._id}`, { token: owner.token })).status, 200)
+          assert.equal(
+            (await h.client.request('DELETE', `/delete-note/${gone._id}`, { token: owner.token })).status,
+            200,
+          )
           deleted.push(gone._id)
         }
         before_ = await snapshot()
@@ -99,14 +113,27 @@ for (const store of storesUnderTest()) {
       })
 
       it("never shows A's notes to B, and add-note ignores a smuggled userId or _id", async () => {
-        const smuggled = await addNote(h.client, b.token, { title: 'mine', content: 'B', userId: a.userId, _id: aNotes[1]!._id })
+        const smuggled = await addNote(h.client, b.token, {
+          title: 'mine',
+          content: 'B',
+          userId: a.userId,
+          _id: aNotes[1]!._id,
+        })
         assert.equal(smuggled.userId, b.userId)
         assert.notEqual(smuggled._id, aNotes[1]!._id)
-        for (const path of ['/get-all-notes', '/search-notes?query=.', '/search-notes?query=secret', `/search-notes?query=${a.userId}`]) {
+        for (const path of [
+          '/get-all-notes',
+          '/search-notes?query=.',
+          '/search-notes?query=secret',
+          `/search-notes?query=${a.userId}`,
+        ]) {
           const res = await h.client.request('GET', path, { token: b.token })
           assert.equal(res.status, 200)
           const notes = (res.json as { notes: NoteBody[] }).notes
-          assert.ok(notes.every((n) => n.userId === b.userId), `${path} leaked a foreign note`)
+          assert.ok(
+            notes.every((n) => n.userId === b.userId),
+            `${path} leaked a foreign note`,
+          )
         }
       })
 

@@ -31,27 +31,57 @@ describe('paged reads (sqlite)', () => {
     for (let i = 0; i < count; i++) {
       // repeated timestamps, so ties are broken by _id across page boundaries
       const at = new Date(1_700_000_000_000 + Math.floor(i / 3) * 1000).toISOString()
-      const note = { _id: newId(), ...emptyInput(), userId, title: `n${i}`, content: i % 2 ? 'odd' : 'even', tags: [], isPinned: i % 7 === 0, createdOn: at, updatedOn: at }
+      const note = {
+        _id: newId(),
+        ...emptyInput(),
+        userId,
+        title: `n${i}`,
+        content: i % 2 ? 'odd' : 'even',
+        tags: [],
+        isPinned: i % 7 === 0,
+        createdOn: at,
+        updatedOn: at,
+      }
       made.push(note)
       await store.insertNote(note)
     }
     await store.insertNote({ ...made[0]!, _id: newId(), userId: other })
     const expected = [...made].sort(listOrder)
-    assert.deepEqual((await listedNotes(store, userId)).map((n) => n._id), expected.map((n) => n._id))
+    assert.deepEqual(
+      (await listedNotes(store, userId)).map((n) => n._id),
+      expected.map((n) => n._id),
+    )
     const odd = await searchNotes(pool, store, userId, '^odd$')
     assert.ok(odd.length > 1000)
-    assert.deepEqual(odd.map((n) => n._id), expected.filter((n) => n.content === 'odd').map((n) => n._id))
+    assert.deepEqual(
+      odd.map((n) => n._id),
+      expected.filter((n) => n.content === 'odd').map((n) => n._id),
+    )
     await store.close()
   })
 
   it('never answers a note twice when it is unpinned while a long list is being read', async () => {
     const store = openSqliteStore({ dataDir: ':memory:' })
     const userId = newId()
-    await store.createUser({ _id: userId, fullName: 'P', email: userId, emailKey: userId, passwordHash: 'x', createdOn: '' })
+    await store.createUser({
+      _id: userId,
+      fullName: 'P',
+      email: userId,
+      emailKey: userId,
+      passwordHash: 'x',
+      createdOn: '',
+    })
     const at = (i: number) => new Date(1_700_000_000_000 + i * 1000).toISOString()
     const count = LIST_PAGE_ROWS * 2 + 5
     const notes = Array.from({ length: count }, (_, i) => ({
-      _id: newId(), ...emptyInput(), userId, title: `n${i}`, content: 'odd', isPinned: i === 0, createdOn: at(i), updatedOn: at(i),
+      _id: newId(),
+      ...emptyInput(),
+      userId,
+      title: `n${i}`,
+      content: 'odd',
+      isPinned: i === 0,
+      createdOn: at(i),
+      updatedOn: at(i),
     }))
     await store.importNotes(notes)
     const pinned = notes[0] as NoteRecord

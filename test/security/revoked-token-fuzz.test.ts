@@ -8,13 +8,30 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTokenService, type TokenUser } from '../../src/services/tokens.js'
-import { type Account, type Harness, TEST_SECRET, addNote, register, startHarness, targets, testConfig } from '../support/harness.js'
-import { AUTHENTICATED_ROUTES, NON_ENDING_ROUTES, accountProblems, fuzzWith, notBare401, tokenRequests } from '../support/scenarios/account-fuzz.js'
+import {
+  type Account,
+  type Harness,
+  TEST_SECRET,
+  addNote,
+  register,
+  startHarness,
+  targets,
+  testConfig,
+} from '../support/harness.js'
+import {
+  AUTHENTICATED_ROUTES,
+  NON_ENDING_ROUTES,
+  accountProblems,
+  fuzzWith,
+  notBare401,
+  tokenRequests,
+} from '../support/scenarios/account-fuzz.js'
 import { injectSender, socketSender } from '../support/scenarios/fuzz.js'
 
 const RUNS = { inject: 600, http: 200 } as const
 
-const sidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
+const sidOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
 
 for (const { mode, storeKind } of targets()) {
   describe(`revoked tokens, fuzzed (${mode}, ${storeKind})`, () => {
@@ -29,8 +46,14 @@ for (const { mode, storeKind } of targets()) {
         const res = await h.client.request(method, path, { token, ...(body === undefined ? {} : { body }) })
         assert.equal(res.status, 200, `${method} ${path}: ${res.text}`)
       }
-      const login = async (a: Account) => ((await h.client.request('POST', '/login', { body: { email: a.email, password: a.password } })).json as { accessToken: string }).accessToken
-      const userOf = async (a: Account) => ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: TokenUser }).user
+      const login = async (a: Account) =>
+        (
+          (await h.client.request('POST', '/login', { body: { email: a.email, password: a.password } })).json as {
+            accessToken: string
+          }
+        ).accessToken
+      const userOf = async (a: Account) =>
+        ((await h.client.request('GET', '/get-user', { token: a.token })).json as { user: TokenUser }).user
 
       // Each token is used once before it is revoked, so its signature check is cached.
       const loggedOut = await register(h.client)
@@ -52,7 +75,10 @@ for (const { mode, storeKind } of targets()) {
       const changed = await register(h.client)
       const changedOther = await login(changed)
       await call('GET', '/get-user', changedOther)
-      await call('PUT', '/change-password', changed.token, { currentPassword: changed.password, newPassword: 'a new one, long enough' })
+      await call('PUT', '/change-password', changed.token, {
+        currentPassword: changed.password,
+        newPassword: 'a new one, long enough',
+      })
 
       const deleted = await register(h.client)
       const deletedOther = await login(deleted)
@@ -95,7 +121,11 @@ for (const { mode, storeKind } of targets()) {
     it(`answers ${RUNS[mode]} generated requests with revoked tokens with the bare 401`, async () => {
       const socket = senderFor()
       try {
-        const requests = tokenRequests(AUTHENTICATED_ROUTES, revoked.map(([, token]) => token), ids)
+        const requests = tokenRequests(
+          AUTHENTICATED_ROUTES,
+          revoked.map(([, token]) => token),
+          ids,
+        )
         const result = await fuzzWith(requests, socket ?? injectSender(h.app), notBare401, RUNS[mode])
         assert.equal(result.report, undefined)
         assert.deepEqual(Object.keys(result.statuses), ['401'])

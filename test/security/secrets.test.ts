@@ -28,7 +28,11 @@ describe('secrets at rest, in answers, tokens and logs', () => {
 
   before(async () => {
     const stream = logLinesInto(logLines)
-    h = await startHarness('http', { store: openSqliteStore({ dataDir: tmp.path, limits: SERVICE_LIMITS }), config: { passwordHashing: defaultConfig.passwordHashing }, logger: { ...loggerOptions('trace'), stream } })
+    h = await startHarness('http', {
+      store: openSqliteStore({ dataDir: tmp.path, limits: SERVICE_LIMITS }),
+      config: { passwordHashing: defaultConfig.passwordHashing },
+      logger: { ...loggerOptions('trace'), stream },
+    })
     email = uniqueEmail('secret')
     const send = async (method: string, path: string, opts: Parameters<Harness['client']['request']>[2] = {}) => {
       const res = await h.client.request(method, path, opts)
@@ -41,8 +45,14 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     await send('POST', '/login', { body: { email, password: PASSWORD } })
     await send('POST', '/login', { body: { email, password: `${PASSWORD}x` } })
     await send('POST', '/login', { body: { email, password: PASSWORD.repeat(60) } }) // over the length limit
-    await send('POST', '/login', { raw: `{"email":"${email}","password":"${PASSWORD}"`, headers: { 'content-type': 'application/json' } })
-    await send('POST', '/login', { raw: `email=${email}&password=${PASSWORD}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    await send('POST', '/login', {
+      raw: `{"email":"${email}","password":"${PASSWORD}"`,
+      headers: { 'content-type': 'application/json' },
+    })
+    await send('POST', '/login', {
+      raw: `email=${email}&password=${PASSWORD}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     await send('GET', '/get-user', { token })
     await send('POST', '/add-note', { token, body: { title: 'n', content: 'c' } })
     await send('GET', '/get-all-notes', { token })
@@ -50,7 +60,10 @@ describe('secrets at rest, in answers, tokens and logs', () => {
     // The account-management endpoints that take a password (docs/accounts.md).
     await send('PUT', '/change-password', { token, body: { currentPassword: `${PASSWORD}x`, newPassword: PASSWORD } })
     await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: PASSWORD } }) // refused: the same
-    await send('PUT', '/change-password', { token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} and more` } })
+    await send('PUT', '/change-password', {
+      token,
+      body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} and more` },
+    })
     await send('DELETE', '/delete-account', { token, body: { password: `${PASSWORD}x` } })
     await send('GET', '/get-sessions', { token })
     const db = new Database(join(tmp.path, SQLITE_FILE), { readonly: true })
@@ -119,7 +132,10 @@ describe('the generated token secret', () => {
     const server = await startChild({ dataDir: tmp.path, env: { ACCESS_TOKEN_SECRET: '' } })
     try {
       assert.equal(statSync(join(tmp.path, SECRET_FILE)).mode & 0o777, 0o600)
-      assert.ok(!server.output().includes(readFileSync(join(tmp.path, SECRET_FILE), 'utf8').trim()), 'the secret was printed')
+      assert.ok(
+        !server.output().includes(readFileSync(join(tmp.path, SECRET_FILE), 'utf8').trim()),
+        'the secret was printed',
+      )
     } finally {
       await server.stop()
       tmp.remove()

@@ -22,7 +22,8 @@ const PROTECTED: Array<[string, string, unknown?]> = [
   ['GET', '/search-notes?query=a'],
 ]
 
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 const seconds = (ms: number) => Math.floor(ms / 1000)
@@ -38,7 +39,11 @@ function forgedTokens(a: Account): Array<[string, string]> {
   const user = { _id: a.userId, fullName: 'Test User', email: a.email, createdOn: new Date().toISOString() }
   const [head, body, sig] = a.token.split('.') as [string, string, string]
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  const rs256 = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256', expiresIn: HOUR })
+  const rs256 = createSigner({
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    algorithm: 'RS256',
+    expiresIn: HOUR,
+  })
   const hs = (algorithm: 'HS256' | 'HS384' | 'HS512', extra: object = {}) =>
     createSigner({ key: TEST_SECRET, algorithm, ...extra })({ user })
   const noneHeaders = ['none', 'None', 'NONE', 'nOnE'].map((alg) => `${b64({ alg, typ: 'JWT' })}.${body}.`)
@@ -49,24 +54,47 @@ function forgedTokens(a: Account): Array<[string, string]> {
     ['HS512', hs('HS512', { expiresIn: HOUR })],
     ['RS256 signed with a private key', rs256({ user })],
     ['RS256 header over an HS256 signature', `${b64({ alg: 'RS256', typ: 'JWT' })}.${body}.${sig}`],
-    ['wrong secret', createSigner({ key: 'another-secret-that-is-at-least-32-bytes!', algorithm: 'HS256', expiresIn: HOUR })({ user })],
-    ['tampered payload (other user id)', `${head}.${b64({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), user: { ...user, _id: NOTE_ID } })}.${sig}`],
+    [
+      'wrong secret',
+      createSigner({ key: 'another-secret-that-is-at-least-32-bytes!', algorithm: 'HS256', expiresIn: HOUR })({ user }),
+    ],
+    [
+      'tampered payload (other user id)',
+      `${head}.${b64({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), user: { ...user, _id: NOTE_ID } })}.${sig}`,
+    ],
     ['tampered payload (exp pushed back)', `${head}.${b64({ user, iat: 1, exp: 9_999_999_999 })}.${sig}`],
     ['tampered header (kid added)', `${b64({ alg: 'HS256', typ: 'JWT', kid: '../../etc/passwd' })}.${body}.${sig}`],
     ['signature removed', `${head}.${body}.`],
     ['signature of another token', `${head}.${body}.${hs('HS256', { expiresIn: HOUR * 2 }).split('.')[2]}`],
-    ['expired', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: 1000, clockTimestamp: Date.now() - HOUR })({ user })],
+    [
+      'expired',
+      createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: 1000, clockTimestamp: Date.now() - HOUR })({
+        user,
+      }),
+    ],
     ['no exp', hs('HS256')],
     ['nbf in the future', hs('HS256', { expiresIn: HOUR, notBefore: HOUR / 2 })],
     // Correctly signed, unexpired, but "issued" later than now plus the 60 s clock skew.
     ['iat a day in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + DAY })],
     ['iat two minutes in the future', hs('HS256', { expiresIn: HOUR, clockTimestamp: Date.now() + 2 * 60_000 })],
-    ['iat a day ahead, exp in an hour', signedWithRealSecret({ user, iat: seconds(Date.now() + DAY), exp: seconds(Date.now() + HOUR) })],
-    ['iat not a number', signedWithRealSecret({ user, iat: new Date().toISOString(), exp: seconds(Date.now() + HOUR) })],
+    [
+      'iat a day ahead, exp in an hour',
+      signedWithRealSecret({ user, iat: seconds(Date.now() + DAY), exp: seconds(Date.now() + HOUR) }),
+    ],
+    [
+      'iat not a number',
+      signedWithRealSecret({ user, iat: new Date().toISOString(), exp: seconds(Date.now() + HOUR) }),
+    ],
     ['iat null', signedWithRealSecret({ user, iat: null, exp: seconds(Date.now() + HOUR) })],
     ['no user claim', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ sub: a.userId })],
-    ['user._id not a string', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: 42 } })],
-    ['user that never existed', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: NOTE_ID } })],
+    [
+      'user._id not a string',
+      createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: 42 } }),
+    ],
+    [
+      'user that never existed',
+      createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR })({ user: { ...user, _id: NOTE_ID } }),
+    ],
     ['header is not an object', `${b64([1])}.${body}.${sig}`],
     ['payload is not JSON', `${head}.${b64('not json')}.${sig}`],
     ['two parts', `${head}.${body}`],
@@ -118,13 +146,19 @@ for (const mode of MODES) {
     })
 
     it('refuses alg none, other algorithms, wrong keys, tampering, expiry, missing exp, future nbf and iat', async () => {
-      for (const [label, token] of forgedTokens(a)) await assertAllUnauthorized(h, label, { authorization: `Bearer ${token}` })
+      for (const [label, token] of forgedTokens(a))
+        await assertAllUnauthorized(h, label, { authorization: `Bearer ${token}` })
     })
 
     it('accepts a token whose iat is ahead by less than the 60 s clock skew, or absent', async () => {
       const user = { _id: a.userId, fullName: 'Test User', email: a.email, createdOn: new Date().toISOString() }
       const tokens: Array<[string, string]> = [
-        ['iat 30 s ahead', createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR, clockTimestamp: Date.now() + 30_000 })({ user })],
+        [
+          'iat 30 s ahead',
+          createSigner({ key: TEST_SECRET, algorithm: 'HS256', expiresIn: HOUR, clockTimestamp: Date.now() + 30_000 })({
+            user,
+          }),
+        ],
         ['no iat', signedWithRealSecret({ user, exp: seconds(Date.now() + HOUR) })],
       ]
       for (const [label, token] of tokens) {

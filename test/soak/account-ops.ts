@@ -8,7 +8,11 @@ import { messageOf } from './http.js'
 import type { AccountModel, TimelineEntry } from './model.js'
 
 /** Puts a request that may end sessions on the account's timeline; `settle` adds its answer. */
-function onTimeline(account: AccountModel, what: string, sid?: string): (a: { status: number; noAnswer?: string; answeredAt?: number }) => void {
+function onTimeline(
+  account: AccountModel,
+  what: string,
+  sid?: string,
+): (a: { status: number; noAnswer?: string; answeredAt?: number }) => void {
   const entry: TimelineEntry = { what, sentAt: performance.now(), ...(sid !== undefined && { sid }) }
   account.timeline.push(entry)
   return (a) => {
@@ -46,7 +50,9 @@ async function asEvent(account: AccountModel, run: () => Promise<void>): Promise
 /** Ends the current session of another device of the account. */
 export const deleteSession = (d: Device): Promise<boolean> =>
   asEvent(d.account, async () => {
-    const others = [...d.account.sessions.entries()].filter(([sid, s]) => s.device !== d.index && !d.ctx.recorder.revokedAt.has(sid))
+    const others = [...d.account.sessions.entries()].filter(
+      ([sid, s]) => s.device !== d.index && !d.ctx.recorder.revokedAt.has(sid),
+    )
     if (others.length === 0) return
     const [sid] = others[others.length - 1 - d.random.below(Math.min(others.length, 3))]!
     const settle = onTimeline(d.account, 'delete-session', sid)
@@ -82,7 +88,9 @@ export const changePassword = (d: Device): Promise<boolean> =>
     const answers = await Promise.all(
       proposed.map((newPassword) => {
         const settle = onTimeline(account, `change-password (keeps ${d.sid.slice(-6)})`)
-        return d.request('PUT', '/change-password', { body: { currentPassword: current, newPassword } }).then((a) => (settle(a), a))
+        return d
+          .request('PUT', '/change-password', { body: { currentPassword: current, newPassword } })
+          .then((a) => (settle(a), a))
       }),
     )
     const accepted: string[] = []
@@ -137,13 +145,25 @@ export const revokeByCli = (ctx: SoakContext, account: AccountModel): Promise<bo
     while (account.loginsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20))
     const settle = onTimeline(account, 'users revoke-sessions')
     const run = await cliRevoke(ctx.deployment.cliEnv, account.email).finally(() => (account.loginsBlocked = false))
-    settle({ status: run.answeredAt === undefined ? 0 : 200, noAnswer: `exit ${run.code}`, ...(run.answeredAt !== undefined && { answeredAt: run.answeredAt }) })
+    settle({
+      status: run.answeredAt === undefined ? 0 : 200,
+      noAnswer: `exit ${run.code}`,
+      ...(run.answeredAt !== undefined && { answeredAt: run.answeredAt }),
+    })
     if (run.answeredAt !== undefined) {
       ctx.recorder.requests++
       account.endedAll(run.sentAt, run.answeredAt, 'users revoke-sessions')
       ctx.recorder.figures.cliRevocations++
     } else {
       account.endedMaybe()
-      ctx.recorder.record('CLI users revoke-sessions', { status: 0, json: {}, headers: {}, sentAt: run.sentAt, answeredAt: run.sentAt, noAnswer: 'cut', error: `exit ${run.code}: ${run.output.trim().slice(0, 200)}` })
+      ctx.recorder.record('CLI users revoke-sessions', {
+        status: 0,
+        json: {},
+        headers: {},
+        sentAt: run.sentAt,
+        answeredAt: run.sentAt,
+        noAnswer: 'cut',
+        error: `exit ${run.code}: ${run.output.trim().slice(0, 200)}`,
+      })
     }
   })

@@ -29,8 +29,12 @@ export function checkStreamEnds(ctx: SoakContext, slackMs: number): void {
     const lag = (r.endedAt ?? now) - from
     if (r.endedAt !== undefined) ctx.recorder.figures.streamEnds.push({ lag, by: revoked.by })
     if (lag > boundMs) {
-      const how = r.endedAt === undefined ? `is still open ${lag.toFixed(0)} ms after` : `ended ${lag.toFixed(0)} ms after`
-      ctx.recorder.violate('every stream ends within 1 s of its session', `${r.account}: a stream ${how} ${revoked.by} answered (bound ${boundMs} ms)`)
+      const how =
+        r.endedAt === undefined ? `is still open ${lag.toFixed(0)} ms after` : `ended ${lag.toFixed(0)} ms after`
+      ctx.recorder.violate(
+        'every stream ends within 1 s of its session',
+        `${r.account}: a stream ${how} ${revoked.by} answered (bound ${boundMs} ms)`,
+      )
     }
   }
 }
@@ -64,8 +68,10 @@ async function storedState(d: Device): Promise<StoredState | string> {
         break
       }
     }
-    if (listing.status === 200 && trash.status === 200 && complete) return { listing: listing.json.notes as NoteJson[], trash: trash.json.notes as NoteJson[], fromStart }
-    if (listing.status !== 200 || trash.status !== 200) problem = `get-all-notes answered ${listing.status || listing.error}, get-trash ${trash.status || trash.error}`
+    if (listing.status === 200 && trash.status === 200 && complete)
+      return { listing: listing.json.notes as NoteJson[], trash: trash.json.notes as NoteJson[], fromStart }
+    if (listing.status !== 200 || trash.status !== 200)
+      problem = `get-all-notes answered ${listing.status || listing.error}, get-trash ${trash.status || trash.error}`
     await sleep(200)
   }
   return problem
@@ -73,7 +79,8 @@ async function storedState(d: Device): Promise<StoredState | string> {
 
 /** The notes as stored against the model of what was acknowledged. */
 function checkNotes(ctx: SoakContext, account: AccountModel, listing: NoteJson[], trash: NoteJson[]): void {
-  const lost = (detail: string): void => void ctx.recorder.violate('every acknowledged write is stored', `${account.label}: ${detail}`)
+  const lost = (detail: string): void =>
+    void ctx.recorder.violate('every acknowledged write is stored', `${account.label}: ${detail}`)
   const listed = new Map(listing.map((n) => [n._id, n]))
   const trashed = new Map(trash.map((n) => [n._id, n]))
   for (const note of account.notes.values()) {
@@ -81,8 +88,12 @@ function checkNotes(ctx: SoakContext, account: AccountModel, listing: NoteJson[]
     const where = listed.has(note.id) ? 'live' : trashed.has(note.id) ? 'trash' : 'absent'
     if (note.known) {
       if (where !== note.known.where) lost(`${note.id} was acknowledged ${note.known.where}, is ${where}`)
-      else if (where === 'live' && !sameNote(held!, note.known.note)) lost(`${note.id} holds ${show(held)} ${held!.updatedOn}, acknowledged ${show(note.known.note)} ${note.known.note.updatedOn}`)
-      else if (where === 'trash' && !sameFields(held!, note.known.note)) lost(`${note.id} is trashed as ${show(held)}, acknowledged ${show(note.known.note)}`)
+      else if (where === 'live' && !sameNote(held!, note.known.note))
+        lost(
+          `${note.id} holds ${show(held)} ${held!.updatedOn}, acknowledged ${show(note.known.note)} ${note.known.note.updatedOn}`,
+        )
+      else if (where === 'trash' && !sameFields(held!, note.known.note))
+        lost(`${note.id} is trashed as ${show(held)}, acknowledged ${show(note.known.note)}`)
     } else if (!note.possible?.some((p) => p.where === where && (!p.fields || !held || sameFields(p.fields, held)))) {
       lost(`${note.id} is ${where} ${show(held)}, which no answered or unanswered write made`)
     }
@@ -92,7 +103,10 @@ function checkNotes(ctx: SoakContext, account: AccountModel, listing: NoteJson[]
     const token = /^note (\S+) /.exec(n.title)?.[1]
     const unanswered = token === undefined ? undefined : account.uncertainAdds.get(token)
     if (!unanswered || unanswered.content !== n.content) {
-      ctx.recorder.violate('nothing answered with an error is stored', `${account.label}: ${n._id} ${show(n)} is stored, but no add-note that made it was acknowledged`)
+      ctx.recorder.violate(
+        'nothing answered with an error is stored',
+        `${account.label}: ${n._id} ${show(n)} is stored, but no add-note that made it was acknowledged`,
+      )
     }
   }
   const shared = account.shared
@@ -101,8 +115,13 @@ function checkNotes(ctx: SoakContext, account: AccountModel, listing: NoteJson[]
   const latest = account.latestShared()!
   if (!held) return lost(`the shared note is not listed`)
   if (shared.uncertain.some((f) => f.title === held.title && f.content === held.content)) return
-  const same = shared.uncertainPins ? held.title === latest.title && held.content === latest.content : sameNote(held, latest)
-  if (!same) lost(`the shared note holds ${show(held)} ${held.updatedOn}; the latest acknowledged write made ${show(latest)} ${latest.updatedOn}`)
+  const same = shared.uncertainPins
+    ? held.title === latest.title && held.content === latest.content
+    : sameNote(held, latest)
+  if (!same)
+    lost(
+      `the shared note holds ${show(held)} ${held.updatedOn}; the latest acknowledged write made ${show(latest)} ${latest.updatedOn}`,
+    )
 }
 
 /** Every live account: its notes, and every replica of each of its devices against its listing. */
@@ -119,7 +138,11 @@ export async function checkAccounts(ctx: SoakContext, accounts: AccountModel[], 
     checkNotes(ctx, account, state.listing, state.trash)
     const compare = (what: string, replica: Replica) => {
       const diff = replica.differenceFrom(state.listing)
-      if (diff) ctx.recorder.violate('every replica built from the feed equals the listing', `${account.label}: ${what}: ${diff}`)
+      if (diff)
+        ctx.recorder.violate(
+          'every replica built from the feed equals the listing',
+          `${account.label}: ${what}: ${diff}`,
+        )
     }
     compare('get-changes from the start', state.fromStart)
     for (const d of own) {
@@ -144,17 +167,29 @@ export function checkStored(ctx: SoakContext, accounts: AccountModel[], stored: 
     if (!s) continue
     const left = Object.entries(s.rows).filter(([, n]) => n > 0)
     if (account.deletion === 'done' && left.length > 0) {
-      ctx.recorder.violate('every acknowledged write is stored', `${account.label}: delete-account answered 200, yet ${left.map(([t, n]) => `${n} ${t}`).join(', ')} remain`)
+      ctx.recorder.violate(
+        'every acknowledged write is stored',
+        `${account.label}: delete-account answered 200, yet ${left.map(([t, n]) => `${n} ${t}`).join(', ')} remain`,
+      )
     } else if (account.deletion === 'none' && !s.rows.users) {
-      ctx.recorder.violate('nothing answered with an error is stored', `${account.label}: the account is gone though ${account.deletionRefused ? `delete-account answered ${account.deletionRefused}` : 'nothing deleted it'}`)
+      ctx.recorder.violate(
+        'nothing answered with an error is stored',
+        `${account.label}: the account is gone though ${account.deletionRefused ? `delete-account answered ${account.deletionRefused}` : 'nothing deleted it'}`,
+      )
     } else if (account.deletion === 'uncertain' && !s.rows.users && left.length > 0) {
-      ctx.recorder.violate('every acknowledged write is stored', `${account.label}: a deletion left ${left.map(([t, n]) => `${n} ${t}`).join(', ')} of an account gone`)
+      ctx.recorder.violate(
+        'every acknowledged write is stored',
+        `${account.label}: a deletion left ${left.map(([t, n]) => `${n} ${t}`).join(', ')} of an account gone`,
+      )
     }
     if (s.rows.users) {
       const c = s.counters
       const r = s.recount
       if (!c || c.notes !== r.notes || c.bytes !== r.bytes || c.kept !== r.kept) {
-        ctx.recorder.violate('usage counters equal a recount', `${account.label}: counters ${JSON.stringify(c)}, recount ${JSON.stringify(r)}`)
+        ctx.recorder.violate(
+          'usage counters equal a recount',
+          `${account.label}: counters ${JSON.stringify(c)}, recount ${JSON.stringify(r)}`,
+        )
       }
     }
   }

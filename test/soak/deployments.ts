@@ -52,8 +52,16 @@ const SOAK_LIMITS: Record<string, string> = {
 export async function postgresPair(): Promise<Deployment> {
   const db: TestDatabase = await createTestDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-soak-pg-'))
-  const env = { ...SOAK_LIMITS, DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, ACCESS_TOKEN_SECRET: TEST_SECRET, DATABASE_POOL_SIZE: '6' }
-  const instances: Array<ChildServer | undefined> = await Promise.all([0, 1].map(() => startChild({ dataDir, env, startTimeoutMs: 60_000 })))
+  const env = {
+    ...SOAK_LIMITS,
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    ACCESS_TOKEN_SECRET: TEST_SECRET,
+    DATABASE_POOL_SIZE: '6',
+  }
+  const instances: Array<ChildServer | undefined> = await Promise.all(
+    [0, 1].map(() => startChild({ dataDir, env, startTimeoutMs: 60_000 })),
+  )
   const ports = instances.map((i) => i!.port)
   const everStarted = [...instances] as ChildServer[]
   return {
@@ -92,7 +100,10 @@ function errorLines(output: string): string[] {
     if (!line.startsWith('{')) continue
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string; code?: string } }
-      if ((entry.level ?? 0) >= 50) found.push(`${entry.msg ?? ''}${entry.err ? `: ${entry.err.code ?? ''} ${entry.err.message ?? ''}` : ''}`.trim())
+      if ((entry.level ?? 0) >= 50)
+        found.push(
+          `${entry.msg ?? ''}${entry.err ? `: ${entry.err.code ?? ''} ${entry.err.message ?? ''}` : ''}`.trim(),
+        )
     } catch {
       // not a log line
     }
@@ -121,7 +132,11 @@ const LISTENING = /"pid":(\d+)[^\n]*"msg":"Server listening at/g
  */
 export async function sqliteWorkers(): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-soak-sqlite-'))
-  const server = await startChild({ dataDir, env: { ...SOAK_LIMITS, LOG_LEVEL: 'info', WORKERS: '2', ACCESS_TOKEN_SECRET: TEST_SECRET }, startTimeoutMs: 60_000 })
+  const server = await startChild({
+    dataDir,
+    env: { ...SOAK_LIMITS, LOG_LEVEL: 'info', WORKERS: '2', ACCESS_TOKEN_SECRET: TEST_SECRET },
+    startTimeoutMs: 60_000,
+  })
   const listening = () => new Set([...server.output().matchAll(LISTENING)].map((m) => Number(m[1])))
   /** Waits until two workers run and both have said they listen. */
   const settle = async (deadlineMs: number) => {

@@ -52,7 +52,10 @@ export class Device {
     const sid = token ? sidOf(token) : undefined
     for (let attempt = 0; ; attempt++) {
       const bases = this.ctx.deployment.bases()
-      const answer = await call(this.random.pick(bases.length > 0 ? bases : ['http://127.0.0.1:1']), method, path, { ...options, ...(token && { token }) })
+      const answer = await call(this.random.pick(bases.length > 0 ? bases : ['http://127.0.0.1:1']), method, path, {
+        ...options,
+        ...(token && { token }),
+      })
       if (answer.noAnswer === 'refused' && attempt < 50) {
         await sleep(200)
         continue
@@ -66,7 +69,10 @@ export class Device {
   private unauthorized(sid: string, route: string, answer: Answer): void {
     this.account.timeline.push({ what: `401 to ${route}`, sentAt: answer.sentAt, answeredAt: answer.answeredAt, sid })
     if (!this.account.explains401(sid)) {
-      const violation = this.ctx.recorder.violate('a session ends only when something ended it', `${this.account.label}: ${route} answered 401 for a session nothing ended`)
+      const violation = this.ctx.recorder.violate(
+        'a session ends only when something ended it',
+        `${this.account.label}: ${route} answered 401 for a session nothing ended`,
+      )
       // What the account's sessions went through around it, completed once the traffic is over (see report.ts).
       if (violation) this.account.unexplained401s.push({ violation, sid, at: answer.answeredAt })
       this.account.mayHaveEnded.add(sid) // said once per session
@@ -86,11 +92,19 @@ export class Device {
       for (const password of tried) {
         this.account.loginsInFlight++
         const epoch = this.account.passwordEpoch
-        const answer = await this.request('POST', '/login', { body: { email: this.account.email, password } }, '').finally(() => this.account.loginsInFlight--)
+        const answer = await this.request(
+          'POST',
+          '/login',
+          { body: { email: this.account.email, password } },
+          '',
+        ).finally(() => this.account.loginsInFlight--)
         if (answer.status === 200) {
           const token = answer.json.accessToken as string
           if (answer.sentAt > this.account.deletedAt) {
-            this.ctx.recorder.violate('no request served after its revocation', `${this.account.label}: login answered 200 after delete-account answered`)
+            this.ctx.recorder.violate(
+              'no request served after its revocation',
+              `${this.account.label}: login answered 200 after delete-account answered`,
+            )
           }
           this.token = token
           this.sid = sidOf(token)
@@ -104,7 +118,10 @@ export class Device {
       // Every password failed: a change or a deletion may be in flight; otherwise the password was lost.
       if (round === 20 && this.account.endsInFlight === 0 && this.account.deletion === 'none') {
         const refused = this.account.deletionRefused ? ` (delete-account answered ${this.account.deletionRefused})` : ''
-        this.ctx.recorder.violate('every acknowledged write is stored', `${this.account.label}: no acknowledged password logs in${refused}`)
+        this.ctx.recorder.violate(
+          'every acknowledged write is stored',
+          `${this.account.label}: no acknowledged password logs in${refused}`,
+        )
         this.account.loginLost = true
       }
       if (this.account.loginLost) break
@@ -146,11 +163,23 @@ export class Device {
         if (answer.status === 410) this.live.copyFrom(this.pulled)
         // After a 401, wait for the device to log in again; after anything else, try again a moment later.
         if (answer.status !== 401) await sleep(500)
-        while (answer.status === 401 && this.token === token && !this.ctx.streamsOver() && !this.account.gone && !this.done) await sleep(50)
+        while (
+          answer.status === 401 &&
+          this.token === token &&
+          !this.ctx.streamsOver() &&
+          !this.account.gone &&
+          !this.done
+        )
+          await sleep(50)
         continue
       }
       const record = streamRecord(this.account.label, token, answer.answeredAt, stream)
-      const opened: TimelineEntry = { what: 'stream', sentAt: answer.sentAt, answeredAt: answer.answeredAt, sid: sidOf(token) }
+      const opened: TimelineEntry = {
+        what: 'stream',
+        sentAt: answer.sentAt,
+        answeredAt: answer.answeredAt,
+        sid: sidOf(token),
+      }
       this.account.timeline.push(opened)
       void stream.ended.then(() => (opened.endedAt = performance.now()))
       this.stream = record

@@ -49,7 +49,13 @@ export function call(base: string, method: string, path: string, options: CallOp
       resolve({ ...answer, sentAt, answeredAt: answeredAt || performance.now() })
     }
     const failed = (err: Error & { code?: string }, noAnswer?: NoAnswer) =>
-      done({ status: 0, json: {}, headers: {}, noAnswer: noAnswer ?? (err.code === 'ECONNREFUSED' ? 'refused' : 'cut'), error: err.code ?? err.message })
+      done({
+        status: 0,
+        json: {},
+        headers: {},
+        noAnswer: noAnswer ?? (err.code === 'ECONNREFUSED' ? 'refused' : 'cut'),
+        error: err.code ?? err.message,
+      })
     const req = request(new URL(path, base), { method, headers, agent: false }, (res) => {
       answeredAt = performance.now()
       let text = ''
@@ -78,10 +84,12 @@ export function call(base: string, method: string, path: string, options: CallOp
 }
 
 /** The message of an answer, as the report shows it. */
-export const messageOf = (json: Record<string, unknown>): string => (typeof json.message === 'string' ? json.message : json.message === undefined ? '' : JSON.stringify(json.message))
+export const messageOf = (json: Record<string, unknown>): string =>
+  typeof json.message === 'string' ? json.message : json.message === undefined ? '' : JSON.stringify(json.message)
 
 /** The session id a token names. */
-export const sidOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
+export const sidOf = (token: string): string =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
 
 /** A route as the report names it: ids replaced. */
 export const routeOf = (method: string, path: string): string =>
@@ -97,7 +105,15 @@ export class Recorder {
   requests = 0
   readonly kinds = new Map<string, { count: number; routes: Set<string> }>()
   readonly violations: Violation[] = []
-  readonly figures = { revocations: 0, cliRevocations: 0, kills: 0, streams: 0, streamEnds: [] as Array<{ lag: number; by: string }>, accounts: 0, deletedAccounts: 0 }
+  readonly figures = {
+    revocations: 0,
+    cliRevocations: 0,
+    kills: 0,
+    streams: 0,
+    streamEnds: [] as Array<{ lag: number; by: string }>,
+    accounts: 0,
+    deletedAccounts: 0,
+  }
   /** Answers a session got with a 2xx, for the revocation check at the end. */
   readonly served: Array<{ sid: string; route: string; sentAt: number; answeredAt: number }> = []
   /** When the first revocation covering a session answered, and which. */
@@ -114,7 +130,9 @@ export class Recorder {
   /** Probes every base in `bases` for a revocation that answered at `at`. */
   probeBases(at: number, bases: string[]): void {
     for (const base of bases) {
-      void call(base, 'GET', '/healthz').then((a) => this.lateness.set(at, Math.max(this.lateness.get(at) ?? 0, a.answeredAt - a.sentAt)))
+      void call(base, 'GET', '/healthz').then((a) =>
+        this.lateness.set(at, Math.max(this.lateness.get(at) ?? 0, a.answeredAt - a.sentAt)),
+      )
     }
   }
 
@@ -125,7 +143,10 @@ export class Recorder {
       if (sid) this.served.push({ sid, route, sentAt: answer.sentAt, answeredAt: answer.answeredAt })
       return
     }
-    const kind = answer.status === 0 ? `no answer (${answer.noAnswer}: ${answer.error})` : `${answer.status} ${messageOf(answer.json)}`
+    const kind =
+      answer.status === 0
+        ? `no answer (${answer.noAnswer}: ${answer.error})`
+        : `${answer.status} ${messageOf(answer.json)}`
     const entry = this.kinds.get(kind) ?? { count: 0, routes: new Set<string>() }
     entry.count++
     entry.routes.add(route)
@@ -161,7 +182,10 @@ export class Recorder {
     for (const s of this.served) {
       const revoked = this.revokedAt.get(s.sid)
       if (revoked && s.sentAt > revoked.at) {
-        this.violate('no request served after its revocation', `${s.route} sent ${(s.sentAt - revoked.at).toFixed(0)} ms after ${revoked.by} answered, answered 2xx`)
+        this.violate(
+          'no request served after its revocation',
+          `${s.route} sent ${(s.sentAt - revoked.at).toFixed(0)} ms after ${revoked.by} answered, answered 2xx`,
+        )
       }
     }
   }

@@ -31,10 +31,20 @@ export interface OwnNote {
   possible?: Array<{ where: Where | 'absent'; fields?: NoteFields }>
 }
 
-export const fieldsOf = (n: NoteFields): NoteFields => ({ title: n.title, content: n.content, tags: [...n.tags], isPinned: n.isPinned })
+export const fieldsOf = (n: NoteFields): NoteFields => ({
+  title: n.title,
+  content: n.content,
+  tags: [...n.tags],
+  isPinned: n.isPinned,
+})
 export const sameFields = (a: NoteFields, b: NoteFields): boolean =>
-  a.title === b.title && a.content === b.content && a.isPinned === b.isPinned && a.tags.length === b.tags.length && a.tags.every((t, i) => t === b.tags[i])
-export const sameNote = (a: NoteJson, b: NoteJson): boolean => a._id === b._id && a.updatedOn === b.updatedOn && sameFields(a, b)
+  a.title === b.title &&
+  a.content === b.content &&
+  a.isPinned === b.isPinned &&
+  a.tags.length === b.tags.length &&
+  a.tags.every((t, i) => t === b.tags[i])
+export const sameNote = (a: NoteJson, b: NoteJson): boolean =>
+  a._id === b._id && a.updatedOn === b.updatedOn && sameFields(a, b)
 export const show = (n: NoteFields | undefined): string => (n ? JSON.stringify(fieldsOf(n)) : 'nothing')
 
 interface SessionEntry {
@@ -146,7 +156,13 @@ export class AccountModel {
 
   /** Whether a 401 for `sid` has a cause the soak knows of. */
   explains401(sid: string): boolean {
-    return this.recorder.revokedAt.has(sid) || this.mayHaveEnded.has(sid) || this.loggingOut.has(sid) || this.endsInFlight > 0 || this.deletion !== 'none'
+    return (
+      this.recorder.revokedAt.has(sid) ||
+      this.mayHaveEnded.has(sid) ||
+      this.loggingOut.has(sid) ||
+      this.endsInFlight > 0 ||
+      this.deletion !== 'none'
+    )
   }
 
   /** The timeline of `sid` and of the account-wide events, around a 401 answered at `at` (times relative to it). */
@@ -155,7 +171,10 @@ export class AccountModel {
     return this.timeline
       .filter((e) => (e.sid === undefined || e.sid === sid) && e.sentAt > at - 10_000 && e.sentAt < at + 10_000)
       .sort((x, y) => x.sentAt - y.sentAt)
-      .map((e) => `${e.what}${e.sid === undefined ? '' : ` ${e.sid.slice(-6)}`} sent ${ms(e.sentAt)} answered ${ms(e.answeredAt)}${e.endedAt === undefined ? '' : ` ended ${ms(e.endedAt)}`}`)
+      .map(
+        (e) =>
+          `${e.what}${e.sid === undefined ? '' : ` ${e.sid.slice(-6)}`} sent ${ms(e.sentAt)} answered ${ms(e.answeredAt)}${e.endedAt === undefined ? '' : ` ended ${ms(e.endedAt)}`}`,
+      )
       .join('; ')
   }
 
@@ -179,7 +198,11 @@ export class AccountModel {
    */
   passwordWorked(password: string, epoch: number): void {
     const refused = this.refusedPasswords.get(password)
-    if (refused) this.recorder.violate('nothing answered with an error is stored', `${this.label}: change-password answered ${refused}, yet its new password is in force`)
+    if (refused)
+      this.recorder.violate(
+        'nothing answered with an error is stored',
+        `${this.label}: change-password answered ${refused}, yet its new password is in force`,
+      )
     if (epoch === this.passwordEpoch && epoch % 2 === 0) this.passwords = [password]
   }
 
@@ -190,6 +213,9 @@ export class AccountModel {
 
   /** The acknowledged shared note with the latest version. */
   latestShared(): NoteJson | undefined {
-    return this.shared.answers.reduce<NoteJson | undefined>((a, b) => (a === undefined || b.updatedOn > a.updatedOn ? b : a), undefined)
+    return this.shared.answers.reduce<NoteJson | undefined>(
+      (a, b) => (a === undefined || b.updatedOn > a.updatedOn ? b : a),
+      undefined,
+    )
   }
 }

@@ -1,7 +1,16 @@
 // The note traffic of a device, each request checked against the account's model as it is answered: a device's own
 // notes change only through it, so every answer about them is known in advance, but for the races it provokes.
 import type { Device } from './device.js'
-import { type NoteFields, type NoteJson, type OwnNote, type Where, fieldsOf, sameFields, sameNote, show } from './model.js'
+import {
+  type NoteFields,
+  type NoteJson,
+  type OwnNote,
+  type Where,
+  fieldsOf,
+  sameFields,
+  sameNote,
+  show,
+} from './model.js'
 
 type IfMatch = 'none' | 'current' | 'stale'
 
@@ -31,7 +40,9 @@ function newFields(d: Device, token: string, isPinned: boolean): NoteFields {
 export async function addNote(d: Device): Promise<void> {
   const token = `${d.prefix}${d.notesMade++}z`
   const fields = newFields(d, token, false)
-  const a = await d.request('POST', '/add-note', { body: { title: fields.title, content: fields.content, tags: fields.tags } })
+  const a = await d.request('POST', '/add-note', {
+    body: { title: fields.title, content: fields.content, tags: fields.tags },
+  })
   if (a.status === 200) {
     const note = a.json.note as NoteJson
     if (!sameFields(note, fields)) unexpected(d, `add-note answered ${show(note)} for ${show(fields)}`)
@@ -42,40 +53,83 @@ export async function addNote(d: Device): Promise<void> {
 }
 
 /** A write to one of the device's own notes; `after` is where it leaves the note, `fields` what it holds then. */
-async function ownWrite(d: Device, note: OwnNote, method: string, path: string, mode: IfMatch, after: Where, fields: NoteFields, body?: unknown): Promise<void> {
+async function ownWrite(
+  d: Device,
+  note: OwnNote,
+  method: string,
+  path: string,
+  mode: IfMatch,
+  after: Where,
+  fields: NoteFields,
+  body?: unknown,
+): Promise<void> {
   const known = note.known!
   const version = mode === 'current' ? known.note.updatedOn : known.previousVersion
-  const a = await d.request(method, path, { ...(body !== undefined && { body }), ...(mode !== 'none' && { headers: { 'if-match': `"${version}"` } }) })
+  const a = await d.request(method, path, {
+    ...(body !== undefined && { body }),
+    ...(mode !== 'none' && { headers: { 'if-match': `"${version}"` } }),
+  })
   const what = `${method} ${note.id} (If-Match ${mode})`
   if (a.status === 200) {
     const answered = a.json.note as NoteJson
     if (mode === 'stale') unexpected(d, `${what} was applied with a stale version`)
     if (!sameFields(answered, fields)) unexpected(d, `${what} answered ${show(answered)}, expected ${show(fields)}`)
-    note.known = after === 'trash' ? { where: 'trash', note: answered } : { where: 'live', note: answered, previousVersion: known.note.updatedOn }
+    note.known =
+      after === 'trash'
+        ? { where: 'trash', note: answered }
+        : { where: 'live', note: answered, previousVersion: known.note.updatedOn }
   } else if (a.status === 412) {
     if (mode !== 'stale') unexpected(d, `${what} answered 412: the note changed though only this device writes it`)
-    else if (!sameNote(a.json.note as NoteJson, known.note)) unexpected(d, `${what}: the 412's note ${show(a.json.note as NoteJson)} is not the acknowledged ${show(known.note)}`)
+    else if (!sameNote(a.json.note as NoteJson, known.note))
+      unexpected(
+        d,
+        `${what}: the 412's note ${show(a.json.note as NoteJson)} is not the acknowledged ${show(known.note)}`,
+      )
   } else if (a.status === 404) {
     unexpected(d, `${what} answered 404 for a note acknowledged ${known.where}`)
   } else if (uncertain(a)) {
     note.known = undefined
-    note.possible = [{ where: known.where, fields: fieldsOf(known.note) }, { where: after, fields }]
+    note.possible = [
+      { where: known.where, fields: fieldsOf(known.note) },
+      { where: after, fields },
+    ]
   }
 }
 
 export async function editNote(d: Device, note: OwnNote): Promise<void> {
   const fields = newFields(d, note.token, note.known!.note.isPinned)
   const mode = ifMatchOf(d, note, ['none', 'current', 'stale'])
-  await ownWrite(d, note, 'PUT', `/edit-note/${note.id}`, mode, 'live', fields, { title: fields.title, content: fields.content, tags: fields.tags })
+  await ownWrite(d, note, 'PUT', `/edit-note/${note.id}`, mode, 'live', fields, {
+    title: fields.title,
+    content: fields.content,
+    tags: fields.tags,
+  })
 }
 
 export async function pinNote(d: Device, note: OwnNote): Promise<void> {
   const fields = { ...fieldsOf(note.known!.note), isPinned: !note.known!.note.isPinned }
-  await ownWrite(d, note, 'PUT', `/update-note-pinned/${note.id}`, ifMatchOf(d, note, ['none', 'current', 'stale']), 'live', fields, { isPinned: fields.isPinned })
+  await ownWrite(
+    d,
+    note,
+    'PUT',
+    `/update-note-pinned/${note.id}`,
+    ifMatchOf(d, note, ['none', 'current', 'stale']),
+    'live',
+    fields,
+    { isPinned: fields.isPinned },
+  )
 }
 
 export async function deleteNote(d: Device, note: OwnNote): Promise<void> {
-  await ownWrite(d, note, 'DELETE', `/delete-note/${note.id}`, ifMatchOf(d, note, ['none', 'current']), 'trash', fieldsOf(note.known!.note))
+  await ownWrite(
+    d,
+    note,
+    'DELETE',
+    `/delete-note/${note.id}`,
+    ifMatchOf(d, note, ['none', 'current']),
+    'trash',
+    fieldsOf(note.known!.note),
+  )
 }
 
 export async function restoreNote(d: Device, note: OwnNote): Promise<void> {
@@ -83,25 +137,43 @@ export async function restoreNote(d: Device, note: OwnNote): Promise<void> {
   const a = await d.request('PUT', `/restore-note/${note.id}`)
   if (a.status === 200) {
     const answered = a.json.note as NoteJson
-    if (!sameFields(answered, known.note)) unexpected(d, `restore-note answered ${show(answered)}, trashed ${show(known.note)}`)
+    if (!sameFields(answered, known.note))
+      unexpected(d, `restore-note answered ${show(answered)}, trashed ${show(known.note)}`)
     note.known = { where: 'live', note: answered, previousVersion: known.note.updatedOn }
   } else if (a.status === 404) {
     unexpected(d, `restore-note answered 404 for a note acknowledged in the trash`)
   } else if (uncertain(a)) {
     note.known = undefined
-    note.possible = [{ where: 'trash', fields: fieldsOf(known.note) }, { where: 'live', fields: fieldsOf(known.note) }]
+    note.possible = [
+      { where: 'trash', fields: fieldsOf(known.note) },
+      { where: 'live', fields: fieldsOf(known.note) },
+    ]
   }
 }
 
 export async function restoreRevision(d: Device, note: OwnNote): Promise<void> {
   const history = await d.request('GET', `/get-note-history/${note.id}`)
-  if (history.status === 404) unexpected(d, `get-note-history answered 404 for a note acknowledged ${note.known?.where}`)
+  if (history.status === 404)
+    unexpected(d, `get-note-history answered 404 for a note acknowledged ${note.known?.where}`)
   if (history.status !== 200 || note.known?.where !== 'live') return
   const revisions = history.json.revisions as Array<NoteFields & { _id: string }>
   if (revisions.length === 0) return
   const revision = d.random.pick(revisions)
-  const fields = { title: revision.title, content: revision.content, tags: revision.tags, isPinned: note.known.note.isPinned }
-  await ownWrite(d, note, 'PUT', `/restore-revision/${note.id}/${revision._id}`, ifMatchOf(d, note, ['none', 'current', 'stale']), 'live', fields)
+  const fields = {
+    title: revision.title,
+    content: revision.content,
+    tags: revision.tags,
+    isPinned: note.known.note.isPinned,
+  }
+  await ownWrite(
+    d,
+    note,
+    'PUT',
+    `/restore-revision/${note.id}/${revision._id}`,
+    ifMatchOf(d, note, ['none', 'current', 'stale']),
+    'live',
+    fields,
+  )
 }
 
 export async function searchNote(d: Device, note: OwnNote): Promise<void> {
@@ -110,7 +182,10 @@ export async function searchNote(d: Device, note: OwnNote): Promise<void> {
   const found = a.json.notes as NoteJson[]
   const expected = note.known.where === 'live' ? [note.known.note] : []
   if (found.length !== expected.length || !found.every((n, i) => sameNote(n, expected[i]!))) {
-    unexpected(d, `search for ${note.token} found ${found.map(show).join(', ') || 'nothing'}, acknowledged ${note.known.where} ${show(note.known.note)}`)
+    unexpected(
+      d,
+      `search for ${note.token} found ${found.map(show).join(', ') || 'nothing'}, acknowledged ${note.known.where} ${show(note.known.note)}`,
+    )
   }
 }
 
@@ -122,7 +197,8 @@ export async function listNotes(d: Device): Promise<void> {
   for (const where of ['live', 'trash'] as const) {
     for (const note of d.account.notesOf(d.prefix, where)) {
       const held = listed.get(note.id)
-      if (where === 'live' && (!held || !sameNote(held, note.known!.note))) unexpected(d, `the listing holds ${show(held)} for ${note.id}, acknowledged ${show(note.known!.note)}`)
+      if (where === 'live' && (!held || !sameNote(held, note.known!.note)))
+        unexpected(d, `the listing holds ${show(held)} for ${note.id}, acknowledged ${show(note.known!.note)}`)
       if (where === 'trash' && held) unexpected(d, `the listing holds ${note.id}, acknowledged in the trash`)
     }
   }
@@ -136,8 +212,14 @@ export async function writeShared(d: Device): Promise<void> {
   const pin = d.random.chance(0.2)
   const fields = pin ? undefined : newFields(d, 'shared', false)
   const a = pin
-    ? await d.request('PUT', `/update-note-pinned/${shared.id}`, { body: { isPinned: d.random.chance(0.5) }, ...(headers && { headers }) })
-    : await d.request('PUT', `/edit-note/${shared.id}`, { body: { title: fields!.title, content: fields!.content, tags: fields!.tags }, ...(headers && { headers }) })
+    ? await d.request('PUT', `/update-note-pinned/${shared.id}`, {
+        body: { isPinned: d.random.chance(0.5) },
+        ...(headers && { headers }),
+      })
+    : await d.request('PUT', `/edit-note/${shared.id}`, {
+        body: { title: fields!.title, content: fields!.content, tags: fields!.tags },
+        ...(headers && { headers }),
+      })
   if (a.status === 200) {
     const note = a.json.note as NoteJson
     shared.answers.push(note)

@@ -20,7 +20,16 @@ export interface StoredAccount {
   recount: Usage
 }
 
-const TABLES = ['users', 'sessions', 'notes', 'trashed_notes', 'note_revisions', 'account_usage', 'note_changes', 'note_feeds']
+const TABLES = [
+  'users',
+  'sessions',
+  'notes',
+  'trashed_notes',
+  'note_revisions',
+  'account_usage',
+  'note_changes',
+  'note_feeds',
+]
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
 
 interface TextRow {
@@ -36,18 +45,35 @@ function sizeOf(row: TextRow): number {
 }
 
 function recountOf(notes: TextRow[], kept: TextRow[]): Usage {
-  return { notes: notes.length, bytes: notes.reduce((s, r) => s + sizeOf(r), 0), kept: kept.reduce((s, r) => s + sizeOf(r), 0) }
+  return {
+    notes: notes.length,
+    bytes: notes.reduce((s, r) => s + sizeOf(r), 0),
+    kept: kept.reduce((s, r) => s + sizeOf(r), 0),
+  }
 }
 
-export async function readStoredAccounts(deployment: Deployment, userIds: string[]): Promise<Map<string, StoredAccount>> {
-  return deployment.store === 'sqlite' ? readSqlite(deployment.dataDir, userIds) : readPostgres(deployment.databaseUrl!, userIds)
+export async function readStoredAccounts(
+  deployment: Deployment,
+  userIds: string[],
+): Promise<Map<string, StoredAccount>> {
+  return deployment.store === 'sqlite'
+    ? readSqlite(deployment.dataDir, userIds)
+    : readPostgres(deployment.databaseUrl!, userIds)
 }
 
 function readSqlite(dataDir: string, userIds: string[]): Map<string, StoredAccount> {
   const db = new Database(join(dataDir, SQLITE_FILE), { readonly: true })
   try {
     const out = new Map<string, StoredAccount>()
-    const counts = TABLES.map((t) => [t, db.prepare<[string], number>(`SELECT count(*) FROM ${t} WHERE ${t === 'users' ? 'id' : 'user_id'} = ?`).pluck()] as const)
+    const counts = TABLES.map(
+      (t) =>
+        [
+          t,
+          db
+            .prepare<[string], number>(`SELECT count(*) FROM ${t} WHERE ${t === 'users' ? 'id' : 'user_id'} = ?`)
+            .pluck(),
+        ] as const,
+    )
     const usage = db.prepare<[string], Usage>('SELECT notes, bytes, kept FROM account_usage WHERE user_id = ?')
     const notes = db.prepare<[string], TextRow>('SELECT title, content, tags FROM notes WHERE user_id = ?')
     const kept = db.prepare<[string, string], TextRow>(
@@ -76,7 +102,10 @@ async function readPostgres(url: string, userIds: string[]): Promise<Map<string,
     for (const id of userIds) {
       const rows: Record<string, number> = {}
       for (const t of TABLES) {
-        const { rows: r } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${t} WHERE ${t === 'users' ? 'id' : 'user_id'} = $1`, [id])
+        const { rows: r } = await client.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${t} WHERE ${t === 'users' ? 'id' : 'user_id'} = $1`,
+          [id],
+        )
         rows[t] = Number(r[0]!.n)
       }
       // account_usage is spread over shards per account: the counters are their sums.
@@ -84,12 +113,17 @@ async function readPostgres(url: string, userIds: string[]): Promise<Map<string,
         'SELECT sum(notes) AS notes, sum(bytes) AS bytes, sum(kept) AS kept FROM account_usage WHERE user_id = $1',
         [id],
       )
-      const { rows: notes } = await client.query<TextRow>('SELECT title, content, tags FROM notes WHERE user_id = $1', [id])
+      const { rows: notes } = await client.query<TextRow>('SELECT title, content, tags FROM notes WHERE user_id = $1', [
+        id,
+      ])
       const { rows: kept } = await client.query<TextRow>(
         'SELECT title, content, tags FROM trashed_notes WHERE user_id = $1 UNION ALL SELECT title, content, tags FROM note_revisions WHERE user_id = $1',
         [id],
       )
-      const counters = rows.account_usage! > 0 ? { notes: Number(u[0]!.notes), bytes: Number(u[0]!.bytes), kept: Number(u[0]!.kept) } : undefined
+      const counters =
+        rows.account_usage! > 0
+          ? { notes: Number(u[0]!.notes), bytes: Number(u[0]!.bytes), kept: Number(u[0]!.kept) }
+          : undefined
       out.set(id, { rows, ...(counters && { counters }), recount: recountOf(notes, kept) })
     }
     return out

@@ -35,7 +35,8 @@ export class Replica {
     for (const [id, note] of listed) {
       const held = this.notes.get(id)
       if (!held) problems.push(`${id} missing`)
-      else if (JSON.stringify(held) !== JSON.stringify(note)) problems.push(`${id} holds ${held.updatedOn}, listed ${note.updatedOn}`)
+      else if (JSON.stringify(held) !== JSON.stringify(note))
+        problems.push(`${id} holds ${held.updatedOn}, listed ${note.updatedOn}`)
     }
     for (const id of this.notes.keys()) if (!listed.has(id)) problems.push(`${id} is not listed`)
     return problems.length === 0 ? undefined : `${problems.length} difference(s): ${problems.slice(0, 3).join('; ')}`
@@ -55,21 +56,42 @@ export interface StreamRecord {
 }
 
 /** Opens a stream from the replica's cursor; the stream's request as an Answer, and the stream when it opened. */
-export async function openLive(base: string, token: string, replica: Replica): Promise<{ answer: Answer; stream?: SseStream }> {
+export async function openLive(
+  base: string,
+  token: string,
+  replica: Replica,
+): Promise<{ answer: Answer; stream?: SseStream }> {
   const sentAt = performance.now()
   try {
-    const stream = await openStream(base, { token, answerTimeoutMs: ANSWER_TIMEOUT_MS, ...(replica.cursor !== undefined && { lastEventId: replica.cursor }) })
+    const stream = await openStream(base, {
+      token,
+      answerTimeoutMs: ANSWER_TIMEOUT_MS,
+      ...(replica.cursor !== undefined && { lastEventId: replica.cursor }),
+    })
     const answeredAt = performance.now()
     if (stream.status !== 200) {
       await stream.ended
-      const json = stream.body && typeof stream.body === 'object' ? (stream.body as Record<string, unknown>) : { message: typeof stream.body === 'string' ? stream.body : '' }
+      const json =
+        stream.body && typeof stream.body === 'object'
+          ? (stream.body as Record<string, unknown>)
+          : { message: typeof stream.body === 'string' ? stream.body : '' }
       return { answer: { status: stream.status, json, headers: stream.headers, sentAt, answeredAt } }
     }
     return { answer: { status: 200, json: {}, headers: stream.headers, sentAt, answeredAt }, stream }
   } catch (err) {
     const e = err as Error & { code?: string }
     const noAnswer = e.code === 'ECONNREFUSED' ? 'refused' : /no answer within/.test(e.message) ? 'timeout' : 'cut'
-    return { answer: { status: 0, json: {}, headers: {}, sentAt, answeredAt: performance.now(), noAnswer, error: e.code ?? e.message } }
+    return {
+      answer: {
+        status: 0,
+        json: {},
+        headers: {},
+        sentAt,
+        answeredAt: performance.now(),
+        noAnswer,
+        error: e.code ?? e.message,
+      },
+    }
   }
 }
 

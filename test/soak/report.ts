@@ -15,7 +15,8 @@ export const INVARIANTS = [
   'usage counters equal a recount',
 ] as const
 
-const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!)
+const quantile = (sorted: number[], q: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 
 export interface RunFacts {
   description: string
@@ -48,7 +49,10 @@ export function formatReport(store: string, settings: SoakSettings, recorder: Re
   ]
   const kinds = [...recorder.kinds.entries()].sort((a, b) => b[1].count - a[1].count)
   if (kinds.length === 0) lines.push('    none')
-  for (const [kind, { count, routes }] of kinds) lines.push(`    ${String(count).padStart(6)}  ${kind}  (${[...routes].slice(0, 6).join(', ')}${routes.size > 6 ? ', …' : ''})`)
+  for (const [kind, { count, routes }] of kinds)
+    lines.push(
+      `    ${String(count).padStart(6)}  ${kind}  (${[...routes].slice(0, 6).join(', ')}${routes.size > 6 ? ', …' : ''})`,
+    )
   if (facts.serverErrors.length > 0) {
     const counted = new Map<string, number>()
     for (const e of facts.serverErrors) counted.set(e.slice(0, 300), (counted.get(e.slice(0, 300)) ?? 0) + 1)
@@ -58,8 +62,11 @@ export function formatReport(store: string, settings: SoakSettings, recorder: Re
   lines.push('  invariants:')
   for (const invariant of INVARIANTS) {
     const broken = recorder.violationsOf(invariant)
-    lines.push(`    ${broken === 0 ? 'held  ' : 'BROKEN'}  ${invariant}${broken > 0 ? ` (${broken} time${broken > 1 ? 's' : ''})` : ''}`)
-    for (const v of recorder.violations.filter((x) => x.invariant === invariant)) lines.push(`              ${v.detail}`)
+    lines.push(
+      `    ${broken === 0 ? 'held  ' : 'BROKEN'}  ${invariant}${broken > 0 ? ` (${broken} time${broken > 1 ? 's' : ''})` : ''}`,
+    )
+    for (const v of recorder.violations.filter((x) => x.invariant === invariant))
+      lines.push(`              ${v.detail}`)
   }
   lines.push(`  replay: ${replayCommand({ ...settings, stores: [store] })}`)
   return lines.join('\n')

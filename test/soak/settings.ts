@@ -7,7 +7,8 @@ const int = (name: string, fallback: number, min: number, max: number): number =
   const raw = process.env[name]?.trim()
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`)
   return value
 }
 
@@ -31,8 +32,12 @@ export interface SoakSettings {
 }
 
 export function soakSettings(): SoakSettings {
-  const stores = (process.env.SOAK_STORES ?? 'postgresql,sqlite').split(',').map((s) => s.trim()).filter(Boolean)
-  for (const store of stores) if (store !== 'postgresql' && store !== 'sqlite') throw new Error(`SOAK_STORES: unknown store "${store}"`)
+  const stores = (process.env.SOAK_STORES ?? 'postgresql,sqlite')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  for (const store of stores)
+    if (store !== 'postgresql' && store !== 'sqlite') throw new Error(`SOAK_STORES: unknown store "${store}"`)
   return {
     seed: int('SOAK_SEED', randomInt(1, 2 ** 31 - 1), 0, 2 ** 31 - 1),
     seconds: int('SOAK_SECONDS', 40, 1, 86_400),

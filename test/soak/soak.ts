@@ -26,18 +26,32 @@ async function soak(deployment: Deployment, s: SoakSettings): Promise<{ recorder
   const busy = busyLoops(s.busy)
   let trafficOver = false
   let streamsOver = false
-  const ctx: SoakContext = { deployment, recorder, trafficOver: () => trafficOver, streamsOver: () => streamsOver, streams: [] }
+  const ctx: SoakContext = {
+    deployment,
+    recorder,
+    trafficOver: () => trafficOver,
+    streamsOver: () => streamsOver,
+    streams: [],
+  }
   recorder.probe = (at) => recorder.probeBases(at, deployment.bases())
   const population: Population = { accounts: [], devices: [], streamTasks: [] }
   const log = (line: string) => console.log(`  [${((performance.now() - started) / 1000).toFixed(0)} s] ${line}`)
   let phase = 'traffic'
   const progress = setInterval(() => {
-    const top = [...recorder.kinds].sort((a, b) => b[1].count - a[1].count).slice(0, 3).map(([k, v]) => `${v.count} × ${k}`)
-    log(`${phase}: ${recorder.requests} requests, ${recorder.figures.revocations} revocations, ${recorder.figures.kills} kills; most other answers: ${top.join('; ')}`)
+    const top = [...recorder.kinds]
+      .sort((a, b) => b[1].count - a[1].count)
+      .slice(0, 3)
+      .map(([k, v]) => `${v.count} × ${k}`)
+    log(
+      `${phase}: ${recorder.requests} requests, ${recorder.figures.revocations} revocations, ${recorder.figures.kills} kills; most other answers: ${top.join('; ')}`,
+    )
   }, 15_000)
   try {
     const timer = setTimeout(() => (trafficOver = true), s.seconds * 1000)
-    await Promise.all([...Array.from({ length: s.accounts }, (_, slot) => runSlot(ctx, s, slot, population)), runChaos(ctx, s, population, log)])
+    await Promise.all([
+      ...Array.from({ length: s.accounts }, (_, slot) => runSlot(ctx, s, slot, population)),
+      runChaos(ctx, s, population, log),
+    ])
     clearTimeout(timer)
     trafficOver = true
     const trafficSeconds = (performance.now() - started) / 1000
@@ -52,9 +66,17 @@ async function soak(deployment: Deployment, s: SoakSettings): Promise<{ recorder
     streamsOver = true
     await Promise.all(population.streamTasks)
     recorder.checkServedAfterRevocation()
-    for (const a of population.accounts) for (const u of a.unexplained401s) u.violation.detail += `; around it (ms): ${a.timelineOf(u.sid, u.at)}`
+    for (const a of population.accounts)
+      for (const u of a.unexplained401s) u.violation.detail += `; around it (ms): ${a.timelineOf(u.sid, u.at)}`
     await deployment.stop()
-    checkStored(ctx, population.accounts, await readStoredAccounts(deployment, population.accounts.map((a) => a.userId)))
+    checkStored(
+      ctx,
+      population.accounts,
+      await readStoredAccounts(
+        deployment,
+        population.accounts.map((a) => a.userId),
+      ),
+    )
     const report = formatReport(deployment.store, s, recorder, {
       description: deployment.description,
       trafficSeconds,
@@ -84,7 +106,11 @@ describe(`soak (seed ${settings.seed}; replay: ${replayCommand(settings)})`, () 
       console.log(report)
       // The failure repeats the report's verdicts: CI keeps the end of the output, where the spec reporter repeats failures.
       const verdicts = report.slice(report.indexOf('  invariants:'))
-      assert.equal(recorder.brokenInvariants.size, 0, `invariants broken on ${store}, seed ${settings.seed}:\n${verdicts}`)
+      assert.equal(
+        recorder.brokenInvariants.size,
+        0,
+        `invariants broken on ${store}, seed ${settings.seed}:\n${verdicts}`,
+      )
     })
   }
 })

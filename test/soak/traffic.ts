@@ -6,7 +6,18 @@ import { changePassword, deleteAccount, deleteSession, logout, logoutEverywhere,
 import { Device, type SoakContext } from './device.js'
 import { sidOf } from './http.js'
 import { AccountModel, type NoteJson } from './model.js'
-import { addNote, burst, deleteNote, editNote, listNotes, pinNote, restoreNote, restoreRevision, searchNote, writeShared } from './note-ops.js'
+import {
+  addNote,
+  burst,
+  deleteNote,
+  editNote,
+  listNotes,
+  pinNote,
+  restoreNote,
+  restoreRevision,
+  searchNote,
+  writeShared,
+} from './note-ops.js'
 import { Random, type SoakSettings } from './settings.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -35,23 +46,39 @@ async function step(d: Device): Promise<void> {
     deleteAccount: 0.12,
   })
   switch (op) {
-    case 'add': return addNote(d)
-    case 'edit': return editNote(d, d.random.pick(live))
-    case 'pin': return pinNote(d, d.random.pick(live))
-    case 'delete': return deleteNote(d, d.random.pick(live))
-    case 'restore': return restoreNote(d, d.random.pick(trash))
-    case 'revision': return restoreRevision(d, d.random.pick(live))
-    case 'search': return searchNote(d, d.random.pick(live))
-    case 'list': return listNotes(d)
-    case 'burst': return burst(d)
-    case 'pull': return void (await d.pull())
-    case 'shared': return writeShared(d)
-    case 'logout': return logout(d)
+    case 'add':
+      return addNote(d)
+    case 'edit':
+      return editNote(d, d.random.pick(live))
+    case 'pin':
+      return pinNote(d, d.random.pick(live))
+    case 'delete':
+      return deleteNote(d, d.random.pick(live))
+    case 'restore':
+      return restoreNote(d, d.random.pick(trash))
+    case 'revision':
+      return restoreRevision(d, d.random.pick(live))
+    case 'search':
+      return searchNote(d, d.random.pick(live))
+    case 'list':
+      return listNotes(d)
+    case 'burst':
+      return burst(d)
+    case 'pull':
+      return void (await d.pull())
+    case 'shared':
+      return writeShared(d)
+    case 'logout':
+      return logout(d)
     // An account-wide event held by another device: this one writes a note instead.
-    case 'deleteSession': return void ((await deleteSession(d)) || (await addNote(d)))
-    case 'logoutEverywhere': return void ((await logoutEverywhere(d)) || (await addNote(d)))
-    case 'changePassword': return void ((await changePassword(d)) || (await addNote(d)))
-    case 'deleteAccount': return void ((await deleteAccount(d)) || (await addNote(d)))
+    case 'deleteSession':
+      return void ((await deleteSession(d)) || (await addNote(d)))
+    case 'logoutEverywhere':
+      return void ((await logoutEverywhere(d)) || (await addNote(d)))
+    case 'changePassword':
+      return void ((await changePassword(d)) || (await addNote(d)))
+    case 'deleteAccount':
+      return void ((await deleteAccount(d)) || (await addNote(d)))
   }
 }
 
@@ -64,7 +91,12 @@ export interface Population {
 
 /** Registers an account through its first device, which then adds the note every device writes. */
 async function register(ctx: SoakContext, account: AccountModel, first: Device): Promise<boolean> {
-  const created = await first.request('POST', '/create-account', { body: { fullName: `Soak ${account.label}`, email: account.email, password: account.passwords[0] } }, '')
+  const created = await first.request(
+    'POST',
+    '/create-account',
+    { body: { fullName: `Soak ${account.label}`, email: account.email, password: account.passwords[0] } },
+    '',
+  )
   if (created.status !== 200 || created.json.error) return false
   account.userId = (created.json.user as { _id: string })._id
   first.token = created.json.accessToken as string
@@ -88,7 +120,10 @@ export async function runSlot(ctx: SoakContext, settings: SoakSettings, slot: nu
     const label = `a${slot}i${incarnation}`
     const email = `soak.${label}.${randomBytes(4).toString('hex')}@example.com`
     const account = new AccountModel(label, email, `pw-${random.word(12)}`, ctx.recorder)
-    const devices = Array.from({ length: settings.devices }, (_, i) => new Device(ctx, account, i, new Random(settings.seed, slot, incarnation, i)))
+    const devices = Array.from(
+      { length: settings.devices },
+      (_, i) => new Device(ctx, account, i, new Random(settings.seed, slot, incarnation, i)),
+    )
     if (!(await register(ctx, account, devices[0]!))) {
       await sleep(500)
       continue
@@ -103,7 +138,12 @@ export async function runSlot(ctx: SoakContext, settings: SoakSettings, slot: nu
 }
 
 /** Every few seconds, each in a loop of its own: the CLI revokes the sessions of a random account; a worker or instance is killed. */
-export async function runChaos(ctx: SoakContext, settings: SoakSettings, population: Population, log: (line: string) => void): Promise<void> {
+export async function runChaos(
+  ctx: SoakContext,
+  settings: SoakSettings,
+  population: Population,
+  log: (line: string) => void,
+): Promise<void> {
   const every = async (random: Random, act: () => Promise<void>) => {
     for (;;) {
       const until = Date.now() + settings.chaosSeconds * 1000 * (0.5 + random.next())
@@ -114,7 +154,15 @@ export async function runChaos(ctx: SoakContext, settings: SoakSettings, populat
       } catch (err) {
         // A process that does not start again is reported; the soak goes on with what still serves.
         const error = err instanceof Error ? err.message.slice(0, 300) : String(err)
-        ctx.recorder.record('chaos', { status: 0, json: {}, headers: {}, sentAt: 0, answeredAt: 0, noAnswer: 'cut', error })
+        ctx.recorder.record('chaos', {
+          status: 0,
+          json: {},
+          headers: {},
+          sentAt: 0,
+          answeredAt: 0,
+          noAnswer: 'cut',
+          error,
+        })
         log(`chaos failed, and stops: ${error}`)
         return
       }

@@ -18,7 +18,8 @@ export const CHROMIUM_ARGS = [
 ]
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does), or set CHROMIUM_PATH`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does), or set CHROMIUM_PATH`)
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
 }
 
@@ -36,7 +37,10 @@ export interface PageRecord {
  * A page in a context of its own (its own storage, viewport and colour scheme) that blocks and
  * records any request to another host, and records CSP violations and uncaught errors.
  */
-export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page; record: PageRecord }> {
+export async function openPage(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; record: PageRecord }> {
   const context = await browser.newContext(options)
   const record: PageRecord = { outside: [], failed: [], cspViolations: [], errors: [] }
   await context.route('**/*', async (route) => {
@@ -51,7 +55,9 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
   await context.addInitScript(() => {
     const w = globalThis as unknown as PageWindow & { __recordCspViolation: (text: string) => Promise<void> }
     w.document.addEventListener('securitypolicyviolation', (event) => {
-      void w.__recordCspViolation(`${String(event.violatedDirective)} blocked ${String(event.blockedURI) || 'inline'} (${String(event.sourceFile)}:${String(event.lineNumber)})`)
+      void w.__recordCspViolation(
+        `${String(event.violatedDirective)} blocked ${String(event.blockedURI) || 'inline'} (${String(event.sourceFile)}:${String(event.lineNumber)})`,
+      )
     })
   })
   const page = await context.newPage()

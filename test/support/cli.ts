@@ -17,7 +17,11 @@ export interface CliRun {
 }
 
 export function startCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  return spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 }
 
 /** The process and its descendants (the import runs itself again as a child). */

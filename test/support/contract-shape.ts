@@ -27,18 +27,30 @@ function noteProblems(note: unknown): string[] {
   if (!sameKeys(note, NOTE_KEYS)) return [`note keys ${keysOf(note).join(',')}`]
   const n = note as Record<string, unknown>
   const ok =
-    typeof n._id === 'string' && /^[0-9a-f]{24}$/.test(n._id) && typeof n.title === 'string' && typeof n.content === 'string' &&
-    Array.isArray(n.tags) && n.tags.every((t) => typeof t === 'string') && typeof n.isPinned === 'boolean'
+    typeof n._id === 'string' &&
+    /^[0-9a-f]{24}$/.test(n._id) &&
+    typeof n.title === 'string' &&
+    typeof n.content === 'string' &&
+    Array.isArray(n.tags) &&
+    n.tags.every((t) => typeof t === 'string') &&
+    typeof n.isPinned === 'boolean'
   return ok ? [] : [`note field types ${JSON.stringify(n).slice(0, 200)}`]
 }
 
 function successProblems(route: string, body: Record<string, unknown>): string[] {
   switch (route) {
     case '/create-account':
-      if (body.error === true) return sameKeys(body, ['error', 'message']) && body.message === 'User already exists' ? [] : ['create-account error shape']
-      return sameKeys(body, ['accessToken', 'error', 'message', 'user']) && sameKeys(body.user, USER_KEYS) ? [] : ['create-account shape']
+      if (body.error === true)
+        return sameKeys(body, ['error', 'message']) && body.message === 'User already exists'
+          ? []
+          : ['create-account error shape']
+      return sameKeys(body, ['accessToken', 'error', 'message', 'user']) && sameKeys(body.user, USER_KEYS)
+        ? []
+        : ['create-account shape']
     case '/login':
-      return sameKeys(body, ['accessToken', 'email', 'error', 'message']) && body.message === 'Login Successful' ? [] : ['login shape']
+      return sameKeys(body, ['accessToken', 'email', 'error', 'message']) && body.message === 'Login Successful'
+        ? []
+        : ['login shape']
     case '/get-user':
       return sameKeys(body, ['message', 'user']) && sameKeys(body.user, USER_KEYS) ? [] : ['get-user shape']
     case '/get-all-notes':
@@ -64,7 +76,10 @@ function isWebPage(path: string): boolean {
 /** The route a path belongs to, or undefined for an unknown path. */
 function routeOf(path: string): string | undefined {
   const p = path.replace(/\/+$/, '')
-  const m = /^\/(create-account|login|get-user|add-note|get-all-notes|search-notes|edit-note|delete-note|update-note-pinned)(\/|$)/.exec(p)
+  const m =
+    /^\/(create-account|login|get-user|add-note|get-all-notes|search-notes|edit-note|delete-note|update-note-pinned)(\/|$)/.exec(
+      p,
+    )
   return m ? `/${m[1]}` : undefined
 }
 
@@ -75,7 +90,9 @@ export function contractProblems(seen: Seen): string[] {
   if (text.includes('$argon2')) return ['a password hash in the response']
   if (seen.method === 'HEAD') return text === '' ? [] : ['HEAD answered with a body'] // no body to shape
   if (status === 401) {
-    return text === 'Unauthorized' && /^text\/plain/.test(seen.contentType ?? '') ? [] : ['401 is not plain "Unauthorized"']
+    return text === 'Unauthorized' && /^text\/plain/.test(seen.contentType ?? '')
+      ? []
+      : ['401 is not plain "Unauthorized"']
   }
   if (seen.method === 'OPTIONS' && status === 204) return []
   if (status === 200 && isWebPage(seen.path) && /^text\/html/.test(seen.contentType ?? '')) return []
@@ -93,6 +110,7 @@ export function contractProblems(seen: Seen): string[] {
   }
   if (typeof b.message !== 'string') return ['error without a message']
   if (sameKeys(b, ['error', 'message']) && b.error === true) return []
-  const bare = status === 400 && sameKeys(b, ['message']) && ['Title is required', 'content is required'].includes(b.message)
+  const bare =
+    status === 400 && sameKeys(b, ['message']) && ['Title is required', 'content is required'].includes(b.message)
   return bare && routeOf(seen.path) === '/add-note' ? [] : [`error shape ${text.slice(0, 200)}`]
 }

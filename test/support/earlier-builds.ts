@@ -15,7 +15,10 @@ import type { Migration as SqliteMigration } from '../../src/store/sqlite/migrat
 export const earlierVersions = { sqlite: [1, 2, 3, 4, 7, 8, 9], postgres: [1, 2, 3, 4, 5, 6, 9, 10] } as const
 
 /** A dialect's list as the builds before the shared numbering had it: same changes, their numbers. */
-export function earlierList<M extends { version: number; name: string }>(dialect: 'sqlite' | 'postgres', list: readonly M[]): M[] {
+export function earlierList<M extends { version: number; name: string }>(
+  dialect: 'sqlite' | 'postgres',
+  list: readonly M[],
+): M[] {
   const numbers = earlierNumbers[dialect]
   return list
     .filter((m) => numbers[m.name] !== undefined)
@@ -27,9 +30,7 @@ export function earlierList<M extends { version: number; name: string }>(dialect
 export function earlierMigrateSqlite(db: Database, list: readonly SqliteMigration[]): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_on TEXT NOT NULL)`)
-  const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-  )
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[])
   let count = 0
   for (const m of list) {
     if (applied.has(m.version)) continue
@@ -50,7 +51,10 @@ export function earlierMigrateSqlite(db: Database, list: readonly SqliteMigratio
 const MIGRATION_LOCK = 4_711_020_301
 
 /** migratePostgres of the earlier builds. */
-export async function earlierMigratePostgres(client: pg.ClientBase, list: readonly PostgresMigration[]): Promise<number> {
+export async function earlierMigratePostgres(
+  client: pg.ClientBase,
+  list: readonly PostgresMigration[],
+): Promise<number> {
   let count = 0
   try {
     await client.query('BEGIN')
@@ -65,7 +69,11 @@ export async function earlierMigratePostgres(client: pg.ClientBase, list: readon
       if (applied.has(m.version)) continue
       if (m.sql) await client.query(m.sql)
       await m.run?.(client)
-      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()])
+      await client.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      ])
       count++
     }
     await client.query('COMMIT')

@@ -79,7 +79,13 @@ export const TEST_PASSWORD_HASHING: Config['passwordHashing'] = { memoryCost: 10
 export const TEST_SEARCH_TIMEOUT_MS = 30_000
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...defaultConfig, dataDir: ':memory:', passwordHashing: TEST_PASSWORD_HASHING, searchTimeoutMs: TEST_SEARCH_TIMEOUT_MS, ...overrides }
+  return {
+    ...defaultConfig,
+    dataDir: ':memory:',
+    passwordHashing: TEST_PASSWORD_HASHING,
+    searchTimeoutMs: TEST_SEARCH_TIMEOUT_MS,
+    ...overrides,
+  }
 }
 
 export interface HarnessOptions {
@@ -164,8 +170,18 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
     async request(method, path, opts = {}) {
       if (mode === 'http') return overSocket.request(method, path, opts)
       const { headers, payload } = headersFor(opts)
-      const res = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) })
-      return { status: res.statusCode, headers: res.headers as Reply['headers'], text: res.body, json: parseJson(res.body) }
+      const res = await app.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+      })
+      return {
+        status: res.statusCode,
+        headers: res.headers as Reply['headers'],
+        text: res.body,
+        json: parseJson(res.body),
+      }
     },
   }
   if (options.checkResponses !== false) {

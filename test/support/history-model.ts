@@ -7,7 +7,8 @@ import { type NotePatch, type NoteRecord, REVISED_FIELDS } from '../../src/note-
 export type Text = Pick<NoteRecord, (typeof REVISED_FIELDS)[number]>
 
 export const textOf = (note: Text): Text => ({ title: note.title, content: note.content, tags: [...note.tags] })
-export const sameText = (a: Text, b: Text): boolean => REVISED_FIELDS.every((field) => JSON.stringify(a[field]) === JSON.stringify(b[field]))
+export const sameText = (a: Text, b: Text): boolean =>
+  REVISED_FIELDS.every((field) => JSON.stringify(a[field]) === JSON.stringify(b[field]))
 
 /** A revision as get-note-history answers it, but for its _id (the server names it). */
 export interface ModelRevision extends Text {
@@ -66,7 +67,8 @@ export class HistoryModel {
       .map((m) => m.note)
       .sort((a, b) => {
         const [ka, kb] = [key(a), key(b)]
-        for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number | string) < (kb[i] as number | string) ? 1 : -1
+        for (let i = 0; i < ka.length; i++)
+          if (ka[i] !== kb[i]) return (ka[i] as number | string) < (kb[i] as number | string) ? 1 : -1
         return 0
       })
   }

@@ -7,5 +7,8 @@ export const listedNotes = async (store: Pick<Store, 'listNotesJson'>, userId: s
   JSON.parse((await store.listNotesJson(userId)).toString()) as NoteRecord[]
 
 /** store.searchNotesJson, parsed. */
-export const searchedNotes = async (store: Pick<Store, 'searchNotesJson'>, userId: string, matcher: TextMatcher): Promise<NoteRecord[]> =>
-  JSON.parse(await store.searchNotesJson(userId, matcher)) as NoteRecord[]
+export const searchedNotes = async (
+  store: Pick<Store, 'searchNotesJson'>,
+  userId: string,
+  matcher: TextMatcher,
+): Promise<NoteRecord[]> => JSON.parse(await store.searchNotesJson(userId, matcher)) as NoteRecord[]

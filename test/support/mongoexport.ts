@@ -42,7 +42,12 @@ function date(d: Date, mode: JsonMode): string {
 const str = (s: string) => JSON.stringify(s)
 
 export function userDocument(u: OriginalUser, mode: JsonMode): string {
-  const fields = [`"_id":${oid(u._id)}`, `"fullName":${str(u.fullName)}`, `"email":${str(u.email)}`, `"password":${str(u.password)}`]
+  const fields = [
+    `"_id":${oid(u._id)}`,
+    `"fullName":${str(u.fullName)}`,
+    `"email":${str(u.email)}`,
+    `"password":${str(u.password)}`,
+  ]
   if (u.createdOn) fields.push(`"createdOn":${date(u.createdOn, mode)}`)
   fields.push(`"__v":${int32(0, mode)}`)
   return `{${fields.join(',')}}`
@@ -81,26 +86,73 @@ export function layout(docs: string[], how: Layout): string {
 export function sampleData(): { users: OriginalUser[]; notes: OriginalNote[] } {
   const [ada, bob, cy] = [new ObjectId().toHexString(), new ObjectId().toHexString(), new ObjectId().toHexString()]
   const users: OriginalUser[] = [
-    { _id: ada, fullName: 'Ada Lovelace', email: `Ada.${ada}@Example.com`, password: 'analytical engine', createdOn: new Date('2023-03-04T05:06:07.089Z') },
-    { _id: bob, fullName: 'Bob', email: `bob.${bob}@example.com`, password: 'p@ss "quoted" ünï', createdOn: new Date('2023-05-06T07:08:09.000Z') },
+    {
+      _id: ada,
+      fullName: 'Ada Lovelace',
+      email: `Ada.${ada}@Example.com`,
+      password: 'analytical engine',
+      createdOn: new Date('2023-03-04T05:06:07.089Z'),
+    },
+    {
+      _id: bob,
+      fullName: 'Bob',
+      email: `bob.${bob}@example.com`,
+      password: 'p@ss "quoted" ünï',
+      createdOn: new Date('2023-05-06T07:08:09.000Z'),
+    },
     // No createdOn: the import takes the ObjectId's creation time.
     { _id: cy, fullName: '', email: `cy.${cy}@example.com`, password: 'x' },
   ]
   const notes: OriginalNote[] = [
-    { _id: new ObjectId().toHexString(), title: 'Groceries', content: 'milk, eggs', tags: ['home', 'food'], isPinned: true, userId: ada, createdOn: new Date('2024-01-02T03:04:05.678Z') },
-    { _id: new ObjectId().toHexString(), title: 'Old note', content: 'before tags existed', userId: ada, createdOn: new Date('2022-12-31T23:59:59.000Z') },
-    { _id: new ObjectId().toHexString(), title: 'Ünïcødé 🎉 "q"', content: 'line 1\nline 2\t{not: json}, [x]', tags: [], isPinned: false, userId: ada, createdOn: new Date('2024-02-03T00:00:00.001Z') },
-    { _id: new ObjectId().toHexString(), title: 'Bob', content: 'b', tags: ['x'], userId: bob, createdOn: new Date('2024-03-01T10:00:00.500Z') },
+    {
+      _id: new ObjectId().toHexString(),
+      title: 'Groceries',
+      content: 'milk, eggs',
+      tags: ['home', 'food'],
+      isPinned: true,
+      userId: ada,
+      createdOn: new Date('2024-01-02T03:04:05.678Z'),
+    },
+    {
+      _id: new ObjectId().toHexString(),
+      title: 'Old note',
+      content: 'before tags existed',
+      userId: ada,
+      createdOn: new Date('2022-12-31T23:59:59.000Z'),
+    },
+    {
+      _id: new ObjectId().toHexString(),
+      title: 'Ünïcødé 🎉 "q"',
+      content: 'line 1\nline 2\t{not: json}, [x]',
+      tags: [],
+      isPinned: false,
+      userId: ada,
+      createdOn: new Date('2024-02-03T00:00:00.001Z'),
+    },
+    {
+      _id: new ObjectId().toHexString(),
+      title: 'Bob',
+      content: 'b',
+      tags: ['x'],
+      userId: bob,
+      createdOn: new Date('2024-03-01T10:00:00.500Z'),
+    },
   ]
   return { users, notes }
 }
 
 export function usersFile(users: OriginalUser[], mode: JsonMode, how: Layout): string {
-  return layout(users.map((u) => userDocument(u, mode)), how)
+  return layout(
+    users.map((u) => userDocument(u, mode)),
+    how,
+  )
 }
 
 export function notesFile(notes: OriginalNote[], mode: JsonMode, how: Layout): string {
-  return layout(notes.map((n) => noteDocument(n, mode)), how)
+  return layout(
+    notes.map((n) => noteDocument(n, mode)),
+    how,
+  )
 }
 
 /** Streams a large generated notes file (JSON lines, relaxed) without holding it in memory. */

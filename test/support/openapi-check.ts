@@ -51,17 +51,26 @@ export function responseChecker(document: unknown): ResponseCheck {
     if (!template || !operation) return // not an operation of the document: unknown route (404), /docs, /openapi.json
     const where = `${method} ${url} → ${response.status}`
     const documented = operation.responses?.[String(response.status)]
-    if (!documented) throw new Error(`${where}: status ${response.status} is not documented for ${verb.toUpperCase()} ${template}`)
+    if (!documented)
+      throw new Error(`${where}: status ${response.status} is not documented for ${verb.toUpperCase()} ${template}`)
     for (const header of Object.keys(documented.headers ?? {})) {
-      if (response.headers[header.toLowerCase()] === undefined) throw new Error(`${where}: documented header ${header} is missing`)
+      if (response.headers[header.toLowerCase()] === undefined)
+        throw new Error(`${where}: documented header ${header} is missing`)
     }
     if (!documented.content) {
-      if (response.text !== '') throw new Error(`${where}: documented without a body, got ${response.text.slice(0, 200)}`)
+      if (response.text !== '')
+        throw new Error(`${where}: documented without a body, got ${response.text.slice(0, 200)}`)
       return
     }
-    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]?.trim() ?? ''
+    const mediaType =
+      String(response.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim() ?? ''
     const media = documented.content[mediaType]
-    if (!media) throw new Error(`${where}: content type "${mediaType}" is not documented (${Object.keys(documented.content).join(', ')})`)
+    if (!media)
+      throw new Error(
+        `${where}: content type "${mediaType}" is not documented (${Object.keys(documented.content).join(', ')})`,
+      )
     if (!media.schema) return
     const key = `${verb} ${template} ${response.status} ${mediaType}`
     let validate = validators.get(key)
@@ -70,9 +79,12 @@ export function responseChecker(document: unknown): ResponseCheck {
       validators.set(key, validate)
     }
     const isJson = mediaType.includes('json')
-    if (isJson && response.json === undefined) throw new Error(`${where}: body is not JSON: ${response.text.slice(0, 200)}`)
+    if (isJson && response.json === undefined)
+      throw new Error(`${where}: body is not JSON: ${response.text.slice(0, 200)}`)
     if (!validate(isJson ? response.json : response.text)) {
-      throw new Error(`${where}: body ${response.text.slice(0, 300)} does not match the documented schema: ${ajv.errorsText(validate.errors)}`)
+      throw new Error(
+        `${where}: body ${response.text.slice(0, 300)} does not match the documented schema: ${ajv.errorsText(validate.errors)}`,
+      )
     }
   }
 }

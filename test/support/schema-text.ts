@@ -12,7 +12,10 @@ const HEADER = (dialect: string) =>
 
 /** Lines of a stored definition without the indentation of the source it came from. */
 function dedent(text: string): string {
-  const lines = text.replace(/\s+$/, '').split('\n').map((l) => l.replace(/\s+$/, ''))
+  const lines = text
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
   const rest = lines.slice(1).filter((l) => l.trim() !== '')
   const indent = Math.min(...rest.map((l) => /^ */.exec(l)![0].length), Infinity)
   return [lines[0]!.trim(), ...lines.slice(1).map((l) => l.slice(Number.isFinite(indent) ? indent : 0))].join('\n')
@@ -25,14 +28,19 @@ export function sqliteSchemaText(db: Database): string {
       "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
     )
     .all()
-  return HEADER('SQLite') + rows.map((r) => `\n-- ${r.type} ${r.name}\n${r.sql === null ? '' : `${dedent(r.sql)};\n`}`).join('')
+  return (
+    HEADER('SQLite') +
+    rows.map((r) => `\n-- ${r.type} ${r.name}\n${r.sql === null ? '' : `${dedent(r.sql)};\n`}`).join('')
+  )
 }
 
 /** PostgreSQL: the public schema's tables, columns, constraints, indexes, sequences, triggers and functions. */
 export async function postgresSchemaText(client: pg.ClientBase): Promise<string> {
   // Sorted here, by code unit, rather than by the database's collation.
   const q = async (sql: string) =>
-    (await client.query<{ name: string; text: string }>(sql)).rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    (await client.query<{ name: string; text: string }>(sql)).rows.sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )
   const sections: Array<[string, Array<{ name: string; text: string }>]> = [
     [
       'table',

@@ -30,7 +30,12 @@ async function probePostgres(): Promise<string | undefined> {
 }
 
 async function probeRedis(): Promise<string | undefined> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 15_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  const redis = new Redis(TEST_REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 15_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  })
   redis.on('error', () => {})
   try {
     await redis.connect()

@@ -79,7 +79,12 @@ export async function openStoreWithSql(kind: StoreKind, limits?: StoreLimits): P
     env: { DATABASE_URL: database.url, ACCESS_TOKEN_SECRET: TEST_SECRET },
     async sql<T>(text: string, params: unknown[] = []) {
       let n = 0
-      return (await pool.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+      return (
+        await pool.query(
+          text.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[]
     },
     async close() {
       for (const other of others) await other.close()

@@ -57,7 +57,10 @@ export function openStream(base: string, options: StreamOptions = {}): Promise<S
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, agent: false })
     req.on('error', reject)
-    if (options.answerTimeoutMs !== undefined) req.setTimeout(options.answerTimeoutMs, () => req.destroy(new Error(`no answer within ${options.answerTimeoutMs} ms`)))
+    if (options.answerTimeoutMs !== undefined)
+      req.setTimeout(options.answerTimeoutMs, () =>
+        req.destroy(new Error(`no answer within ${options.answerTimeoutMs} ms`)),
+      )
     req.on('response', (res: IncomingMessage) => {
       // A stream is idle between events: only the wait for its answer is bounded.
       if (options.answerTimeoutMs !== undefined) req.setTimeout(0)
@@ -87,8 +90,12 @@ function streamOf(res: IncomingMessage, destroy: () => void): SseStream {
     comments,
     retry: undefined,
     lastEventId: () => lastId,
-    waitForEvents: (count, ms = 5000) => until(() => events.length >= count, `${count} events (got ${events.length})`, ms).then(() => events.slice(0, count)),
-    waitForComments: (count, ms = 5000) => until(() => comments.length >= count, `${count} comments (got ${comments.length})`, ms),
+    waitForEvents: (count, ms = 5000) =>
+      until(() => events.length >= count, `${count} events (got ${events.length})`, ms).then(() =>
+        events.slice(0, count),
+      ),
+    waitForComments: (count, ms = 5000) =>
+      until(() => comments.length >= count, `${count} comments (got ${comments.length})`, ms),
     ended: new Promise((resolve) => {
       res.on('end', () => resolve('end'))
       res.on('error', () => resolve('error'))

@@ -12,7 +12,15 @@ import { erase, msAfter, noteOf, terms } from './note-writes.js'
 export function makeUser(overrides: Partial<UserRecord> = {}): UserRecord {
   const id = newId()
   const email = `u-${id}@example.com`
-  return { _id: id, fullName: 'U', email, emailKey: email.toLowerCase(), passwordHash: '$argon2id$fake', createdOn: new Date().toISOString(), ...overrides }
+  return {
+    _id: id,
+    fullName: 'U',
+    email,
+    emailKey: email.toLowerCase(),
+    passwordHash: '$argon2id$fake',
+    createdOn: new Date().toISOString(),
+    ...overrides,
+  }
 }
 
 let tick = Date.parse('2026-01-01T00:00:00.000Z')
@@ -71,7 +79,9 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
 
       const later = new Date(Date.parse(note.updatedOn) + 5000).toISOString()
-      const updated = noteOf(await store.updateNote(owner._id, note._id, { content: 'C2', isPinned: true }, later, terms()))
+      const updated = noteOf(
+        await store.updateNote(owner._id, note._id, { content: 'C2', isPinned: true }, later, terms()),
+      )
       assert.deepEqual(updated, { ...note, content: 'C2', isPinned: true, updatedOn: later })
       // The same `now` again: each version is a millisecond past the one before (nextVersion).
       const tagsOnly = noteOf(await store.updateNote(owner._id, note._id, { tags: [] }, later, terms()))
@@ -106,7 +116,11 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
     it('keeps text exactly: unicode, quotes, NUL-free control characters, long content', async () => {
       const owner = makeUser()
       await store.createUser(owner)
-      const note = makeNote(owner._id, { title: `Ünïcødé 🎉 "q" 'q' \\ %_`, content: 'x'.repeat(100_000) + '\n\t\u0001', tags: ['🏷️', ''] })
+      const note = makeNote(owner._id, {
+        title: `Ünïcødé 🎉 "q" 'q' \\ %_`,
+        content: 'x'.repeat(100_000) + '\n\t\u0001',
+        tags: ['🏷️', ''],
+      })
       await store.insertNote(note)
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
     })
@@ -120,10 +134,19 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       const note = makeNote(owner._id, { title: odd, content: `\u0000${odd}`, tags: [odd, '\u0000'] })
       await store.insertNote(note)
       assert.deepEqual(await store.findNote(owner._id, note._id), note)
-      const edited = noteOf(await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn, terms()))
+      const edited = noteOf(
+        await store.updateNote(owner._id, note._id, { title: '\uffff', tags: ['\uffff0'] }, note.updatedOn, terms()),
+      )
       assert.deepEqual(edited, { ...note, title: '\uffff', tags: ['\uffff0'], updatedOn: msAfter(note.updatedOn, 1) })
-      const found = await searchedNotes(store, owner._id, matching((t) => t.includes('\u0000b\uffff0')))
-      assert.deepEqual(found.map((n) => n._id), [note._id])
+      const found = await searchedNotes(
+        store,
+        owner._id,
+        matching((t) => t.includes('\u0000b\uffff0')),
+      )
+      assert.deepEqual(
+        found.map((n) => n._id),
+        [note._id],
+      )
     })
 
     it('lists pinned first, then newest createdOn, ties by _id descending', async () => {
@@ -145,9 +168,21 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
     it('lists and searches as JSON text: the records, encoded as JSON.stringify does, in list order', async () => {
       const owner = makeUser()
       await store.createUser(owner)
-      const odd = [`Ünïcødé 🎉 "q" \\ \u0001\b\f\n\r\t\u001f\u007f\u2028`, 'a\u0000b\uffff', '\uffff0 \uffff\uffff \uffff\u0000 \u0000\uffff0', '</script>', '']
+      const odd = [
+        `Ünïcødé 🎉 "q" \\ \u0001\b\f\n\r\t\u001f\u007f\u2028`,
+        'a\u0000b\uffff',
+        '\uffff0 \uffff\uffff \uffff\u0000 \u0000\uffff0',
+        '</script>',
+        '',
+      ]
       const notes = odd.map((text, i) =>
-        makeNote(owner._id, { title: `t${i} ${text}`, content: `c ${text}`, tags: [text, 'x'], isPinned: i === 3, createdOn: new Date(tick + 900_000 + i).toISOString() }),
+        makeNote(owner._id, {
+          title: `t${i} ${text}`,
+          content: `c ${text}`,
+          tags: [text, 'x'],
+          isPinned: i === 3,
+          createdOn: new Date(tick + 900_000 + i).toISOString(),
+        }),
       )
       for (const n of notes) await store.insertNote(n)
       const expected = [notes[3], notes[4], notes[2], notes[1], notes[0]] as NoteRecord[]
@@ -156,11 +191,26 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       assert.equal(await store.searchNotesJson(owner._id, contains('script')), JSON.stringify([notes[3]]))
       // With a plan, which a driver answers from its index.
       const quoted = matching((text) => text.includes('"q"'))
-      assert.equal(await store.searchNotesJson(owner._id, { ...quoted, plan: { literal: '"q"' } }), JSON.stringify([notes[0]]))
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { or: [{ literal: '"q"' }, { literal: 'ipt' }] } }), JSON.stringify([notes[3]]))
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { literal: 'script' } }), JSON.stringify([notes[3]]))
+      assert.equal(
+        await store.searchNotesJson(owner._id, { ...quoted, plan: { literal: '"q"' } }),
+        JSON.stringify([notes[0]]),
+      )
+      assert.equal(
+        await store.searchNotesJson(owner._id, {
+          ...contains('script'),
+          plan: { or: [{ literal: '"q"' }, { literal: 'ipt' }] },
+        }),
+        JSON.stringify([notes[3]]),
+      )
+      assert.equal(
+        await store.searchNotesJson(owner._id, { ...contains('script'), plan: { literal: 'script' } }),
+        JSON.stringify([notes[3]]),
+      )
       const either = { or: [{ literal: '</s' }, { literal: 'zzz' }] }
-      assert.equal(await store.searchNotesJson(owner._id, { ...contains('script'), plan: { and: [{ literal: 'ipt>' }, either] } }), JSON.stringify([notes[3]]))
+      assert.equal(
+        await store.searchNotesJson(owner._id, { ...contains('script'), plan: { and: [{ literal: 'ipt>' }, either] } }),
+        JSON.stringify([notes[3]]),
+      )
       assert.equal(await store.searchNotesJson(owner._id, contains('nothing at all')), '[]')
       assert.equal((await store.listNotesJson(makeUser()._id)).toString(), '[]')
     })
@@ -190,7 +240,10 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       await store.insertNote(makeNote(owner._id, { title: 'z', content: 'z' }))
       await store.insertNote(makeNote(other._id, { title: 'budget of other', content: 'budget' }))
       const found = await searchedNotes(store, owner._id, contains('budget'))
-      assert.deepEqual(found.map((n) => n.title), ['y', 'Budget'])
+      assert.deepEqual(
+        found.map((n) => n.title),
+        ['y', 'Budget'],
+      )
       assert.deepEqual(await searchedNotes(store, owner._id, contains('nothing')), [])
     })
 
@@ -199,14 +252,23 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       await store.createUser(owner)
       const at = (i: number) => new Date(tick + 2_000_000 + i * 1000).toISOString()
       const notes = Array.from({ length: 4003 }, (_, i) =>
-        makeNote(owner._id, { title: `n${i}`, content: i % 3 === 0 ? 'third' : 'other', isPinned: i % 50 === 0, createdOn: at(i) }))
+        makeNote(owner._id, {
+          title: `n${i}`,
+          content: i % 3 === 0 ? 'third' : 'other',
+          isPinned: i % 50 === 0,
+          createdOn: at(i),
+        }),
+      )
       await store.importNotes(notes)
       const listed = (await listedNotes(store, owner._id)).map((n) => n._id)
       const thirds = new Set(notes.filter((n) => n.content === 'third').map((n) => n._id))
       const expected = listed.filter((id) => thirds.has(id))
       for (const plan of [undefined, { literal: 'third' }]) {
         const found = await searchedNotes(store, owner._id, { ...contains('third'), ...(plan ? { plan } : {}) })
-        assert.deepEqual(found.map((n) => n._id), expected)
+        assert.deepEqual(
+          found.map((n) => n._id),
+          expected,
+        )
       }
     })
 
@@ -214,7 +276,9 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       const owner = makeUser()
       await store.createUser(owner)
       const count = Math.ceil((3 * SEARCH_CHUNK_CHARS) / 100_000)
-      const notes = Array.from({ length: count }, (_, i) => makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }))
+      const notes = Array.from({ length: count }, (_, i) =>
+        makeNote(owner._id, { title: `${i % 10}`.repeat(1000), content: `big ${i} `.padEnd(100_000, 'x') }),
+      )
       for (const n of notes) await store.insertNote(n)
       const pages: number[][] = []
       const found = await searchedNotes(store, owner._id, {
@@ -225,10 +289,14 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
         timeLeft: () => 60_000,
         outOfTime: () => assert.fail('out of time'),
       })
-      assert.deepEqual(found.map((n) => n._id), notes.map((n) => n._id).reverse())
+      assert.deepEqual(
+        found.map((n) => n._id),
+        notes.map((n) => n._id).reverse(),
+      )
       assert.ok(pages.length > 2, `${pages.length} chunk(s)`)
       // The first chunk is read before the notes' sizes are known; the next ones are sized by it.
-      for (const page of pages.slice(1)) assert.ok(page.reduce((a, b) => a + b, 0) <= 1.2 * SEARCH_CHUNK_CHARS, JSON.stringify(page))
+      for (const page of pages.slice(1))
+        assert.ok(page.reduce((a, b) => a + b, 0) <= 1.2 * SEARCH_CHUNK_CHARS, JSON.stringify(page))
     })
 
     it('imports users with their own ids, hashes and dates, idempotently, refusing duplicate email keys', async () => {
@@ -236,7 +304,12 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       const b = makeUser()
       const sameKeyAsA = makeUser({ email: a.email.toUpperCase(), emailKey: a.emailKey })
       const sameIdAsB = makeUser({ _id: b._id })
-      assert.deepEqual(await store.importUsers([a, b, sameKeyAsA, sameIdAsB]), ['inserted', 'inserted', 'duplicate-email', 'exists'])
+      assert.deepEqual(await store.importUsers([a, b, sameKeyAsA, sameIdAsB]), [
+        'inserted',
+        'inserted',
+        'duplicate-email',
+        'exists',
+      ])
       assert.deepEqual(await store.findUserById(a._id), a)
       assert.deepEqual(await store.findUserById(b._id), b)
       assert.equal(await store.findUserById(sameKeyAsA._id), undefined)
@@ -250,7 +323,12 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
     it('imports notes with their own ids and dates, idempotently, refusing notes without a user, naming what differs under a taken _id', async () => {
       const owner = makeUser()
       await store.importUsers([owner])
-      const note = makeNote(owner._id, { tags: ['x', 'y'], isPinned: true, createdOn: '2019-01-01T00:00:00.000Z', updatedOn: '2021-01-01T00:00:00.000Z' })
+      const note = makeNote(owner._id, {
+        tags: ['x', 'y'],
+        isPinned: true,
+        createdOn: '2019-01-01T00:00:00.000Z',
+        updatedOn: '2021-01-01T00:00:00.000Z',
+      })
       const orphan = makeNote(newId())
       const sameId = makeNote(owner._id, { _id: note._id, title: 'other', tags: ['x'] })
       assert.deepEqual(await store.importNotes([note, orphan, sameId, { ...note }]), [
@@ -266,14 +344,16 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       assert.deepEqual(await store.importNotes([]), [])
     })
 
-    it('pages through all users and notes in _id order, and through one user\'s notes', async () => {
+    it("pages through all users and notes in _id order, and through one user's notes", async () => {
       const owner = makeUser()
       const other = makeUser()
       await store.importUsers([owner, other])
       const mine = Array.from({ length: 7 }, () => makeNote(owner._id))
       await store.importNotes([...mine, makeNote(other._id), makeNote(other._id)])
 
-      const pageAll = async <T extends { _id: string }>(page: (after: string | undefined) => Promise<T[]>): Promise<T[]> => {
+      const pageAll = async <T extends { _id: string }>(
+        page: (after: string | undefined) => Promise<T[]>,
+      ): Promise<T[]> => {
         const all: T[] = []
         for (let batch = await page(undefined); batch.length; batch = await page(batch[batch.length - 1]?._id)) {
           assert.ok(batch.length <= 3)
@@ -284,15 +364,25 @@ export function storeContract(name: string, open: () => Promise<Store & Transfer
       const users = await pageAll((after) => store.usersAfter(after, 3))
       const ids = users.map((u) => u._id)
       assert.deepEqual(ids, [...new Set(ids)].sort())
-      assert.deepEqual(users.find((u) => u._id === owner._id), owner)
+      assert.deepEqual(
+        users.find((u) => u._id === owner._id),
+        owner,
+      )
 
       const notes = await pageAll((after) => store.notesAfter(after, 3))
       const noteIds = notes.map((n) => n._id)
       assert.deepEqual(noteIds, [...new Set(noteIds)].sort())
-      for (const n of mine) assert.deepEqual(notes.find((x) => x._id === n._id), n)
+      for (const n of mine)
+        assert.deepEqual(
+          notes.find((x) => x._id === n._id),
+          n,
+        )
 
       const ownerNotes = await pageAll((after) => store.notesAfter(after, 3, owner._id))
-      assert.deepEqual(ownerNotes, [...mine].sort((x, y) => (x._id < y._id ? -1 : 1)))
+      assert.deepEqual(
+        ownerNotes,
+        [...mine].sort((x, y) => (x._id < y._id ? -1 : 1)),
+      )
       assert.deepEqual(await store.notesAfter(undefined, 3, newId()), [])
     })
 

@@ -59,7 +59,10 @@ export async function openTestPostgresStore(limits?: StoreLimits): Promise<TestS
 
 /** A fresh store of this kind, cached as the service opens it unless `caches` is false (the bare driver). */
 export async function openTestStore(kind: StoreKind, caches = true, limits?: StoreLimits): Promise<TestStore> {
-  const driver = kind === 'postgresql' ? await openTestPostgresDriver(limits) : openSqliteStore({ dataDir: ':memory:', ...(limits && { limits }) })
+  const driver =
+    kind === 'postgresql'
+      ? await openTestPostgresDriver(limits)
+      : openSqliteStore({ dataDir: ':memory:', ...(limits && { limits }) })
   return caches ? cached(driver) : driver
 }
 
@@ -68,15 +71,20 @@ export async function openTestStore(kind: StoreKind, caches = true, limits?: Sto
  * (2 × LIST_PAGE_ROWS + 5, titled n0, n1, ... and created one second apart: `at(i)`), so a read
  * of them yields between pages and a write can land in the middle (the caches' overlap tests).
  */
-export async function sqliteOwnerOfThreePages(): Promise<{ store: TestStore; owner: UserRecord; at: (i: number) => string }> {
+export async function sqliteOwnerOfThreePages(): Promise<{
+  store: TestStore
+  owner: UserRecord
+  at: (i: number) => string
+}> {
   const store = cached(openSqliteStore({ dataDir: ':memory:' }))
   const owner = makeUser()
   await store.createUser(owner)
   const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
-  await store.importNotes(Array.from({ length: 2 * LIST_PAGE_ROWS + 5 }, (_, i) => makeNote(owner._id, { title: `n${i}`, createdOn: at(i) })))
+  await store.importNotes(
+    Array.from({ length: 2 * LIST_PAGE_ROWS + 5 }, (_, i) => makeNote(owner._id, { title: `n${i}`, createdOn: at(i) })),
+  )
   return { store, owner, at }
 }
-
 
 export interface StoreUnderTest {
   name: string

@@ -50,7 +50,12 @@ export async function runImport(
 }
 
 /** Exports users (with hashes) and notes to two files and returns their text. */
-export async function exportTexts(store: TestStore, dir: TempDir, name: string, options: Partial<ExportOptions> = {}): Promise<{ users: string; notes: string }> {
+export async function exportTexts(
+  store: TestStore,
+  dir: TempDir,
+  name: string,
+  options: Partial<ExportOptions> = {},
+): Promise<{ users: string; notes: string }> {
   const usersOut = dir.file(`${name}-users.json`)
   const notesOut = dir.file(`${name}-notes.json`)
   await exportData({ store, usersOut, notesOut, withPasswordHashes: true, ...options })
@@ -60,9 +65,32 @@ export async function exportTexts(store: TestStore, dir: TempDir, name: string, 
 export type ExportedFiles = Record<'users' | 'notes' | 'trash' | 'history', string>
 
 /** Exports users (with hashes), notes, the trash and the history to four files: their paths and their text. */
-export async function exportAll(store: TestStore, dir: TempDir, name: string, options: Partial<ExportOptions> = {}): Promise<{ files: ExportedFiles; texts: ExportedFiles }> {
-  const files = { users: dir.file(`${name}-users.json`), notes: dir.file(`${name}-notes.json`), trash: dir.file(`${name}-trash.json`), history: dir.file(`${name}-history.json`) }
-  await exportData({ store, usersOut: files.users, notesOut: files.notes, trashOut: files.trash, historyOut: files.history, withPasswordHashes: true, ...options })
-  const texts = { users: dir.read(`${name}-users.json`), notes: dir.read(`${name}-notes.json`), trash: dir.read(`${name}-trash.json`), history: dir.read(`${name}-history.json`) }
+export async function exportAll(
+  store: TestStore,
+  dir: TempDir,
+  name: string,
+  options: Partial<ExportOptions> = {},
+): Promise<{ files: ExportedFiles; texts: ExportedFiles }> {
+  const files = {
+    users: dir.file(`${name}-users.json`),
+    notes: dir.file(`${name}-notes.json`),
+    trash: dir.file(`${name}-trash.json`),
+    history: dir.file(`${name}-history.json`),
+  }
+  await exportData({
+    store,
+    usersOut: files.users,
+    notesOut: files.notes,
+    trashOut: files.trash,
+    historyOut: files.history,
+    withPasswordHashes: true,
+    ...options,
+  })
+  const texts = {
+    users: dir.read(`${name}-users.json`),
+    notes: dir.read(`${name}-notes.json`),
+    trash: dir.read(`${name}-trash.json`),
+    history: dir.read(`${name}-history.json`),
+  }
   return { files, texts }
 }

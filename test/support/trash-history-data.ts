@@ -12,7 +12,11 @@ export interface TrashHistoryData {
 }
 
 /** Text PostgreSQL stores escaped (U+0000, U+FFFF) and text of several UTF-8 lengths, so the kept bytes are not the characters. */
-const ODD = { title: 'odd \u0000 title', content: 'nul \u0000, noncharacter \uffff, é, 😀', tags: ['\u0000', '\uffff0', 'ü'] }
+const ODD = {
+  title: 'odd \u0000 title',
+  content: 'nul \u0000, noncharacter \uffff, é, 😀',
+  tags: ['\u0000', '\uffff0', 'ü'],
+}
 
 /** Two accounts, each with live notes, a trash and a history: edited notes, deleted ones, edited then deleted. */
 export async function makeTrashHistoryData(client: Client): Promise<TrashHistoryData> {

@@ -30,7 +30,8 @@ export async function buildVariant(label: string): Promise<{ root: string; remov
       {
         name: 'mark-build',
         transform(code, id) {
-          if (id.endsWith('/web/src/main.tsx')) return `${code}\ndocument.documentElement.dataset.build = ${JSON.stringify(label)}\n`
+          if (id.endsWith('/web/src/main.tsx'))
+            return `${code}\ndocument.documentElement.dataset.build = ${JSON.stringify(label)}\n`
           return undefined
         },
       },

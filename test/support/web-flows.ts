@@ -20,7 +20,11 @@ export async function apiCall(
 ): Promise<{ status: number; json: unknown }> {
   const res = await fetch(base + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body ? { body: JSON.stringify(body) } : {}),
   })
   const text = await res.text()
@@ -33,7 +37,8 @@ export async function apiCall(
   return { status: res.status, json }
 }
 
-export const tokenOf = (page: Page) => page.evaluate(() => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.token'))
+export const tokenOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.token'))
 
 export async function signUp(page: Page, base: string, fullName: string, email: string): Promise<void> {
   await page.goto(`${base}/sign-up`)

@@ -21,7 +21,13 @@ interface LayoutElement {
 }
 interface LayoutWindow {
   document: { documentElement: LayoutElement; querySelectorAll(selector: string): ArrayLike<LayoutElement> }
-  getComputedStyle(element: LayoutElement): { display: string; whiteSpace: string; textOverflow: string; clip: string; clipPath: string }
+  getComputedStyle(element: LayoutElement): {
+    display: string
+    whiteSpace: string
+    textOverflow: string
+    clip: string
+    clipPath: string
+  }
 }
 
 /**
@@ -47,13 +53,17 @@ export function sidewaysOverflow(page: Page, selector: string, scrollers = ''): 
         while (stack.length > 0) {
           const { el, path } = stack.pop()!
           const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : []
-          const here = path ? `${path} > ${[el.tagName.toLowerCase(), ...classes].join('.')}` : `${[el.tagName.toLowerCase(), ...classes].join('.')}`
+          const here = path
+            ? `${path} > ${[el.tagName.toLowerCase(), ...classes].join('.')}`
+            : `${[el.tagName.toLowerCase(), ...classes].join('.')}`
           const style = w.getComputedStyle(el)
           if (style.display === 'none' || style.clip !== 'auto' || style.clipPath !== 'none') continue
           if (el !== root) {
             for (const rect of Array.from(el.getClientRects())) {
               if (rect.width > 0 && (rect.left < box.left - 1 || rect.right > box.right + 1)) {
-                found.push(`${here}: reaches ${Math.round(Math.max(box.left - rect.left, rect.right - box.right))}px past its ${selector}`)
+                found.push(
+                  `${here}: reaches ${Math.round(Math.max(box.left - rect.left, rect.right - box.right))}px past its ${selector}`,
+                )
                 break
               }
             }

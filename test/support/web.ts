@@ -18,7 +18,16 @@ import { tempDir } from './temp.js'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const WEB_ROOT = join(ROOT, 'dist', 'web')
 const STAMP = join(ROOT, 'dist', '.build-inputs')
-const INPUTS = ['src', 'web', 'bench', 'scripts', 'vite.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']
+const INPUTS = [
+  'src',
+  'web',
+  'bench',
+  'scripts',
+  'vite.config.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+]
 
 function fingerprint(): string {
   const hash = createHash('sha256')
@@ -79,7 +88,12 @@ export async function startWebServer(storeKind: StoreKind, env: Record<string, s
     child,
     async restart(extra = {}) {
       await server.child.stop()
-      server.child = await startChild({ dataDir: data.path, launcher: true, port: server.child.port, env: { ...baseEnv, ...extra } })
+      server.child = await startChild({
+        dataDir: data.path,
+        launcher: true,
+        port: server.child.port,
+        env: { ...baseEnv, ...extra },
+      })
     },
     async close() {
       await server.child.stop()
@@ -114,10 +128,22 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   await page.evaluate(AXE_SOURCE)
   const results = await page.evaluate(async () => {
     const w = globalThis as unknown as PageWindow & {
-      axe: { run: (context: unknown, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }> }
+      axe: {
+        run: (
+          context: unknown,
+          options: object,
+        ) => Promise<{
+          violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>
+        }>
+      }
     }
     const { violations } = await w.axe.run(w.document, { resultTypes: ['violations'] })
-    return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))
+    return violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    }))
   })
   return results.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 }

@@ -21,7 +21,11 @@ const CLI = ['--import', 'tsx', 'src/cli.ts']
 function cli(args: string[], env: Record<string, string>): ChildProcess {
   const { CI, PATH, HOME } = process.env
   // detached: the child leads its own process group, so a test can signal it like a terminal.
-  return spawn(process.execPath, [...CLI, ...args], { env: { PATH, HOME, CI, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  return spawn(process.execPath, [...CLI, ...args], {
+    env: { PATH, HOME, CI, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
 }
 
 async function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -46,7 +50,10 @@ if (kinds.includes('postgresql')) {
       const env = { DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET }
       const first = await finished(cli(['migrate'], env))
       assert.equal(first.code, 0, first.stderr)
-      assert.equal(first.stdout.replace(/ to 127\.0\.0\.1:\d+\/notes_test_\w+\n$/, ''), `applied ${migrations.length} migration(s)`)
+      assert.equal(
+        first.stdout.replace(/ to 127\.0\.0\.1:\d+\/notes_test_\w+\n$/, ''),
+        `applied ${migrations.length} migration(s)`,
+      )
       const again = await finished(cli(['migrate'], env))
       assert.match(again.stdout, /^applied 0 migration\(s\)/)
     })
@@ -62,7 +69,10 @@ describe('notes-service serve with an unreachable database', () => {
       const result = await finished(cli(args, { DATABASE_URL: url, ACCESS_TOKEN_SECRET: TEST_SECRET, PORT: '0' }))
       await closed.close()
       assert.equal(result.code, 1)
-      assert.match(result.stderr, new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`))
+      assert.match(
+        result.stderr,
+        new RegExp(`^notes-service: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port}/notes: [^\\n]+\\n$`),
+      )
       assert.doesNotMatch(result.stderr, /hunter2/)
     })
   }
@@ -75,7 +85,9 @@ describe('notes-service serve --workers 2 on a port already taken', { timeout: 6
     const port = (taken.address() as AddressInfo).port
     const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
     try {
-      const result = await finished(cli(['serve', '--workers', '2'], { HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir }))
+      const result = await finished(
+        cli(['serve', '--workers', '2'], { HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir }),
+      )
       assert.equal(result.code, 1)
       assert.match(result.stderr, /EADDRINUSE/)
       assert.match(result.stderr, /failed to start \(exit 1\); stopping\n/)
@@ -111,7 +123,12 @@ if (kinds.includes('postgresql')) {
     it('warns when the listener is lost and says when it is back', async () => {
       const db = await createTestDatabase()
       databases.push(db)
-      const child = cli(['serve'], { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: db.url, ACCESS_TOKEN_SECRET: TEST_SECRET })
+      const child = cli(['serve'], {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATABASE_URL: db.url,
+        ACCESS_TOKEN_SECRET: TEST_SECRET,
+      })
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
       const log = logLines(child)
       await log.waitFor(1, (e) => LISTENING.test(e.msg))
@@ -136,7 +153,10 @@ if (kinds.includes('postgresql')) {
       const count = (start: string) => log.entries.filter((e) => e.msg.startsWith(`change bus ${start}`)).length
       assert.deepEqual([count('is live'), count('lost'), count('is back')], [1, 1, 1])
       // The cache layer trusts no notice: there is nothing of the kind to say.
-      assert.deepEqual(log.entries.filter((e) => /account notices/.test(e.msg)), [])
+      assert.deepEqual(
+        log.entries.filter((e) => /account notices/.test(e.msg)),
+        [],
+      )
     })
   })
 }
@@ -172,7 +192,12 @@ if (kinds.includes('postgresql')) {
       url.hostname = '127.0.0.1'
       url.port = String((proxy.address() as AddressInfo).port)
       try {
-        const child = cli(['serve'], { HOST: '127.0.0.1', PORT: '0', DATABASE_URL: url.toString(), ACCESS_TOKEN_SECRET: TEST_SECRET })
+        const child = cli(['serve'], {
+          HOST: '127.0.0.1',
+          PORT: '0',
+          DATABASE_URL: url.toString(),
+          ACCESS_TOKEN_SECRET: TEST_SECRET,
+        })
         const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
         const log = logLines(child)
         // Its first connection comes from opening the store: its signal handlers are in place.
@@ -198,7 +223,12 @@ kinds.forEach((kind, i) => {
   describe(`notes-service serve --workers 2 (${kind})`, { timeout: 120_000 }, () => {
     it(`serves from two processes on one port with one brute-force limit, replaces a crashed worker, stops on ${stopBy}`, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'notes-workers-'))
-      const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT: '2' }
+      const env: Record<string, string> = {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: dataDir,
+        LOGIN_FAILURES_PER_ACCOUNT_AND_CLIENT: '2',
+      }
       if (kind === 'postgresql') {
         const db = await createTestDatabase()
         databases.push(db)

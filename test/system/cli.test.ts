@@ -56,7 +56,9 @@ describe('notes-service CLI', () => {
     const socket = connect(port, '127.0.0.1')
     await once(socket, 'connect')
     const body = JSON.stringify({ email: 'nobody@example.com', password: 'x' })
-    socket.write(`POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+    socket.write(
+      `POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    )
     socket.write(body.slice(0, 10))
     let response = ''
     socket.on('data', (d: Buffer) => (response += d.toString()))

@@ -92,13 +92,22 @@ for (const storeKind of storeKinds()) {
     })
 
     /** One fetch from the page; fails the test with the browser's own words if it was refused. */
-    async function call(method: string, path: string, token?: string, body?: unknown): Promise<PageReply & { status: number }> {
+    async function call(
+      method: string,
+      path: string,
+      token?: string,
+      body?: unknown,
+    ): Promise<PageReply & { status: number }> {
       const reply = await page.evaluate(
         ([base, m, p, t, b]) => (globalThis as unknown as CrossOriginPage).call(base, m, p, t, b),
         [api, method, path, token, body] as const,
       )
       assert.notEqual(new URL(api).origin, reply.pageOrigin, 'the page is on another origin than the service')
-      assert.equal(reply.failed, undefined, `${method} ${path} refused by the browser: ${reply.failed}\n${consoleLines.join('\n')}`)
+      assert.equal(
+        reply.failed,
+        undefined,
+        `${method} ${path} refused by the browser: ${reply.failed}\n${consoleLines.join('\n')}`,
+      )
       return reply as PageReply & { status: number }
     }
 
@@ -110,7 +119,11 @@ for (const storeKind of storeKinds()) {
 
     it('creates an account, adds, edits, pins, unpins, searches, lists and deletes notes', async () => {
       const email = uniqueEmail('browser')
-      const created = await call('POST', '/create-account', undefined, { fullName: 'Browser User', email, password: 'correct horse battery staple' })
+      const created = await call('POST', '/create-account', undefined, {
+        fullName: 'Browser User',
+        email,
+        password: 'correct horse battery staple',
+      })
       assert.equal(created.status, 200, created.text)
       const token = (created.json as { accessToken: string }).accessToken
       assert.equal(typeof token, 'string')
@@ -121,14 +134,21 @@ for (const storeKind of storeKinds()) {
       assert.equal(user.status, 200, user.text)
       assert.equal((user.json as { user: { email: string } }).user.email, email)
 
-      const addA = await call('POST', '/add-note', token, { title: 'Groceries', content: 'milk and eggs', tags: ['home'] })
+      const addA = await call('POST', '/add-note', token, {
+        title: 'Groceries',
+        content: 'milk and eggs',
+        tags: ['home'],
+      })
       assert.equal(addA.status, 200, addA.text)
       const a = (addA.json as { note: NoteBody }).note
       const addB = await call('POST', '/add-note', token, { title: 'Trip', content: 'pack the bags' })
       assert.equal(addB.status, 200, addB.text)
       const b = (addB.json as { note: NoteBody }).note
 
-      const edited = await call('PUT', `/edit-note/${a._id}`, token, { title: 'Groceries for Sunday', tags: ['home', 'weekend'] })
+      const edited = await call('PUT', `/edit-note/${a._id}`, token, {
+        title: 'Groceries for Sunday',
+        tags: ['home', 'weekend'],
+      })
       assert.equal(edited.status, 200, edited.text)
       assert.equal((edited.json as { note: NoteBody }).note.title, 'Groceries for Sunday')
 
@@ -136,7 +156,14 @@ for (const storeKind of storeKinds()) {
       assert.equal(pinned.status, 200, pinned.text)
       assert.equal((pinned.json as { note: NoteBody }).note.isPinned, true)
       let listed = await notes(token)
-      assert.deepEqual(listed.map((n) => [n._id, n.isPinned]), [[b._id, true], [a._id, false]], 'pinned note first')
+      assert.deepEqual(
+        listed.map((n) => [n._id, n.isPinned]),
+        [
+          [b._id, true],
+          [a._id, false],
+        ],
+        'pinned note first',
+      )
       assert.equal(listed[1]?.title, 'Groceries for Sunday', 'the edit is stored')
       assert.deepEqual(listed[1]?.tags, ['home', 'weekend'])
 
@@ -147,16 +174,30 @@ for (const storeKind of storeKinds()) {
       assert.equal(unpinned.status, 200, unpinned.text)
       assert.equal((unpinned.json as { note: NoteBody }).note.isPinned, false)
       listed = await notes(token)
-      assert.deepEqual(listed.map((n) => [n._id, n.isPinned]), [[a._id, true], [b._id, false]], 'the pin moved to A')
+      assert.deepEqual(
+        listed.map((n) => [n._id, n.isPinned]),
+        [
+          [a._id, true],
+          [b._id, false],
+        ],
+        'the pin moved to A',
+      )
 
       const found = await call('GET', `/search-notes?query=${encodeURIComponent('sunday')}`, token)
       assert.equal(found.status, 200, found.text)
-      assert.deepEqual((found.json as { notes: NoteBody[] }).notes.map((n) => n._id), [a._id])
+      assert.deepEqual(
+        (found.json as { notes: NoteBody[] }).notes.map((n) => n._id),
+        [a._id],
+      )
 
       const deleted = await call('DELETE', `/delete-note/${a._id}`, token)
       assert.equal(deleted.status, 200, deleted.text)
       assert.equal((deleted.json as { note: NoteBody }).note._id, a._id)
-      assert.deepEqual((await notes(token)).map((n) => n._id), [b._id], 'the deleted note is gone')
+      assert.deepEqual(
+        (await notes(token)).map((n) => n._id),
+        [b._id],
+        'the deleted note is gone',
+      )
       const searchedAgain = await call('GET', '/search-notes?query=sunday', token)
       assert.deepEqual((searchedAgain.json as { notes: unknown[] }).notes, [])
     })
@@ -166,7 +207,11 @@ for (const storeKind of storeKinds()) {
       assert.equal(denied.status, 401)
       assert.equal(denied.text, 'Unauthorized')
 
-      const created = await call('POST', '/create-account', undefined, { fullName: 'Browser User', email: uniqueEmail('browser'), password: 'pw' })
+      const created = await call('POST', '/create-account', undefined, {
+        fullName: 'Browser User',
+        email: uniqueEmail('browser'),
+        password: 'pw',
+      })
       const token = (created.json as { accessToken: string }).accessToken
       const missing = await call('DELETE', '/delete-note/0123456789abcdef01234567', token)
       assert.equal(missing.status, 404)

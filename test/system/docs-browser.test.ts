@@ -31,14 +31,22 @@ describe('GET /docs in a browser', () => {
       assert.equal(response?.status(), 200)
       await page.locator('.opblock').first().waitFor()
       assert.equal(await page.title(), 'notes-service API reference')
-      const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> }
+      const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>
+      }
       for (const [method, path] of CONTRACT_OPERATIONS) {
-        const block = page.locator(`.opblock-${method}`, { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) })
+        const block = page.locator(`.opblock-${method}`, {
+          has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
+        })
         assert.equal(await block.count(), 1, `${method.toUpperCase()} ${path}`)
       }
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const method of Object.keys(item)) {
-          assert.equal(await page.locator(`.opblock-${method} .opblock-summary-path[data-path="${path}"]`).count(), 1, `${method} ${path} is on the page`)
+          assert.equal(
+            await page.locator(`.opblock-${method} .opblock-summary-path[data-path="${path}"]`).count(),
+            1,
+            `${method} ${path} is on the page`,
+          )
         }
       }
 

@@ -17,8 +17,13 @@ const LAUNCHER = `${ROOT}bin/notes-service`
 function launchStandIn(env: Record<string, string>): { args: string[]; tunables: string } {
   const bin = tempDir()
   try {
-    writeFileSync(join(bin.path, 'node'), '#!/bin/sh\nprintf "%s\\n" "GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}" "$@"\n', { mode: 0o755 })
-    const out = execFileSync(LAUNCHER, ['serve', '--workers', '2'], { env: { PATH: `${bin.path}${delimiter}${process.env.PATH ?? ''}`, ...env }, encoding: 'utf8' })
+    writeFileSync(join(bin.path, 'node'), '#!/bin/sh\nprintf "%s\\n" "GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}" "$@"\n', {
+      mode: 0o755,
+    })
+    const out = execFileSync(LAUNCHER, ['serve', '--workers', '2'], {
+      env: { PATH: `${bin.path}${delimiter}${process.env.PATH ?? ''}`, ...env },
+      encoding: 'utf8',
+    })
     const [tunables, ...args] = out.trimEnd().split('\n')
     return { args, tunables: tunables ?? '' }
   } finally {
@@ -29,17 +34,28 @@ function launchStandIn(env: Record<string, string>): { args: string[]; tunables:
 describe('bin/notes-service', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
   before(() => {
     // The launcher runs the built output: build it, as `npm start` does first.
-    execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' })
+    execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], {
+      stdio: 'inherit',
+    })
   })
 
   it('runs node on the built CLI with its arguments, the heap growth bound and the malloc tunables', () => {
     const run = launchStandIn({})
     assert.equal(run.tunables, 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=1048576')
-    assert.deepEqual(run.args, ['--heap-growing-percent=50', `${ROOT}bin/../dist/src/cli.js`, 'serve', '--workers', '2'])
+    assert.deepEqual(run.args, [
+      '--heap-growing-percent=50',
+      `${ROOT}bin/../dist/src/cli.js`,
+      'serve',
+      '--workers',
+      '2',
+    ])
   })
 
   it('keeps the GLIBC_TUNABLES the environment sets', () => {
-    assert.equal(launchStandIn({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).tunables, 'GLIBC_TUNABLES=glibc.malloc.arena_max=2')
+    assert.equal(
+      launchStandIn({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).tunables,
+      'GLIBC_TUNABLES=glibc.malloc.arena_max=2',
+    )
   })
 
   it('serves from its own process (exec: the pid is node itself), and stops on SIGTERM', async () => {

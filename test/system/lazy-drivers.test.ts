@@ -19,11 +19,23 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 async function serveAndReport(env: Record<string, string>, use: (base: string) => Promise<void>): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'notes-lazy-'))
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/support/report-drivers.ts', 'src/cli.ts', 'serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './test/support/report-drivers.ts', 'src/cli.ts', 'serve'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  )
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))

@@ -22,9 +22,15 @@ for (const store of storesUnderTest()) {
       assert.equal(r.timeouts, 0)
       assert.ok(r.requests > 100, `only ${r.requests} requests`)
       const series = r.rssSeriesMb.map(([ms, mb]) => `${ms} ms ${mb}`).join(', ')
-      assert.ok(r.rssGrowthMb < RSS_GROWTH_LIMIT_MB, `RSS troughs grew by ${r.rssGrowthMb} MB after warm-up (RSS MB: ${series})`)
+      assert.ok(
+        r.rssGrowthMb < RSS_GROWTH_LIMIT_MB,
+        `RSS troughs grew by ${r.rssGrowthMb} MB after warm-up (RSS MB: ${series})`,
+      )
       const allowed = r.fdsBefore + 2 + store.pooledConnections
-      assert.ok(r.fdsAfter <= allowed, `file descriptors: ${r.fdsBefore} before, ${r.fdsAfter} after (at most ${allowed})`)
+      assert.ok(
+        r.fdsAfter <= allowed,
+        `file descriptors: ${r.fdsBefore} before, ${r.fdsAfter} after (at most ${allowed})`,
+      )
     })
   })
 }

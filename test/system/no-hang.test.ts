@@ -8,7 +8,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Account, type Harness, register, startHarness } from '../support/harness.js'
-import { ATTACK_PATTERNS, measureLoopDelay, openIdleConnections, seedNotes, startBystander, trickle } from '../support/scenarios/no-hang.js'
+import {
+  ATTACK_PATTERNS,
+  measureLoopDelay,
+  openIdleConnections,
+  seedNotes,
+  startBystander,
+  trickle,
+} from '../support/scenarios/no-hang.js'
 
 const REQUEST_TIMEOUT_MS = 1000
 /** A stall of the event loop (a search or a page read holding it), with room for the scheduler. */
@@ -24,7 +31,9 @@ describe('no hang (http)', () => {
   let base: string
   let port: number
   before(async () => {
-    h = await startHarness('http', { config: { requestTimeoutMs: REQUEST_TIMEOUT_MS, connectionTimeoutMs: CONNECTION_TIMEOUT_MS } })
+    h = await startHarness('http', {
+      config: { requestTimeoutMs: REQUEST_TIMEOUT_MS, connectionTimeoutMs: CONNECTION_TIMEOUT_MS },
+    })
     port = (h.app.server.address() as { port: number }).port
     base = `http://127.0.0.1:${port}`
     a = await register(h.client, 'Attacker')
@@ -38,14 +47,19 @@ describe('no hang (http)', () => {
     const { result: statuses, delay } = await measureLoopDelay(async () => {
       const seen: number[] = []
       for (const pattern of ATTACK_PATTERNS) {
-        const res = await fetch(`${base}/search-notes?query=${encodeURIComponent(pattern)}`, { headers: { authorization: `Bearer ${a.token}` } })
+        const res = await fetch(`${base}/search-notes?query=${encodeURIComponent(pattern)}`, {
+          headers: { authorization: `Bearer ${a.token}` },
+        })
         await res.arrayBuffer() // read, not parsed: the client's own work stays out of the measurement
         seen.push(res.status)
       }
       return seen
     })
     const served = await others.stop()
-    assert.ok(statuses.every((s) => s === 200 || s === 400), `statuses ${statuses.join(',')}`)
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 400),
+      `statuses ${statuses.join(',')}`,
+    )
     assert.equal(statuses.at(-1), 400, 'look-around is refused')
     assert.equal(served.failures, 0)
     assert.ok(served.requests > 0)
@@ -57,14 +71,22 @@ describe('no hang (http)', () => {
     const { result, delay } = await measureLoopDelay(() =>
       Promise.all([
         trickle(port, `GET /get-all-notes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.token}\r\n\r\n`, 50),
-        trickle(port, 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n' + '{"email":"x"'.padEnd(500, ' '), 20),
+        trickle(
+          port,
+          'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n' +
+            '{"email":"x"'.padEnd(500, ' '),
+          20,
+        ),
       ]),
     )
     const served = await others.stop()
     for (const slow of result) {
       // cut off: well before it could finish, and within a few timeout periods
       assert.ok(slow.closedAfterMs < REQUEST_TIMEOUT_MS * 4, `closed after ${slow.closedAfterMs.toFixed(0)} ms`)
-      assert.ok(slow.closedAfterMs >= REQUEST_TIMEOUT_MS * 0.9, `closed too early, after ${slow.closedAfterMs.toFixed(0)} ms`)
+      assert.ok(
+        slow.closedAfterMs >= REQUEST_TIMEOUT_MS * 0.9,
+        `closed too early, after ${slow.closedAfterMs.toFixed(0)} ms`,
+      )
       assert.match(slow.answer, /^HTTP\/1\.1 408 [^]*\{"error":true,"message":"[^"]+"\}$/)
     }
     assert.equal(served.failures, 0)
@@ -84,6 +106,9 @@ describe('no hang (http)', () => {
     const res = await h.client.request('GET', '/get-all-notes', { token: bystander.token })
     assert.equal(res.status, 200)
     const times = await Promise.all(connections.map((c) => c.closed))
-    assert.ok(Math.max(...times) < REQUEST_TIMEOUT_MS * 4, `last idle connection closed after ${Math.max(...times).toFixed(0)} ms`)
+    assert.ok(
+      Math.max(...times) < REQUEST_TIMEOUT_MS * 4,
+      `last idle connection closed after ${Math.max(...times).toFixed(0)} ms`,
+    )
   })
 })

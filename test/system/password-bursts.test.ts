@@ -19,7 +19,10 @@ const limits = defaultConfig.bruteForce
 function roundRobin(servers: ChildServer[]): Client {
   const clients = servers.map((s) => urlClient(s.base))
   let next = 0
-  return { mode: 'http', request: (method, path, options) => clients[next++ % clients.length]!.request(method, path, options) }
+  return {
+    mode: 'http',
+    request: (method, path, options) => clients[next++ % clients.length]!.request(method, path, options),
+  }
 }
 
 describe('parallel password bursts: serve --workers 2 (SQLite, counters in the primary)', { timeout: 180_000 }, () => {

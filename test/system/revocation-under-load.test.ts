@@ -33,11 +33,17 @@ type Revocation = (typeof REVOCATIONS)[number]
 const databases: TestDatabase[] = []
 after(async () => Promise.all(databases.map((d) => d.drop())))
 
-async function call(base: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = {}
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(base + path, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) })})
+  const res = await fetch(base + path, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) })
   const text = await res.text()
   let json: Record<string, unknown> = {}
   try {
@@ -77,7 +83,10 @@ async function racedRound(bases: string[], victim: string, revoke: () => Promise
       const sentAt = performance.now()
       const body = path === '/add-note' ? { title: `loop ${i}`, content: String(n) } : undefined
       // 0: no answer (the connection failed); reported with the servers' output.
-      const status = await call(base, path === '/add-note' ? 'POST' : 'GET', path, victim, body).then((r) => r.status, () => 0)
+      const status = await call(base, path === '/add-note' ? 'POST' : 'GET', path, victim, body).then(
+        (r) => r.status,
+        () => 0,
+      )
       sent.push({ base, path, sentAt, status })
       if (n === BEFORE || status === 0) {
         ready++
@@ -94,9 +103,16 @@ async function racedRound(bases: string[], victim: string, revoke: () => Promise
   await revoke()
   answeredAt = performance.now()
   await Promise.all(loops)
-  assert.deepEqual(sent.filter((s) => s.status === 0 || s.status >= 500), [], 'every request answered, none with a 5xx')
+  assert.deepEqual(
+    sent.filter((s) => s.status === 0 || s.status >= 500),
+    [],
+    'every request answered, none with a 5xx',
+  )
   const before = sent.filter((s) => s.sentAt < answeredAt)
-  assert.ok(before.some((s) => s.status === 200), 'the session was in use before its end')
+  assert.ok(
+    before.some((s) => s.status === 200),
+    'the session was in use before its end',
+  )
   return sent.filter((s) => s.sentAt > answeredAt && s.status === 200)
 }
 
@@ -132,7 +148,11 @@ for (const kind of storeKinds()) {
         for (let round = 0; round < REVOCATIONS.length; round++) {
           const how: Revocation = REVOCATIONS[round % REVOCATIONS.length]!
           const email = uniqueEmail('revoked')
-          const created = await call(first, 'POST', '/create-account', undefined, { fullName: 'Revoked', email, password: PASSWORD })
+          const created = await call(first, 'POST', '/create-account', undefined, {
+            fullName: 'Revoked',
+            email,
+            password: PASSWORD,
+          })
           assert.equal(created.status, 200, JSON.stringify(created.json))
           const other = created.json.accessToken as string
           const login = await call(last, 'POST', '/login', undefined, { email, password: PASSWORD })
@@ -140,15 +160,23 @@ for (const kind of storeKinds()) {
           const victim = login.json.accessToken as string
           const sid = (JSON.parse(Buffer.from(victim.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
           const revoke = async () => {
-            if (how === 'delete-session') assert.equal((await call(first, 'DELETE', `/delete-session/${sid}`, other)).status, 200)
-            else if (how === 'logout-everywhere') assert.equal((await call(first, 'POST', '/logout-everywhere', other)).status, 200)
+            if (how === 'delete-session')
+              assert.equal((await call(first, 'DELETE', `/delete-session/${sid}`, other)).status, 200)
+            else if (how === 'logout-everywhere')
+              assert.equal((await call(first, 'POST', '/logout-everywhere', other)).status, 200)
             else {
-              const run = await runCli(how === 'delete' ? ['users', 'delete', email, '--yes'] : ['users', how, email], env)
+              const run = await runCli(
+                how === 'delete' ? ['users', 'delete', email, '--yes'] : ['users', how, email],
+                env,
+              )
               assert.equal(run.code, 0, run.stderr)
             }
           }
           const served = await racedRound(bases, victim, revoke)
-          if (served.length > 0) broken.push(`${how}: ${served.length} answered 200 after it answered (${served.map((s) => s.path).join(', ')})`)
+          if (served.length > 0)
+            broken.push(
+              `${how}: ${served.length} answered 200 after it answered (${served.map((s) => s.path).join(', ')})`,
+            )
         }
         assert.deepEqual(broken, [], 'no request of an ended session is served once its end has answered')
       } catch (err) {

@@ -47,7 +47,11 @@ async function call(base: string, method: string, path: string, token?: string, 
 const PASSWORD = 'correct horse battery staple'
 async function registered(base: string): Promise<{ email: string; token: string; user: TokenUser }> {
   const email = uniqueEmail('everywhere')
-  const res = await call(base, 'POST', '/create-account', undefined, { fullName: 'Everywhere', email, password: PASSWORD })
+  const res = await call(base, 'POST', '/create-account', undefined, {
+    fullName: 'Everywhere',
+    email,
+    password: PASSWORD,
+  })
   assert.equal(res.status, 200)
   return { email, token: res.json.accessToken as string, user: res.json.user as TokenUser }
 }
@@ -57,7 +61,8 @@ async function loggedIn(base: string, email: string, password = PASSWORD): Promi
   return res.json.accessToken as string
 }
 const statusOf = async (base: string, token: string) => (await call(base, 'GET', '/get-user', token)).status
-const sidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
+const sidOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
 /** A token without a session, as the release before sessions issued. */
 const sessionless = (user: TokenUser) => createTokenService(TEST_SECRET).issue(user)
 
@@ -66,7 +71,14 @@ if (kinds.includes('postgresql')) {
     it('each refuses at its next request what the other ended, and both still do after restarting', async () => {
       const db = await createTestDatabase()
       databases.push(db)
-      const config = parseConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: db.url, DATABASE_POOL_SIZE: '4', ACCESS_TOKEN_SECRET: TEST_SECRET })
+      const config = parseConfig({
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: db.url,
+        DATABASE_POOL_SIZE: '4',
+        ACCESS_TOKEN_SECRET: TEST_SECRET,
+      })
       const start = async () => {
         const server = await startServer(config)
         return { server, base: `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}` }
@@ -77,7 +89,8 @@ if (kinds.includes('postgresql')) {
         const one = await registered(a.base)
         const two = await loggedIn(b.base, one.email)
         const three = await loggedIn(a.base, one.email)
-        for (const token of [one.token, two, three]) for (const base of [a.base, b.base]) assert.equal(await statusOf(base, token), 200)
+        for (const token of [one.token, two, three])
+          for (const base of [a.base, b.base]) assert.equal(await statusOf(base, token), 200)
 
         // Logged out on A: refused by B at once (and by A).
         assert.equal((await call(a.base, 'POST', '/logout', one.token)).status, 200)
@@ -92,7 +105,15 @@ if (kinds.includes('postgresql')) {
         const otherSecond = await loggedIn(a.base, other.email)
         const old = sessionless(other.user)
         for (const base of [a.base, b.base]) assert.equal(await statusOf(base, old), 200)
-        assert.equal((await call(a.base, 'PUT', '/change-password', other.token, { currentPassword: PASSWORD, newPassword: 'changed on A' })).status, 200)
+        assert.equal(
+          (
+            await call(a.base, 'PUT', '/change-password', other.token, {
+              currentPassword: PASSWORD,
+              newPassword: 'changed on A',
+            })
+          ).status,
+          200,
+        )
         assert.equal(await statusOf(b.base, otherSecond), 401)
         assert.equal(await statusOf(b.base, other.token), 200, 'the caller goes on')
         assert.equal(await statusOf(b.base, old), 401, 'B refuses the token without a session at once')
@@ -108,7 +129,8 @@ if (kinds.includes('postgresql')) {
         await Promise.all(running().map((s) => s.close()))
         ;[a, b] = await Promise.all([start(), start()])
         for (const base of [a.base, b.base]) {
-          for (const token of [one.token, three, otherSecond, old, gone.token]) assert.equal(await statusOf(base, token), 401)
+          for (const token of [one.token, three, otherSecond, old, gone.token])
+            assert.equal(await statusOf(base, token), 401)
           for (const token of [two, other.token]) assert.equal(await statusOf(base, token), 200)
         }
       } finally {
@@ -120,7 +142,10 @@ if (kinds.includes('postgresql')) {
 
 function cli(args: string[], env: Record<string, string>): ChildProcess {
   const { CI, PATH, HOME } = process.env
-  return spawn(process.execPath, [...CLI, ...args], { env: { PATH, HOME, CI, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  return spawn(process.execPath, [...CLI, ...args], {
+    env: { PATH, HOME, CI, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 }
 
 async function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -136,7 +161,12 @@ const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
 
 /** `serve` as a child process; resolves once `workers` processes listen, with their pids and the port. */
 async function serving(env: Record<string, string>, workers: number) {
-  const child = cli(workers > 1 ? ['serve', '--workers', String(workers)] : ['serve'], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env })
+  const child = cli(workers > 1 ? ['serve', '--workers', String(workers)] : ['serve'], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...env,
+  })
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
   const entries: Array<{ pid: number; msg: string; path?: string }> = []
   let wake = () => {}
@@ -154,7 +184,8 @@ async function serving(env: Record<string, string>, workers: number) {
     base,
     pids: new Set(listening.map((e) => e.pid)),
     /** The pids that served requests to `path` so far (request lines are written after the answer). */
-    servedBy: async (path: string, count: number) => new Set((await waitFor(count, (e) => e.path === path)).map((e) => e.pid)),
+    servedBy: async (path: string, count: number) =>
+      new Set((await waitFor(count, (e) => e.path === path)).map((e) => e.pid)),
     stop: async () => {
       child.kill('SIGTERM')
       assert.equal(await exited, 0)
@@ -212,7 +243,8 @@ for (const kind of kinds) {
         // Restarted (one process this time): the ended stay ended, the live stay live.
         await server.stop()
         server = await serving(env, 1)
-        for (const token of [first, second, third, old, two.token, twoOld]) assert.equal(await statusOf(server.base, token), 401)
+        for (const token of [first, second, third, old, two.token, twoOld])
+          assert.equal(await statusOf(server.base, token), 401)
         assert.equal(await statusOf(server.base, fourth), 200)
       } finally {
         await server.stop().catch(() => {})

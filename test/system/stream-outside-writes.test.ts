@@ -35,7 +35,12 @@ async function call(base: string, method: string, path: string, token?: string, 
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([promise, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${WAIT_MS} ms`)), WAIT_MS)))])
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${WAIT_MS} ms`)), WAIT_MS)),
+      ),
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -51,7 +56,11 @@ interface Watched {
 for (const kind of storeKinds()) {
   describe(`live update streams see changes made outside the service (${kind})`, { timeout: 180_000 }, () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'notes-outside-'))
-    const env: Record<string, string> = { DATA_DIR: dataDir, ACCESS_TOKEN_SECRET: TEST_SECRET, STREAM_HEARTBEAT_MS: '600000' }
+    const env: Record<string, string> = {
+      DATA_DIR: dataDir,
+      ACCESS_TOKEN_SECRET: TEST_SECRET,
+      STREAM_HEARTBEAT_MS: '600000',
+    }
     let sql: (text: string, values: string[]) => Promise<void> = () => Promise.reject(new Error('no SQL connection'))
     let closeSql = async () => {}
     const servers: ChildServer[] = []
@@ -64,7 +73,10 @@ for (const kind of storeKinds()) {
         const pool = operatorPool(db.url)
         sql = async (text, values) => {
           let n = 0
-          await pool.query(text.replace(/\?/g, () => `$${++n}`), values)
+          await pool.query(
+            text.replace(/\?/g, () => `$${++n}`),
+            values,
+          )
         }
         closeSql = () => pool.end()
       }
@@ -86,7 +98,11 @@ for (const kind of storeKinds()) {
     /** A new account with a note, and a stream on every instance. */
     const watched = async (name: string): Promise<Watched> => {
       const email = uniqueEmail(name)
-      const created = await call(servers[0]!.base, 'POST', '/create-account', undefined, { fullName: name, email, password: PASSWORD })
+      const created = await call(servers[0]!.base, 'POST', '/create-account', undefined, {
+        fullName: name,
+        email,
+        password: PASSWORD,
+      })
       assert.equal(created.status, 200)
       const token = created.json.accessToken as string
       const added = await call(servers[0]!.base, 'POST', '/add-note', token, { title: 'by the API', content: 'c' })
@@ -117,10 +133,12 @@ for (const kind of storeKinds()) {
     it("the CLI's users revoke-sessions and users delete end every stream of the account", async () => {
       const revoked = await watched('revoked')
       await run('users', 'revoke-sessions', revoked.email)
-      for (const stream of revoked.streams) assert.equal(await within(stream.ended, 'the stream of a revoked session ends'), 'end')
+      for (const stream of revoked.streams)
+        assert.equal(await within(stream.ended, 'the stream of a revoked session ends'), 'end')
       const deleted = await watched('deleted')
       await run('users', 'delete', deleted.email, '--yes')
-      for (const stream of deleted.streams) assert.equal(await within(stream.ended, 'the stream of a deleted account ends'), 'end')
+      for (const stream of deleted.streams)
+        assert.equal(await within(stream.ended, 'the stream of a deleted account ends'), 'end')
     })
   })
 }

@@ -14,7 +14,13 @@ import { type ChildServer, startChild } from '../support/child-server.js'
 import { type SseStream, changeOf, openStream } from '../support/sse.js'
 
 /** A request on a connection of its own (no keep-alive pool), so that requests go to both workers. */
-function call(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
+function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = {}
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (token) headers.authorization = `Bearer ${token}`
@@ -43,7 +49,10 @@ function call(base: string, method: string, path: string, body?: unknown, token?
 
 /** The primary's workers. */
 const workersOf = (primary: number) =>
-  execFileSync('ps', ['-o', 'pid=', '--ppid', String(primary)], { encoding: 'utf8' }).split('\n').map((l) => Number(l.trim())).filter((pid) => pid > 0)
+  execFileSync('ps', ['-o', 'pid=', '--ppid', String(primary)], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((pid) => pid > 0)
 
 const hexPort = (port: number) => port.toString(16).toUpperCase().padStart(4, '0')
 
@@ -74,7 +83,7 @@ function workerHolding(primary: number, serverPort: number, clientPort: number):
  */
 async function untilBothWorkersAccept(server: ChildServer): Promise<void> {
   const seen = new Set<number>()
-  for (const deadline = Date.now() + 60_000; seen.size < 2; ) {
+  for (const deadline = Date.now() + 60_000; seen.size < 2;) {
     assert.ok(Date.now() < deadline, `both workers accept connections (seen ${[...seen].join(', ') || 'none'})`)
     const socket = connect(server.port, '127.0.0.1')
     await once(socket, 'connect')
@@ -108,7 +117,11 @@ describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, 
     return s
   }
   const account = async () => {
-    const reg = await call(server.base, 'POST', '/create-account', { fullName: 'Ada', email: `ada.${Date.now()}@example.com`, password: 'correct horse battery' })
+    const reg = await call(server.base, 'POST', '/create-account', {
+      fullName: 'Ada',
+      email: `ada.${Date.now()}@example.com`,
+      password: 'correct horse battery',
+    })
     return reg.json.accessToken as string
   }
 
@@ -118,7 +131,8 @@ describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, 
     // The kernel deals new connections to either worker, so these writes land on both, mostly. Each must arrive before the
     // next is made: a write of the stream's own worker would otherwise bring the other's along when it reads the feed.
     for (let i = 0; i < 6; i++) {
-      const note = (await call(server.base, 'POST', '/add-note', { title: `n${i}`, content: 'c' }, token)).json.note as { _id: string }
+      const note = (await call(server.base, 'POST', '/add-note', { title: `n${i}`, content: 'c' }, token)).json
+        .note as { _id: string }
       await s.waitForEvents(i + 1, 5000)
       assert.equal(changeOf(s.events[i]!).noteId, note._id)
     }
@@ -152,19 +166,26 @@ describe('live updates with serve --workers 2 on SQLite', { timeout: 120_000 }, 
     const second = await stream({ token, lastEventId })
     // Writes go on after the reconnection (past one the primary may have dealt to the killed worker).
     const atReconnect = acknowledged.length
-    for (const deadline = Date.now() + 20_000; acknowledged.length < atReconnect + 10 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; acknowledged.length < atReconnect + 10 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     writing = false
     await writer
     const received = () => [...first.events, ...second.events].map((e) => changeOf(e).noteId)
     const deadline = Date.now() + 10_000
-    while (!acknowledged.every((id) => received().includes(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-    assert.deepEqual(acknowledged.filter((id) => !received().includes(id)), [], 'every acknowledged write arrived')
+    while (!acknowledged.every((id) => received().includes(id)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(
+      acknowledged.filter((id) => !received().includes(id)),
+      [],
+      'every acknowledged write arrived',
+    )
     assert.equal(new Set(received()).size, received().length, 'none arrived twice')
     assert.ok(second.events.length > 0, 'writes went on after the kill')
     // And what arrived is the listing: nothing else, nothing less.
-    const listed = ((await call(server.base, 'GET', '/get-all-notes', undefined, token)).json.notes as Array<{ _id: string }>).map((n) => n._id)
+    const listed = (
+      (await call(server.base, 'GET', '/get-all-notes', undefined, token)).json.notes as Array<{ _id: string }>
+    ).map((n) => n._id)
     assert.deepEqual(new Set(received()), new Set(listed))
   })
 })

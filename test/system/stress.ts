@@ -4,7 +4,15 @@
 import { runCrashScenario } from '../support/scenarios/crash.js'
 import { fuzz, injectSender, socketSender } from '../support/scenarios/fuzz.js'
 import { runLoad } from '../support/scenarios/load.js'
-import { EVERYTHING_PATTERN, ATTACK_PATTERNS, measureLoopDelay, openIdleConnections, seedNotes, startBystander, trickle } from '../support/scenarios/no-hang.js'
+import {
+  EVERYTHING_PATTERN,
+  ATTACK_PATTERNS,
+  measureLoopDelay,
+  openIdleConnections,
+  seedNotes,
+  startBystander,
+  trickle,
+} from '../support/scenarios/no-hang.js'
 import { defaultConfig } from '../../src/config.js'
 import { addNote, register, startHarness, uniqueEmail } from '../support/harness.js'
 import { storesUnderTest } from '../support/stores.js'
@@ -51,7 +59,9 @@ async function fuzzing() {
     const health = await h.client.request('GET', '/get-all-notes', { token: a.token })
     await h.close()
     if (r.report) process.stderr.write(`  fuzz failure: ${r.report}\n`)
-    const statuses = Object.entries(r.statuses).map(([s, c]) => `${s}:${c}`).join(' ')
+    const statuses = Object.entries(r.statuses)
+      .map(([s, c]) => `${s}:${c}`)
+      .join(' ')
     record({
       scenario: `fuzzing every endpoint (${mode})`,
       cases: r.cases,
@@ -69,7 +79,9 @@ async function noHang() {
   const b = await register(h.client)
   await seedNotes(h.store, a.userId, 10_000)
   const search = (pattern: string) =>
-    fetch(`${base}/search-notes?query=${encodeURIComponent(pattern)}`, { headers: { authorization: `Bearer ${a.token}` } }).then(async (r) => {
+    fetch(`${base}/search-notes?query=${encodeURIComponent(pattern)}`, {
+      headers: { authorization: `Bearer ${a.token}` },
+    }).then(async (r) => {
       await r.arrayBuffer()
       return r.status
     })
@@ -90,7 +102,9 @@ async function noHang() {
   })
   // Not an attack pattern: the answer is the whole list (about 4.6 MB), as large as get-all-notes'.
   const whole = await measureLoopDelay(() => search(EVERYTHING_PATTERN))
-  const list = await measureLoopDelay(() => fetch(`${base}/get-all-notes`, { headers: { authorization: `Bearer ${a.token}` } }).then((r) => r.arrayBuffer()))
+  const list = await measureLoopDelay(() =>
+    fetch(`${base}/get-all-notes`, { headers: { authorization: `Bearer ${a.token}` } }).then((r) => r.arrayBuffer()),
+  )
   record({
     scenario: 'whole-list answers, 10 000 notes (info)',
     cases: 2,
@@ -98,7 +112,20 @@ async function noHang() {
     figures: `loop delay: search matching all ${whole.delay.maxMs.toFixed(0)} ms, get-all-notes ${list.delay.maxMs.toFixed(0)} ms (known limit, docs/security.md)`,
   })
   const slow = await measureLoopDelay(() =>
-    Promise.all(Array.from({ length: n(50) }, (_, i) => trickle(port, i % 2 ? 'GET /get-user HTTP/1.1\r\nHost: x\r\n'.padEnd(400, 'x') : 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n'.padEnd(900, ' '), 20))),
+    Promise.all(
+      Array.from({ length: n(50) }, (_, i) =>
+        trickle(
+          port,
+          i % 2
+            ? 'GET /get-user HTTP/1.1\r\nHost: x\r\n'.padEnd(400, 'x')
+            : 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n'.padEnd(
+                900,
+                ' ',
+              ),
+          20,
+        ),
+      ),
+    ),
   )
   const late = slow.result.filter((s) => s.closedAfterMs > 4000 || !s.answer.startsWith('HTTP/1.1 408')).length
   record({
@@ -134,14 +161,31 @@ async function load() {
 
 /** Real email with a wrong password vs an unknown email: medians and spread of the login time. */
 async function enumerationTiming() {
-  const h = await startHarness('http', { config: { passwordHashing: defaultConfig.passwordHashing, bruteForce: { enabled: false, windowSeconds: 1, pairLimit: 1, emailLimit: 1, ipLimit: 1, sessionLimit: 1, registrationIpLimit: 1, registrationsPerClient: 1, registrationWindowSeconds: 1 } } })
+  const h = await startHarness('http', {
+    config: {
+      passwordHashing: defaultConfig.passwordHashing,
+      bruteForce: {
+        enabled: false,
+        windowSeconds: 1,
+        pairLimit: 1,
+        emailLimit: 1,
+        ipLimit: 1,
+        sessionLimit: 1,
+        registrationIpLimit: 1,
+        registrationsPerClient: 1,
+        registrationWindowSeconds: 1,
+      },
+    },
+  })
   const a = await register(h.client)
   const times: Record<'real' | 'unknown', number[]> = { real: [], unknown: [] }
   const bodies = new Set<string>()
   for (let i = 0; i < n(60, 10); i++) {
     for (const kind of i % 2 ? (['real', 'unknown'] as const) : (['unknown', 'real'] as const)) {
       const t = performance.now()
-      const res = await h.client.request('POST', '/login', { body: { email: kind === 'real' ? a.email : uniqueEmail('nobody'), password: 'wrong password' } })
+      const res = await h.client.request('POST', '/login', {
+        body: { email: kind === 'real' ? a.email : uniqueEmail('nobody'), password: 'wrong password' },
+      })
       times[kind].push(performance.now() - t)
       bodies.add(`${res.status} ${res.text}`)
     }
@@ -160,9 +204,15 @@ async function enumerationTiming() {
 
 function printTable() {
   const header: Row = { scenario: 'scenario', cases: 0, failures: 0, figures: 'figures' }
-  const cells = [header, ...rows].map((r, i) => [r.scenario, i ? String(r.cases) : 'cases', i ? String(r.failures) : 'failures', r.figures])
+  const cells = [header, ...rows].map((r, i) => [
+    r.scenario,
+    i ? String(r.cases) : 'cases',
+    i ? String(r.failures) : 'failures',
+    r.figures,
+  ])
   const widths = [0, 1, 2].map((c) => Math.max(...cells.map((r) => r[c]!.length)))
-  const line = (r: string[]) => `| ${r[0]!.padEnd(widths[0]!)} | ${r[1]!.padStart(widths[1]!)} | ${r[2]!.padStart(widths[2]!)} | ${r[3]} |`
+  const line = (r: string[]) =>
+    `| ${r[0]!.padEnd(widths[0]!)} | ${r[1]!.padStart(widths[1]!)} | ${r[2]!.padStart(widths[2]!)} | ${r[3]} |`
   console.log(line(cells[0]!))
   console.log(`|${'-'.repeat(widths[0]! + 2)}|${'-'.repeat(widths[1]! + 2)}|${'-'.repeat(widths[2]! + 2)}|---|`)
   cells.slice(1).forEach((r) => console.log(line(r)))
@@ -172,7 +222,13 @@ function printTable() {
 }
 
 const only = process.argv.slice(2)
-const all: Record<string, () => Promise<void>> = { crash, fuzz: fuzzing, 'no-hang': noHang, load, timing: enumerationTiming }
+const all: Record<string, () => Promise<void>> = {
+  crash,
+  fuzz: fuzzing,
+  'no-hang': noHang,
+  load,
+  timing: enumerationTiming,
+}
 for (const [name, run] of Object.entries(all)) {
   if (only.length === 0 || only.includes(name)) await run()
 }

@@ -17,13 +17,21 @@ describe('notes-service import / export (CLI)', () => {
   it('imports with a larger thread pool, summarises, and exports back to standard output', async () => {
     const { users, notes } = sampleData()
     const env = { DATA_DIR: dir.file('cli-data') }
-    const files = ['--users', dir.file('cli-u.json', usersFile(users, 'relaxed', 'lines')), '--notes', dir.file('cli-n.json', notesFile(notes, 'relaxed', 'array'))]
+    const files = [
+      '--users',
+      dir.file('cli-u.json', usersFile(users, 'relaxed', 'lines')),
+      '--notes',
+      dir.file('cli-n.json', notesFile(notes, 'relaxed', 'array')),
+    ]
     // More threads than libuv's default 4: the command runs itself again with UV_THREADPOOL_SIZE set.
     const run = await runCli(['import', ...files, '--threads', '6'], env)
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stderr, /hashing passwords on 6 threads/)
     assert.match(run.stderr, /^users: 100% 3 read, 3 imported, 0 skipped, 0 rejected/m)
-    assert.match(run.stdout, /^import finished in [\d.]+ s \(7 records, \d+\/s\)\nusers: 3 imported, 0 skipped \(already present\), 0 rejected\nnotes: 4 imported, 0 skipped \(already present\), 0 rejected\n$/)
+    assert.match(
+      run.stdout,
+      /^import finished in [\d.]+ s \(7 records, \d+\/s\)\nusers: 3 imported, 0 skipped \(already present\), 0 rejected\nnotes: 4 imported, 0 skipped \(already present\), 0 rejected\n$/,
+    )
 
     const twice = await runCli(['import', ...files], env)
     assert.equal(twice.code, 0)
@@ -31,7 +39,10 @@ describe('notes-service import / export (CLI)', () => {
 
     const exported = await runCli(['export'], env)
     assert.equal(exported.code, 0, exported.stderr)
-    const ids = exported.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { _id: { $oid: string } })._id.$oid)
+    const ids = exported.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { _id: { $oid: string } })._id.$oid)
     assert.deepEqual(ids, notes.map((n) => n._id).sort())
     assert.match(exported.stderr, /exported 0 user\(s\) and 4 note\(s\)/)
   })
@@ -39,10 +50,22 @@ describe('notes-service import / export (CLI)', () => {
   it('keeps every note over the quota and warns about the accounts left over it', async () => {
     const { users, notes } = sampleData()
     const env = { DATA_DIR: dir.file('cli-quota'), MAX_NOTES_PER_ACCOUNT: '2' }
-    const run = await runCli(['import', '--users', dir.file('q-u.json', usersFile(users, 'relaxed', 'lines')), '--notes', dir.file('q-n.json', notesFile(notes, 'relaxed', 'lines'))], env)
+    const run = await runCli(
+      [
+        'import',
+        '--users',
+        dir.file('q-u.json', usersFile(users, 'relaxed', 'lines')),
+        '--notes',
+        dir.file('q-n.json', notesFile(notes, 'relaxed', 'lines')),
+      ],
+      env,
+    )
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /notes: 4 imported/)
-    assert.match(run.stderr, /^warning: 1 account\(s\) keep more than MAX_NOTES_PER_ACCOUNT=2 notes or MAX_NOTE_MB_PER_ACCOUNT=200 MB \(the import is not held to the quota\)/m)
+    assert.match(
+      run.stderr,
+      /^warning: 1 account\(s\) keep more than MAX_NOTES_PER_ACCOUNT=2 notes or MAX_NOTE_MB_PER_ACCOUNT=200 MB \(the import is not held to the quota\)/m,
+    )
     const quiet = await runCli(['import', '--notes', dir.file('q-n.json')], { DATA_DIR: dir.file('cli-quota') })
     assert.doesNotMatch(quiet.stderr, /warning/, 'under the default quota nobody is over')
   })
@@ -66,13 +89,22 @@ describe('notes-service backup (CLI) while a server writes', () => {
   it('copies a consistent database although notes are being added all along', async () => {
     const dataDir = dir.file('backup-data')
     const port = await freePort()
-    const server = startCli(['serve'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ACCESS_TOKEN_SECRET: 'x'.repeat(40) })
+    const server = startCli(['serve'], {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ACCESS_TOKEN_SECRET: 'x'.repeat(40),
+    })
     const base = `http://127.0.0.1:${port}`
     try {
       let token = ''
       for (let i = 0; !token; i++) {
         await sleep(200)
-        const res = await fetch(`${base}/create-account`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fullName: 'W', email: 'writer@example.com', password: 'pw' }) }).catch(() => undefined)
+        const res = await fetch(`${base}/create-account`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ fullName: 'W', email: 'writer@example.com', password: 'pw' }),
+        }).catch(() => undefined)
         if (res) token = ((await res.json()) as { accessToken: string }).accessToken
         assert.ok(i < 100, 'server did not start')
       }
@@ -80,7 +112,11 @@ describe('notes-service backup (CLI) while a server writes', () => {
       let writing = true
       const writer = async () => {
         while (writing) {
-          const res = await fetch(`${base}/add-note`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ title: `n${acknowledged}`, content: 'x'.repeat(2000) }) })
+          const res = await fetch(`${base}/add-note`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ title: `n${acknowledged}`, content: 'x'.repeat(2000) }),
+          })
           assert.equal(res.status, 200)
           await res.arrayBuffer()
           acknowledged++
@@ -103,7 +139,10 @@ describe('notes-service backup (CLI) while a server writes', () => {
         assert.deepEqual(copy.pragma('foreign_key_check'), [])
         const notes = copy.prepare('SELECT count(*) FROM notes').pluck().get() as number
         assert.ok(notes >= before && notes <= acknowledged, `${before} <= ${notes} <= ${acknowledged}`)
-        assert.match(run.stdout, new RegExp(`backup written to .*copy\\.db: 1 user\\(s\\), ${notes} note\\(s\\), integrity ok`))
+        assert.match(
+          run.stdout,
+          new RegExp(`backup written to .*copy\\.db: 1 user\\(s\\), ${notes} note\\(s\\), integrity ok`),
+        )
       } finally {
         copy.close()
       }

@@ -29,8 +29,14 @@ for (const kind of storeKinds()) {
 
     /** `export` of all four collections from `env` into files named `name-…`: their paths and their text. */
     const exportAll = async (name: string, env: Record<string, string>, extra: string[] = []) => {
-      const files = Object.fromEntries(KINDS.map((k) => [k, dir.file(`${name}-${k}.json`)])) as Record<(typeof KINDS)[number], string>
-      const run = await runCli(['export', ...KINDS.flatMap((k) => [`--${k}`, files[k]]), '--with-password-hashes', ...extra], env)
+      const files = Object.fromEntries(KINDS.map((k) => [k, dir.file(`${name}-${k}.json`)])) as Record<
+        (typeof KINDS)[number],
+        string
+      >
+      const run = await runCli(
+        ['export', ...KINDS.flatMap((k) => [`--${k}`, files[k]]), '--with-password-hashes', ...extra],
+        env,
+      )
       assert.equal(run.code, 0, run.stderr)
       assert.equal(run.stdout, '', 'nothing goes to standard output when every collection has a file')
       return { files, run, texts: KINDS.map((k) => dir.read(`${name}-${k}.json`)) }
@@ -52,8 +58,19 @@ for (const kind of storeKinds()) {
 
         const twice = await runCli(args, target.env)
         assert.equal(twice.code, 0, twice.stderr)
-        assert.match(twice.stdout, /\ntrash: 0 imported, 3 skipped \(already present\), 0 rejected\nhistory: 0 imported, 4 skipped \(already present\), 0 rejected\n$/)
-        assert.deepEqual((await exportAll('third', target.env, ['--jsonArray'])).texts.map((t) => JSON.parse(t) as unknown), first.texts.map((t) => t.trim().split('\n').map((l) => JSON.parse(l) as unknown)))
+        assert.match(
+          twice.stdout,
+          /\ntrash: 0 imported, 3 skipped \(already present\), 0 rejected\nhistory: 0 imported, 4 skipped \(already present\), 0 rejected\n$/,
+        )
+        assert.deepEqual(
+          (await exportAll('third', target.env, ['--jsonArray'])).texts.map((t) => JSON.parse(t) as unknown),
+          first.texts.map((t) =>
+            t
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l) as unknown),
+          ),
+        )
       } finally {
         await target.close()
       }
@@ -67,19 +84,32 @@ for (const kind of storeKinds()) {
       assert.equal(run.code, 0, run.stderr)
       assert.match(run.stderr, /^exported 0 user\(s\), 0 note\(s\), 2 trashed note\(s\) and 3 revision\(s\)\n$/)
       for (const name of ['ada-trash.json', 'ada-history.json']) {
-        const userIds = dir.read(name).trim().split('\n').map((l) => (JSON.parse(l) as { userId: string }).userId)
+        const userIds = dir
+          .read(name)
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { userId: string }).userId)
         assert.deepEqual([...new Set(userIds)], [ada!.userId], name)
       }
 
-      const bad = dir.file('bad-trash.json', '{"_id":{"$oid":"0123456789abcdef01234567"},"title":"t","content":"c","userId":"0123456789abcdef01234567"}\n')
+      const bad = dir.file(
+        'bad-trash.json',
+        '{"_id":{"$oid":"0123456789abcdef01234567"},"title":"t","content":"c","userId":"0123456789abcdef01234567"}\n',
+      )
       const rejected = await runCli(['import', '--trash', bad, '--threads', '1'], source.env)
       assert.equal(rejected.code, 3, rejected.stderr)
       assert.match(rejected.stderr, /bad-trash\.json:1: malformed trashed note: deletedOn is missing/)
-      assert.match(rejected.stdout, /\nusers: 0 imported.*\nnotes: 0 imported.*\ntrash: 0 imported, 0 skipped \(already present\), 1 rejected \(1 malformed\)\n$/)
+      assert.match(
+        rejected.stdout,
+        /\nusers: 0 imported.*\nnotes: 0 imported.*\ntrash: 0 imported, 0 skipped \(already present\), 1 rejected \(1 malformed\)\n$/,
+      )
 
       const usage = await runCli(['import', '--threads', '1'], source.env)
       assert.equal(usage.code, 2)
-      assert.match(usage.stderr, /import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE\nusage:/)
+      assert.match(
+        usage.stderr,
+        /import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE\nusage:/,
+      )
     })
   })
 }

@@ -22,12 +22,18 @@ interface Run {
  * Runs the CLI with `stdin` piped in (ended at once), or on a terminal where `typed` is typed at
  * once: the terminal keeps it until the command reads it.
  */
-function run(args: string[], env: Record<string, string>, input: { stdin?: string; terminal?: { typed: string } }): Promise<Run> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+  input: { stdin?: string; terminal?: { typed: string } },
+): Promise<Run> {
   const { PATH, HOME, CI } = process.env
   const fullEnv = { PATH, HOME, CI, LOG_LEVEL: 'trace', ...env }
   const quoted = [...CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
   // script -q: no banner; -e: its exit code is the command's; -c: the command; /dev/null: no typescript file.
-  const child = input.terminal ? spawn('script', ['-qec', quoted, '/dev/null'], { env: fullEnv }) : spawn(CLI[0]!, [...CLI.slice(1), ...args], { env: fullEnv })
+  const child = input.terminal
+    ? spawn('script', ['-qec', quoted, '/dev/null'], { env: fullEnv })
+    : spawn(CLI[0]!, [...CLI.slice(1), ...args], { env: fullEnv })
   let output = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
@@ -59,19 +65,27 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await db.sql('SELECT id FROM users WHERE email = ?', [email]), [])
     })
 
-    it('on a terminal: create generates and prints the password once, delete asks for the email', { skip: hasScript ? false : 'util-linux script is not installed' }, async () => {
-      db ??= await openStoreWithSql(kind)
-      const email = uniqueEmail('terminal')
-      const created = await run(['users', 'create', email, '--name', 'On A Terminal'], db.env, { terminal: { typed: '' } })
-      assert.equal(created.code, 0, created.output)
-      const password = /password: ([A-Za-z0-9_-]{24})\r?\n/.exec(created.output)?.[1]
-      assert.ok(password, created.output)
-      assert.equal(created.output.split(password).length, 2, 'printed once')
-      const deleted = await run(['users', 'delete', email], db.env, { terminal: { typed: `${email.toUpperCase()}\n` } })
-      assert.equal(deleted.code, 0, deleted.output)
-      assert.match(deleted.output, /Type the email to confirm: /)
-      assert.match(deleted.output, /deleted \S+: the account, 0 note\(s\) and 0 session\(s\)/)
-      assert.deepEqual(await db.sql('SELECT id FROM users WHERE email = ?', [email]), [])
-    })
+    it(
+      'on a terminal: create generates and prints the password once, delete asks for the email',
+      { skip: hasScript ? false : 'util-linux script is not installed' },
+      async () => {
+        db ??= await openStoreWithSql(kind)
+        const email = uniqueEmail('terminal')
+        const created = await run(['users', 'create', email, '--name', 'On A Terminal'], db.env, {
+          terminal: { typed: '' },
+        })
+        assert.equal(created.code, 0, created.output)
+        const password = /password: ([A-Za-z0-9_-]{24})\r?\n/.exec(created.output)?.[1]
+        assert.ok(password, created.output)
+        assert.equal(created.output.split(password).length, 2, 'printed once')
+        const deleted = await run(['users', 'delete', email], db.env, {
+          terminal: { typed: `${email.toUpperCase()}\n` },
+        })
+        assert.equal(deleted.code, 0, deleted.output)
+        assert.match(deleted.output, /Type the email to confirm: /)
+        assert.match(deleted.output, /deleted \S+: the account, 0 note\(s\) and 0 session\(s\)/)
+        assert.deepEqual(await db.sql('SELECT id FROM users WHERE email = ?', [email]), [])
+      },
+    )
   })
 }

@@ -19,7 +19,12 @@ import { VIEWPORTS, type WebServer, seriousAxeViolations, startWebServer } from 
 const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
 
 /** A session of the account opened beside the page, as another device would. */
-async function loginElsewhere(base: string, email: string, password = PASSWORD, userAgent = FIREFOX_ON_WINDOWS): Promise<string> {
+async function loginElsewhere(
+  base: string,
+  email: string,
+  password = PASSWORD,
+  userAgent = FIREFOX_ON_WINDOWS,
+): Promise<string> {
   const { status, json } = await apiCall(base, '', 'POST', '/login', { email, password }, { 'user-agent': userAgent })
   assert.equal(status, 200, JSON.stringify(json))
   return (json as { accessToken: string }).accessToken
@@ -71,11 +76,20 @@ describe('the account page in a browser', () => {
 
       it('is reached from the header, loading its chunk only then, and renames the account', async () => {
         await signUp(page, server.base, 'Ada Lovelace', email)
-        assert.ok(!chunks.some((path) => /AccountPage/.test(path)), `the notes page loaded only its own chunks: ${chunks.join(', ')}`)
+        assert.ok(
+          !chunks.some((path) => /AccountPage/.test(path)),
+          `the notes page loaded only its own chunks: ${chunks.join(', ')}`,
+        )
         await openAccount(page)
         assert.equal(page.url(), `${server.base}/account`)
-        assert.equal(await page.getByRole('navigation', { name: 'Account' }).getByRole('link').getAttribute('aria-current'), 'page')
-        assert.ok(chunks.some((path) => /AccountPage-.*\.js$/.test(path)), 'the account page came as a chunk of its own')
+        assert.equal(
+          await page.getByRole('navigation', { name: 'Account' }).getByRole('link').getAttribute('aria-current'),
+          'page',
+        )
+        assert.ok(
+          chunks.some((path) => /AccountPage-.*\.js$/.test(path)),
+          'the account page came as a chunk of its own',
+        )
         assert.deepEqual(await seriousAxeViolations(page), [])
 
         const name = page.getByRole('textbox', { name: 'Name' })
@@ -97,7 +111,11 @@ describe('the account page in a browser', () => {
         await page.reload()
         await page.getByRole('list', { name: 'Sessions' }).waitFor()
         assert.equal(await sessionRows(page).count(), 2)
-        assert.match(await sessionRows(page).first().innerText(), /This device/, 'this device first, though the other login is newer')
+        assert.match(
+          await sessionRows(page).first().innerText(),
+          /This device/,
+          'this device first, though the other login is newer',
+        )
         const mine = sessionRows(page).filter({ hasText: 'This device' })
         assert.match(await mine.innerText(), /^Chrome on Linux/)
         assert.match(await mine.innerText(), /active now/)
@@ -110,7 +128,10 @@ describe('the account page in a browser', () => {
         assert.equal(await userStatus(server.base, other), 401)
         assert.equal(await userStatus(server.base, (await tokenOf(page))!), 200)
         // Its button went with its row: the list's heading holds the focus.
-        assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent), 'Where you are signed in')
+        assert.equal(
+          await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent),
+          'Where you are signed in',
+        )
       })
 
       it("changes the password, refusing a short or unchanged one before sending it, showing the API's message for a wrong one; the other sessions end, this one goes on", async () => {
@@ -127,17 +148,30 @@ describe('the account page in a browser', () => {
         assert.equal(await next.getAttribute('minlength'), '8')
         const hint = page.getByText('At least 8 characters, different from the current one.', { exact: true })
         assert.ok(await hint.isVisible(), 'the hint shows under the field')
-        assert.equal(await next.getAttribute('aria-describedby'), await hint.getAttribute('id'), 'the hint describes the field')
+        assert.equal(
+          await next.getAttribute('aria-describedby'),
+          await hint.getAttribute('id'),
+          'the hint describes the field',
+        )
         await page.getByLabel('Current password').fill(PASSWORD)
         await next.fill('abc12')
         await page.getByRole('button', { name: 'Change password' }).click()
-        await page.getByRole('alert').filter({ hasText: /^New password must be at least 8 characters$/ }).waitFor()
+        await page
+          .getByRole('alert')
+          .filter({ hasText: /^New password must be at least 8 characters$/ })
+          .waitFor()
         assert.equal(await next.getAttribute('aria-invalid'), 'true')
-        assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')), 'newPassword')
+        assert.equal(
+          await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')),
+          'newPassword',
+        )
         await next.fill(PASSWORD)
         assert.equal(await next.getAttribute('aria-invalid'), null, 'typing clears the mark')
         await page.getByRole('button', { name: 'Change password' }).click()
-        await page.getByRole('alert').filter({ hasText: /^New password must be different from the current password$/ }).waitFor()
+        await page
+          .getByRole('alert')
+          .filter({ hasText: /^New password must be different from the current password$/ })
+          .waitFor()
         page.off('request', watch)
         assert.ok(!sent.includes('/change-password'), `nothing sent: ${sent.join(', ')}`)
         assert.equal(await userStatus(server.base, other), 200, 'nothing changed: the other session goes on')
@@ -145,12 +179,18 @@ describe('the account page in a browser', () => {
         await page.getByLabel('Current password').fill('not my password')
         await next.fill('a brand new passphrase')
         await page.getByRole('button', { name: 'Change password' }).click()
-        await page.getByRole('alert').filter({ hasText: /^Invalid Credentials$/ }).waitFor()
+        await page
+          .getByRole('alert')
+          .filter({ hasText: /^Invalid Credentials$/ })
+          .waitFor()
         assert.equal(await userStatus(server.base, other), 200)
 
         await page.getByLabel('Current password').fill(PASSWORD)
         await page.getByRole('button', { name: 'Change password' }).click()
-        await page.getByRole('status').filter({ hasText: 'Password changed. Every other device is signed out.' }).waitFor()
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'Password changed. Every other device is signed out.' })
+          .waitFor()
         password = 'a brand new passphrase'
         assert.equal(await page.getByLabel('Current password').inputValue(), '')
         assert.equal(await userStatus(server.base, other), 401)
@@ -165,7 +205,10 @@ describe('the account page in a browser', () => {
 
       it("the header's Sign out ends the token on the server, a delete made while its Undo still shows being done", async () => {
         const token = (await tokenOf(page))!
-        await apiCall(server.base, token, 'POST', '/add-note', { title: 'Short-lived', content: 'deleted just before signing out' })
+        await apiCall(server.base, token, 'POST', '/add-note', {
+          title: 'Short-lived',
+          content: 'deleted just before signing out',
+        })
         await page.getByRole('link', { name: '← Back to your notes' }).click()
         const note = page.locator('article.note', { has: page.getByRole('heading', { name: 'Short-lived' }) })
         await note.getByRole('button', { name: 'Delete “Short-lived”' }).click()
@@ -177,7 +220,11 @@ describe('the account page in a browser', () => {
         const { json } = await apiCall(server.base, fresh, 'GET', '/get-all-notes')
         assert.deepEqual((json as { notes: unknown[] }).notes, [], 'the delete went out before the logout')
         const trash = await apiCall(server.base, fresh, 'GET', '/get-trash')
-        assert.deepEqual((trash.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title), ['Short-lived'], 'in the trash')
+        assert.deepEqual(
+          (trash.json as { notes: Array<{ title: string }> }).notes.map((n) => n.title),
+          ['Short-lived'],
+          'in the trash',
+        )
       })
 
       it('signs out everywhere, this device included, and says so on the sign-in page', async () => {

@@ -11,7 +11,16 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { type PageRecord, openPage } from '../support/browser.js'
 import { eventually } from '../support/eventually.js'
 import type { PageWindow } from '../support/page-globals.js'
-import { PASSWORD, alertText, apiCall, assertClean, holdLiveUpdates, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
+import {
+  PASSWORD,
+  alertText,
+  apiCall,
+  assertClean,
+  holdLiveUpdates,
+  signUp,
+  suiteChromium,
+  tokenOf,
+} from '../support/web-flows.js'
 import { TEST_SECRET, uniqueEmail } from '../support/harness.js'
 import { storeKinds } from '../support/stores.js'
 import { VIEWPORTS, type ViewportName, type WebServer, startWebServer } from '../support/web.js'
@@ -33,7 +42,8 @@ async function serverNotes(base: string, token: string): Promise<ApiNote[]> {
   return (json as { notes: ApiNote[] }).notes
 }
 
-const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
 
 async function writeNote(page: Page, note: { title: string; content: string; tags?: string[] }): Promise<void> {
   await page.keyboard.press('n')
@@ -81,7 +91,7 @@ describe('the web app in a browser', () => {
             await context?.close()
           })
 
-          it('signs up, showing the API\'s messages for what is missing and for a taken email, and refusing a short password before sending it', async () => {
+          it("signs up, showing the API's messages for what is missing and for a taken email, and refusing a short password before sending it", async () => {
             await page.goto(`${server.base}/`)
             await page.waitForURL(`${server.base}/sign-in`)
             await page.getByRole('link', { name: 'Create an account' }).click()
@@ -100,12 +110,24 @@ describe('the web app in a browser', () => {
             assert.equal(await password.getAttribute('minlength'), '8')
             const hint = page.getByText('At least 8 characters.', { exact: true })
             assert.ok(await hint.isVisible(), 'the hint shows under the field')
-            assert.equal(await password.getAttribute('aria-describedby'), await hint.getAttribute('id'), 'the hint describes the field')
+            assert.equal(
+              await password.getAttribute('aria-describedby'),
+              await hint.getAttribute('id'),
+              'the hint describes the field',
+            )
             await password.fill('abc12')
             await page.getByRole('button', { name: 'Create account' }).click()
-            await page.getByRole('alert').filter({ hasText: /^Password must be at least 8 characters$/ }).waitFor()
+            await page
+              .getByRole('alert')
+              .filter({ hasText: /^Password must be at least 8 characters$/ })
+              .waitFor()
             assert.equal(await password.getAttribute('aria-invalid'), 'true')
-            assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')), 'password')
+            assert.equal(
+              await page.evaluate(() =>
+                (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name'),
+              ),
+              'password',
+            )
             page.off('request', watch)
             assert.ok(!sent.includes('/create-account'), `nothing sent: ${sent.join(', ')}`)
 
@@ -138,30 +160,50 @@ describe('the web app in a browser', () => {
             assert.equal(page.url(), `${server.base}/`)
             // With a replica on this device, the notes show from it and the feed brings what changed.
             await eventually('the feed read and held', async () => asked.includes('/stream-changes'))
-            assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), [])
+            assert.deepEqual(
+              asked.filter((path) => path === '/get-all-notes'),
+              [],
+            )
             // Without one, the listing is asked for once, as the script starts (web/src/early-listing.ts):
             // before the module script has finished, so before DOMContentLoaded, not after React rendered.
             asked.length = 0
             type Local = { localStorage: { getItem(key: string): string | null; removeItem(key: string): void } }
-            await eventually('the replica written', async () => (await page.evaluate(() => (globalThis as unknown as Local).localStorage.getItem('notes-service.replica'))) !== null)
+            await eventually(
+              'the replica written',
+              async () =>
+                (await page.evaluate(() =>
+                  (globalThis as unknown as Local).localStorage.getItem('notes-service.replica'),
+                )) !== null,
+            )
             await page.evaluate(() => (globalThis as unknown as Local).localStorage.removeItem('notes-service.replica'))
             await page.reload()
             await page.getByText('No notes yet').waitFor()
             page.off('request', ask)
-            assert.deepEqual(asked.filter((path) => path === '/get-all-notes'), ['/get-all-notes'])
+            assert.deepEqual(
+              asked.filter((path) => path === '/get-all-notes'),
+              ['/get-all-notes'],
+            )
             const [asksAt, contentLoaded] = await page.evaluate(() => {
               const w = globalThis as unknown as PageWindow
               const listing = w.performance.getEntriesByType('resource').find((e) => e.name.endsWith('/get-all-notes'))
-              const navigation = w.performance.getEntriesByType('navigation')[0] as unknown as { domContentLoadedEventStart: number }
+              const navigation = w.performance.getEntriesByType('navigation')[0] as unknown as {
+                domContentLoadedEventStart: number
+              }
               return [listing?.startTime ?? Infinity, navigation.domContentLoadedEventStart]
             })
-            assert.ok(asksAt < contentLoaded, `listing asked for at ${asksAt} ms, DOMContentLoaded at ${contentLoaded} ms`)
+            assert.ok(
+              asksAt < contentLoaded,
+              `listing asked for at ${asksAt} ms, DOMContentLoaded at ${contentLoaded} ms`,
+            )
             const before = (await tokenOf(page))!
             await page.getByRole('button', { name: 'Sign out' }).click()
             await page.waitForURL(`${server.base}/sign-in`)
             assert.equal(await tokenOf(page), null)
             // Signing out ends the session on the server (POST /logout), not only in the browser.
-            await eventually('the signed-out token refused', async () => (await apiCall(server.base, before, 'GET', '/get-user')).status === 401)
+            await eventually(
+              'the signed-out token refused',
+              async () => (await apiCall(server.base, before, 'GET', '/get-user')).status === 401,
+            )
             await page.getByLabel('Email').fill(email)
             await page.getByLabel('Password').fill('not the password')
             await page.getByRole('button', { name: 'Sign in' }).click()
@@ -183,7 +225,10 @@ describe('the web app in a browser', () => {
                 await other.page.getByRole('button', { name: 'Sign in' }).waitFor()
                 if (i < Number(PAIR_LIMIT)) assert.equal(await alertText(other.page), 'Invalid Credentials')
               }
-              assert.match(await alertText(other.page), /^Too many failed login attempts; try again later \(wait \d+ min( \d+ s)?\)$/)
+              assert.match(
+                await alertText(other.page),
+                /^Too many failed login attempts; try again later \(wait \d+ min( \d+ s)?\)$/,
+              )
               assertClean(other.record)
             } finally {
               await other.context.close()
@@ -194,7 +239,11 @@ describe('the web app in a browser', () => {
             // An account the API took with a 5-character password (any non-empty one, unless
             // MIN_PASSWORD_LENGTH is set), as accounts from before the minimum have.
             const shortEmail = uniqueEmail(`web-short-${viewport}`)
-            const created = await apiCall(server.base, '', 'POST', '/create-account', { fullName: `Short ${viewport}`, email: shortEmail, password: 'abc12' })
+            const created = await apiCall(server.base, '', 'POST', '/create-account', {
+              fullName: `Short ${viewport}`,
+              email: shortEmail,
+              password: 'abc12',
+            })
             assert.equal(created.status, 200, JSON.stringify(created.json))
             const other = await openPage(browser(), VIEWPORTS[viewport])
             try {
@@ -264,11 +313,24 @@ describe('the web app in a browser', () => {
             await page.getByRole('heading', { name: 'Pinned' }).waitFor()
             const first = page.locator('article.note').first()
             assert.equal(await first.getByRole('heading').innerText(), 'Groceries')
-            assert.equal(await card(page, 'Groceries').getByRole('button', { name: 'Pin “Groceries”' }).getAttribute('aria-pressed'), 'true')
-            await eventually('pinned on the server', async () => (await serverNotes(server.base, token)).find((n) => n.title === 'Groceries')?.isPinned === true)
+            assert.equal(
+              await card(page, 'Groceries')
+                .getByRole('button', { name: 'Pin “Groceries”' })
+                .getAttribute('aria-pressed'),
+              'true',
+            )
+            await eventually(
+              'pinned on the server',
+              async () =>
+                (await serverNotes(server.base, token)).find((n) => n.title === 'Groceries')?.isPinned === true,
+            )
             await card(page, 'Groceries').getByRole('button', { name: 'Pin “Groceries”' }).click()
             await page.getByRole('heading', { name: 'Pinned' }).waitFor({ state: 'detached' })
-            await eventually('unpinned on the server', async () => (await serverNotes(server.base, token)).find((n) => n.title === 'Groceries')?.isPinned === false)
+            await eventually(
+              'unpinned on the server',
+              async () =>
+                (await serverNotes(server.base, token)).find((n) => n.title === 'Groceries')?.isPinned === false,
+            )
           })
 
           it('moves a deleted note to the trash at once, and Undo brings it back', async () => {
@@ -276,12 +338,21 @@ describe('the web app in a browser', () => {
             await card(page, 'Hardware store').getByRole('button', { name: 'Delete “Hardware store”' }).click()
             await card(page, 'Hardware store').waitFor({ state: 'detached' })
             await page.getByRole('status').filter({ hasText: 'Note moved to trash' }).waitFor()
-            const trash = async () => ((await apiCall(server.base, token, 'GET', '/get-trash')).json as { notes: ApiNote[] }).notes
-            assert.ok(!(await serverNotes(server.base, token)).some((n) => n.title === 'Hardware store'), 'deleted on the server at once')
-            assert.ok((await trash()).some((n) => n.title === 'Hardware store'), 'in the trash')
+            const trash = async () =>
+              ((await apiCall(server.base, token, 'GET', '/get-trash')).json as { notes: ApiNote[] }).notes
+            assert.ok(
+              !(await serverNotes(server.base, token)).some((n) => n.title === 'Hardware store'),
+              'deleted on the server at once',
+            )
+            assert.ok(
+              (await trash()).some((n) => n.title === 'Hardware store'),
+              'in the trash',
+            )
             await page.getByRole('button', { name: 'Undo' }).click()
             await card(page, 'Hardware store').waitFor()
-            await eventually('restored on the server', async () => (await serverNotes(server.base, token)).some((n) => n.title === 'Hardware store'))
+            await eventually('restored on the server', async () =>
+              (await serverNotes(server.base, token)).some((n) => n.title === 'Hardware store'),
+            )
             assert.ok(!(await trash()).some((n) => n.title === 'Hardware store'), 'no longer in the trash')
 
             // Without the Undo it stays in the trash once its toast has gone.
@@ -289,7 +360,10 @@ describe('the web app in a browser', () => {
             const toast = page.getByRole('status').filter({ hasText: 'Note moved to trash' })
             await toast.waitFor()
             await toast.waitFor({ state: 'detached', timeout: 10_000 })
-            assert.ok((await trash()).some((n) => n.title === 'Hardware store'), 'in the trash')
+            assert.ok(
+              (await trash()).some((n) => n.title === 'Hardware store'),
+              'in the trash',
+            )
             await card(page, 'Hardware store').waitFor({ state: 'detached' })
           })
 
@@ -301,7 +375,10 @@ describe('the web app in a browser', () => {
             // The page must not learn of the deletes before it tries.
             const release = await holdLiveUpdates(page)
             for (const note of (await serverNotes(server.base, token)).filter((n) => n.title.startsWith('Gone to'))) {
-              const res = await fetch(`${server.base}/delete-note/${note._id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
+              const res = await fetch(`${server.base}/delete-note/${note._id}`, {
+                method: 'DELETE',
+                headers: { authorization: `Bearer ${token}` },
+              })
               assert.equal(res.status, 200)
             }
             // A delete answered 404 is done: the card stays away and no error is shown.
@@ -334,23 +411,39 @@ describe('the web app in a browser', () => {
           it('switches between cards and list', async () => {
             await page.getByRole('button', { name: 'List', exact: true }).click()
             await page.locator('.note-grid.list article.note-row').first().waitFor()
-            assert.equal(await page.getByRole('button', { name: 'List', exact: true }).getAttribute('aria-pressed'), 'true')
+            assert.equal(
+              await page.getByRole('button', { name: 'List', exact: true }).getAttribute('aria-pressed'),
+              'true',
+            )
             await page.reload()
             await page.locator('.note-grid.list').waitFor()
             await page.getByRole('button', { name: 'Cards', exact: true }).click()
             await page.locator('.note-grid.cards article.note-card').first().waitFor()
           })
 
-          it('searches as one types: literal by default, a regex switch, highlighted matches, the API\'s message for a bad pattern, and a tag filter', async () => {
+          it("searches as one types: literal by default, a regex switch, highlighted matches, the API's message for a bad pattern, and a tag filter", async () => {
             const token = (await tokenOf(page))!
-            await apiCall(server.base, token, 'POST', '/add-note', { title: 'Dotted', content: 'version a.b of the plan', tags: ['work'] })
-            await apiCall(server.base, token, 'POST', '/add-note', { title: 'Crossed', content: 'version axb of the plan', tags: [] })
+            await apiCall(server.base, token, 'POST', '/add-note', {
+              title: 'Dotted',
+              content: 'version a.b of the plan',
+              tags: ['work'],
+            })
+            await apiCall(server.base, token, 'POST', '/add-note', {
+              title: 'Crossed',
+              content: 'version axb of the plan',
+              tags: [],
+            })
             await page.reload()
             await card(page, 'Dotted').waitFor()
 
             await page.keyboard.press('/')
             const box = page.getByRole('searchbox', { name: 'Search notes' })
-            assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('aria-label')), 'Search notes')
+            assert.equal(
+              await page.evaluate(() =>
+                (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('aria-label'),
+              ),
+              'Search notes',
+            )
             await page.keyboard.type('a.b', { delay: 30 })
             await page.getByText(/^1 note matches$/).waitFor()
             assert.equal(await page.locator('article.note').count(), 1)
@@ -361,7 +454,9 @@ describe('the web app in a browser', () => {
             await card(page, 'Crossed').locator('mark', { hasText: 'axb' }).waitFor()
 
             await box.fill('(')
-            const expected = (await apiCall(server.base, token, 'GET', '/search-notes?query=(')).json as { message: string }
+            const expected = (await apiCall(server.base, token, 'GET', '/search-notes?query=(')).json as {
+              message: string
+            }
             assert.equal(await alertText(page), expected.message)
             await page.getByRole('button', { name: 'Regular expression' }).click()
             await page.getByText(/^No notes match “\(”$/).waitFor()
@@ -372,7 +467,10 @@ describe('the web app in a browser', () => {
             const filter = page.getByRole('group', { name: 'Filter by tag' })
             await filter.getByRole('button', { name: /^work/ }).click()
             await card(page, 'Crossed').waitFor({ state: 'detached' })
-            assert.deepEqual((await page.locator('article.note h3').allInnerTexts()).sort(), ['Dotted', 'Standup, Tuesday'])
+            assert.deepEqual((await page.locator('article.note h3').allInnerTexts()).sort(), [
+              'Dotted',
+              'Standup, Tuesday',
+            ])
             await filter.getByRole('button', { name: 'All notes' }).click()
             await card(page, 'Crossed').waitFor()
           })
@@ -381,7 +479,12 @@ describe('the web app in a browser', () => {
             await page.locator('body').click({ position: { x: 2, y: 2 } })
             await page.keyboard.press('n')
             await page.getByRole('dialog', { name: 'New note' }).waitFor()
-            assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name')), 'title')
+            assert.equal(
+              await page.evaluate(() =>
+                (globalThis as unknown as PageWindow).document.activeElement?.getAttribute('name'),
+              ),
+              'title',
+            )
             await page.keyboard.press('Escape')
             await page.getByRole('dialog').waitFor({ state: 'detached' })
             const reached = new Set<string>()
@@ -394,12 +497,18 @@ describe('the web app in a browser', () => {
                 // An outline on the element, or the search field's ring around its input.
                 const style = w.getComputedStyle(el)
                 const ring = el.closest('.search')
-                const visible = ring ? w.getComputedStyle(ring).boxShadow !== 'none' : style.outlineStyle !== 'none' && style.outlineWidth !== '0px'
-                return { label: el.getAttribute('aria-label') ?? el.textContent ?? '', visible: visible && el.matches(':focus-visible') }
+                const visible = ring
+                  ? w.getComputedStyle(ring).boxShadow !== 'none'
+                  : style.outlineStyle !== 'none' && style.outlineWidth !== '0px'
+                return {
+                  label: el.getAttribute('aria-label') ?? el.textContent ?? '',
+                  visible: visible && el.matches(':focus-visible'),
+                }
               })
               if (!focused) continue
               assert.ok(focused.visible, `visible focus on ${focused.label}`)
-              if (/^(Pin|Delete) “Standup, Tuesday”$/.test(focused.label) || focused.label === 'Standup, Tuesday') reached.add(focused.label)
+              if (/^(Pin|Delete) “Standup, Tuesday”$/.test(focused.label) || focused.label === 'Standup, Tuesday')
+                reached.add(focused.label)
             }
             assert.equal(reached.size, 3, `reached ${[...reached].join(', ')}`)
           })
@@ -439,8 +548,11 @@ describe('the web app in a browser', () => {
                       .filter((a) => /^on/i.test(a.name))
                       .map((a) => `${el.tagName} ${a.name}`),
                   ),
-                  javascriptLinks: Array.from(w.document.querySelectorAll('[href], [src], [xlink\\:href]')).filter((el) =>
-                    ['href', 'src', 'xlink:href'].some((name) => /^\s*javascript:/i.test(el.getAttribute(name) ?? '')),
+                  javascriptLinks: Array.from(w.document.querySelectorAll('[href], [src], [xlink\\:href]')).filter(
+                    (el) =>
+                      ['href', 'src', 'xlink:href'].some((name) =>
+                        /^\s*javascript:/i.test(el.getAttribute(name) ?? ''),
+                      ),
                   ).length,
                   svg: w.document.querySelectorAll('.markdown svg, .markdown math, .markdown iframe').length,
                 }
@@ -461,7 +573,12 @@ describe('the web app in a browser', () => {
             await page.keyboard.press('Escape')
             await page.getByRole('dialog').waitFor({ state: 'detached' })
             assert.deepEqual(dialogs, [])
-            await apiCall(server.base, token, 'DELETE', `/delete-note/${(await serverNotes(server.base, token)).find((n) => n.title === 'Hostile')!._id}`)
+            await apiCall(
+              server.base,
+              token,
+              'DELETE',
+              `/delete-note/${(await serverNotes(server.base, token)).find((n) => n.title === 'Hostile')!._id}`,
+            )
             await page.reload()
             await card(page, 'Dotted').waitFor()
           })
@@ -486,7 +603,10 @@ describe('the web app in a browser', () => {
               const restored = page.getByRole('dialog', { name: 'New note' })
               await restored.waitFor()
               assert.equal(await restored.getByLabel('Title').inputValue(), 'Half-written')
-              assert.equal(await restored.getByLabel('Content', { exact: true }).inputValue(), 'typed before the token was refused')
+              assert.equal(
+                await restored.getByLabel('Content', { exact: true }).inputValue(),
+                'typed before the token was refused',
+              )
               await page.keyboard.press('Control+Enter')
               await restored.waitFor({ state: 'detached' })
               await card(page, 'Half-written').waitFor()

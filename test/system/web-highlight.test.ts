@@ -32,7 +32,8 @@ const NOTES = [
 /** The brief's pattern: in a regular expression `(1)` is a group, so it marks only the b's here. */
 const HOSTILE_PATTERN = '<img src=x onerror=alert(1)>|b'
 
-const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
 const marksOf = (page: Page, title: string) => card(page, title).locator('mark').allInnerTexts()
 
 /** Types `text` in the search box and waits for the API's answer and the count of results it shows. */
@@ -53,7 +54,11 @@ function foreignElements(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const { document } = globalThis as unknown as PageWindow
     const text = ['.note-title', '.note-body', '.note-excerpt']
-    const made = Array.from(document.querySelectorAll(text.flatMap((box) => ['img', 'script', 'b', 'iframe', 'svg'].map((tag) => `${box} ${tag}`)).join(', ')))
+    const made = Array.from(
+      document.querySelectorAll(
+        text.flatMap((box) => ['img', 'script', 'b', 'iframe', 'svg'].map((tag) => `${box} ${tag}`)).join(', '),
+      ),
+    )
     const inMarks = Array.from(document.querySelectorAll('.note-grid mark *'))
     return [...made, ...inMarks].map((el) => `${el.tagName}: ${el.textContent ?? ''}`)
   })
@@ -66,10 +71,15 @@ describe('search matches marked in the note cards', () => {
 
   before(async () => {
     server = await startWebServer('sqlite')
-    const created = await apiCall(server.base, '', 'POST', '/create-account', { fullName: 'Ada Lovelace', email: uniqueEmail('web-highlight'), password: PASSWORD })
+    const created = await apiCall(server.base, '', 'POST', '/create-account', {
+      fullName: 'Ada Lovelace',
+      email: uniqueEmail('web-highlight'),
+      password: PASSWORD,
+    })
     assert.equal(created.status, 200, JSON.stringify(created.json))
     token = (created.json as { accessToken: string }).accessToken
-    for (const note of [...NOTES].reverse()) assert.equal((await apiCall(server.base, token, 'POST', '/add-note', { ...note, tags: [] })).status, 200)
+    for (const note of [...NOTES].reverse())
+      assert.equal((await apiCall(server.base, token, 'POST', '/add-note', { ...note, tags: [] })).status, 200)
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
   })
   after(async () => {
@@ -78,7 +88,10 @@ describe('search matches marked in the note cards', () => {
 
   async function signedIn(viewport: ViewportName, colorScheme: 'light' | 'dark') {
     const opened = await openPage(browser(), { ...VIEWPORTS[viewport], colorScheme, reducedMotion: 'reduce' })
-    await opened.page.addInitScript((t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t), token)
+    await opened.page.addInitScript(
+      (t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t),
+      token,
+    )
     const dialogs: string[] = []
     opened.page.on('dialog', (d) => {
       dialogs.push(d.message())
@@ -95,7 +108,13 @@ describe('search matches marked in the note cards', () => {
       // Literal (the default): the note's HTML is text, found and marked as text.
       await search(page, IMG, 1)
       assert.deepEqual(await marksOf(page, NOTES[0]!.title), [IMG])
-      assert.equal(await card(page, NOTES[0]!.title).locator('.note-body').innerText().then((t) => t.includes(`${IMG} and <script>`)), true)
+      assert.equal(
+        await card(page, NOTES[0]!.title)
+          .locator('.note-body')
+          .innerText()
+          .then((t) => t.includes(`${IMG} and <script>`)),
+        true,
+      )
 
       // The pattern with HTML in it, as a regular expression: only its b's match here.
       await setRegex(page, true)
@@ -159,7 +178,8 @@ describe('search matches marked in the note cards', () => {
           const violations = await seriousAxeViolations(page)
           assert.deepEqual(violations, [], JSON.stringify(violations, null, 2))
           assertClean(record)
-          if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `search-highlight-${viewport}-${colorScheme}.png`) })
+          if (SCREENSHOTS)
+            await page.screenshot({ path: join(SCREENSHOTS, `search-highlight-${viewport}-${colorScheme}.png`) })
         } finally {
           await context.close()
         }

@@ -15,7 +15,8 @@ import { apiCall, assertClean, signUp, suiteChromium, tokenOf } from '../support
 const SCREENSHOTS = process.env.WEB_SCREENSHOTS
 
 const cardTitles = async (page: Page) => (await page.locator('article.note h3').allInnerTexts()).sort()
-const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
 
 describe('the web app: search results under live changes', () => {
   const browser = suiteChromium()
@@ -65,7 +66,11 @@ describe('the web app: search results under live changes', () => {
         await call('PUT', `/edit-note/${garden._id}`, { content: 'roses' })
         await card(page, 'Garden').waitFor({ state: 'detached' })
         assert.deepEqual(await cardTitles(page), ['Bulbs'])
-        assert.equal(await page.getByRole('searchbox', { name: 'Search notes' }).inputValue(), 'tulip', 'the search stayed as typed')
+        assert.equal(
+          await page.getByRole('searchbox', { name: 'Search notes' }).inputValue(),
+          'tulip',
+          'the search stayed as typed',
+        )
         assertClean(record)
       })
     })

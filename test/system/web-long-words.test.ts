@@ -54,9 +54,16 @@ const SCROLLERS = '.markdown pre, .markdown table, input, .tag-filter, .note-foo
 /** Tag buttons whose right edge is past the end of their card's row of tags. */
 function tagsCutOff(page: Page): Promise<string[]> {
   return page.locator('.note-footer .tags').evaluateAll((rows: unknown[]) =>
-    (rows as Array<{ getBoundingClientRect(): { right: number }; querySelector(s: string): { textContent: string | null; getBoundingClientRect(): { right: number } } | null }>).flatMap((row) => {
+    (
+      rows as Array<{
+        getBoundingClientRect(): { right: number }
+        querySelector(s: string): { textContent: string | null; getBoundingClientRect(): { right: number } } | null
+      }>
+    ).flatMap((row) => {
       const first = row.querySelector('li:first-child .tag')
-      return first && first.getBoundingClientRect().right > row.getBoundingClientRect().right + 1 ? [first.textContent ?? ''] : []
+      return first && first.getBoundingClientRect().right > row.getBoundingClientRect().right + 1
+        ? [first.textContent ?? '']
+        : []
     }),
   )
 }
@@ -74,10 +81,21 @@ describe('long unbroken words in the web app', () => {
   before(async () => {
     server = await startWebServer('sqlite')
     const email = uniqueEmail('web-long-words')
-    const created = await apiCall(server.base, '', 'POST', '/create-account', { fullName: LONG_NAME, email, password: PASSWORD })
+    const created = await apiCall(server.base, '', 'POST', '/create-account', {
+      fullName: LONG_NAME,
+      email,
+      password: PASSWORD,
+    })
     assert.equal(created.status, 200, JSON.stringify(created.json))
     token = (created.json as { accessToken: string }).accessToken
-    const other = await apiCall(server.base, '', 'POST', '/login', { email, password: PASSWORD }, { 'user-agent': LONG_CLIENT })
+    const other = await apiCall(
+      server.base,
+      '',
+      'POST',
+      '/login',
+      { email, password: PASSWORD },
+      { 'user-agent': LONG_CLIENT },
+    )
     assert.equal(other.status, 200, JSON.stringify(other.json))
     for (const note of [
       { title: 'Groceries', content: '- oat milk\n- **coffee**', tags: ['home'] },
@@ -96,21 +114,45 @@ describe('long unbroken words in the web app', () => {
   for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
     for (const colorScheme of ['light', 'dark'] as const) {
       it(`wrap, are cut or scroll inside their boxes at the ${viewport} viewport, ${colorScheme}`, async () => {
-        const { context, page, record } = await openPage(browser(), { ...VIEWPORTS[viewport], colorScheme, reducedMotion: 'reduce' })
+        const { context, page, record } = await openPage(browser(), {
+          ...VIEWPORTS[viewport],
+          colorScheme,
+          reducedMotion: 'reduce',
+        })
         const shot = async (screen: string, fullPage = false) => {
-          if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `long-words-${screen}-${viewport}-${colorScheme}.png`), fullPage })
+          if (SCREENSHOTS)
+            await page.screenshot({
+              path: join(SCREENSHOTS, `long-words-${screen}-${viewport}-${colorScheme}.png`),
+              fullPage,
+            })
         }
         try {
-          await page.addInitScript((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('notes-service.token', t), token)
+          await page.addInitScript(
+            (t) =>
+              (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
+                'notes-service.token',
+                t,
+              ),
+            token,
+          )
           await page.goto(`${server.base}/`)
-          const longCard = page.locator('article.note', { has: page.getByRole('heading', { name: TITLE, exact: true }) })
+          const longCard = page.locator('article.note', {
+            has: page.getByRole('heading', { name: TITLE, exact: true }),
+          })
           await longCard.locator('.note-body table').waitFor()
-          await page.locator('article.note', { has: page.getByRole('heading', { name: WORD, exact: true }) }).locator('.note-body p').waitFor()
+          await page
+            .locator('article.note', { has: page.getByRole('heading', { name: WORD, exact: true }) })
+            .locator('.note-body p')
+            .waitFor()
 
           // Cards: the title wraps (two lines at most, then an ellipsis), the Markdown wraps, the
           // code block and the table scroll inside the card, the tag is cut.
           await expectNothingSticksOut(page, 'article.note', 'cards')
-          assert.deepEqual(await tagsCutOff(page), [], 'a first tag wider than its row is cut with an ellipsis, inside the row')
+          assert.deepEqual(
+            await tagsCutOff(page),
+            [],
+            'a first tag wider than its row is cut with an ellipsis, inside the row',
+          )
           const code = await longCard.locator('pre').evaluate((pre: unknown) => {
             const el = pre as { scrollWidth: number; clientWidth: number }
             return { scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }
@@ -121,12 +163,18 @@ describe('long unbroken words in the web app', () => {
             return el.clientHeight
           })
           assert.ok(titleLines > 30, 'the title wraps onto a second line')
-          const body = await longCard.locator('.note-body p').first().evaluate((p: unknown) => (p as { clientHeight: number }).clientHeight)
+          const body = await longCard
+            .locator('.note-body p')
+            .first()
+            .evaluate((p: unknown) => (p as { clientHeight: number }).clientHeight)
           assert.ok(body > 40, 'the content wraps')
           // The tag filter: the long tag's chip is cut, the row of chips scrolls sideways inside its box.
           await expectNothingSticksOut(page, '.topbar', 'the header')
           await expectNothingSticksOut(page, '.toolbar', 'the toolbar')
-          const chip = await page.getByRole('group', { name: 'Filter by tag' }).getByRole('button', { name: new RegExp(`^${TAG}`) }).boundingBox()
+          const chip = await page
+            .getByRole('group', { name: 'Filter by tag' })
+            .getByRole('button', { name: new RegExp(`^${TAG}`) })
+            .boundingBox()
           assert.ok(chip && chip.width <= 260, `the long tag's chip is cut (${chip?.width}px wide)`)
           await shot('cards')
 
@@ -207,7 +255,14 @@ describe('long unbroken words in the web app', () => {
   it('keeps the title one line of text: a line break typed or pasted is a space, Enter saves', async () => {
     const { context, page, record } = await openPage(browser(), { ...VIEWPORTS.desktop, colorScheme: 'light' })
     try {
-      await page.addInitScript((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('notes-service.token', t), token)
+      await page.addInitScript(
+        (t) =>
+          (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
+            'notes-service.token',
+            t,
+          ),
+        token,
+      )
       await page.goto(`${server.base}/`)
       await page.getByRole('heading', { name: 'Groceries' }).waitFor()
       await page.keyboard.press('n')

@@ -26,7 +26,11 @@ async function controlled(page: Page): Promise<void> {
 }
 
 async function createAccount(base: string, email: string): Promise<string> {
-  const { status, json } = await apiCall(base, '', 'POST', '/create-account', { fullName: 'Ada Lovelace', email, password: PASSWORD })
+  const { status, json } = await apiCall(base, '', 'POST', '/create-account', {
+    fullName: 'Ada Lovelace',
+    email,
+    password: PASSWORD,
+  })
   assert.equal(status, 200)
   return (json as { accessToken: string }).accessToken
 }
@@ -59,7 +63,10 @@ describe('the web app as a Progressive Web App', () => {
   it('has a valid manifest with its icons, and Chromium finds the app installable', async () => {
     // A profile on disk: Chromium installs nothing from an incognito context, which a new context is.
     const profile = tempDir('notes-profile-')
-    const context = await chromium.launchPersistentContext(profile.path, { executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    const context = await chromium.launchPersistentContext(profile.path, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+    })
     const record = { outside: [] as string[], cspViolations: [] as string[], errors: [] as string[] }
     try {
       const page = context.pages()[0] ?? (await context.newPage())
@@ -76,16 +83,26 @@ describe('the web app as a Progressive Web App', () => {
       const manifest = (await cdp.send('Page.getAppManifest')) as { url: string; errors: unknown[]; data: string }
       assert.equal(manifest.url, `${server.base}/manifest.webmanifest`)
       assert.deepEqual(manifest.errors, [])
-      const data = JSON.parse(manifest.data) as Record<string, unknown> & { icons: Array<{ src: string; sizes: string; type: string; purpose: string }> }
+      const data = JSON.parse(manifest.data) as Record<string, unknown> & {
+        icons: Array<{ src: string; sizes: string; type: string; purpose: string }>
+      }
       assert.equal(data.name, 'Notes')
       assert.equal(data.short_name, 'Notes')
       assert.equal(data.start_url, '/')
       assert.equal(data.scope, '/')
       assert.equal(data.display, 'standalone')
-      const { installabilityErrors } = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: unknown[] }
+      const { installabilityErrors } = (await cdp.send('Page.getInstallabilityErrors')) as {
+        installabilityErrors: unknown[]
+      }
       assert.deepEqual(installabilityErrors, [])
       const purposes = new Set(data.icons.map((icon) => `${icon.type} ${icon.sizes} ${icon.purpose}`))
-      for (const wanted of ['image/svg+xml any any', 'image/png 192x192 any', 'image/png 512x512 any', 'image/png 512x512 maskable']) assert.ok(purposes.has(wanted), wanted)
+      for (const wanted of [
+        'image/svg+xml any any',
+        'image/png 192x192 any',
+        'image/png 512x512 any',
+        'image/png 512x512 maskable',
+      ])
+        assert.ok(purposes.has(wanted), wanted)
       for (const icon of data.icons) {
         const res = await fetch(server.base + icon.src)
         assert.equal(res.status, 200, icon.src)
@@ -119,10 +136,16 @@ describe('the web app as a Progressive Web App', () => {
       await signUp(page, server.base, 'Ada Lovelace', 'offline@example.com')
       const token = await tokenOf(page)
       assert.ok(token)
-      await apiCall(server.base, token, 'POST', '/add-note', { title: 'Kept for the train', content: 'Platform 4.', tags: [] })
+      await apiCall(server.base, token, 'POST', '/add-note', {
+        title: 'Kept for the train',
+        content: 'Platform 4.',
+        tags: [],
+      })
       await page.reload()
       await page.getByRole('heading', { name: 'Kept for the train' }).waitFor()
-      await page.waitForFunction(() => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.replica') === '1')
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageWindow).localStorage.getItem('notes-service.replica') === '1',
+      )
       await context.setOffline(true)
       await page.reload()
       await page.getByRole('heading', { name: 'Your notes' }).waitFor({ state: 'attached' })
@@ -135,11 +158,17 @@ describe('the web app as a Progressive Web App', () => {
       const kept = await page.evaluate(async () => {
         const w = globalThis as unknown as PageWindow
         const urls: string[] = []
-        for (const name of await w.caches.keys()) for (const request of await (await w.caches.open(name)).keys()) urls.push(new URL(request.url).pathname)
+        for (const name of await w.caches.keys())
+          for (const request of await (await w.caches.open(name)).keys()) urls.push(new URL(request.url).pathname)
         return urls
       })
       assert.ok(kept.includes('/'), 'the app shell is kept')
-      for (const path of kept) assert.match(path, /^\/(assets\/[\w.-]+|icons\/[\w.-]+|favicon\.svg|manifest\.webmanifest)?$/, `only the app shell is kept: ${path}`)
+      for (const path of kept)
+        assert.match(
+          path,
+          /^\/(assets\/[\w.-]+|icons\/[\w.-]+|favicon\.svg|manifest\.webmanifest)?$/,
+          `only the app shell is kept: ${path}`,
+        )
       const listing = await page.evaluate(() =>
         (globalThis as unknown as PageWindow)
           .fetch('/get-all-notes')
@@ -165,13 +194,22 @@ describe('the web app as a Progressive Web App', () => {
     it('reaches every open page through "A new version is ready · Reload", keeping the editor\'s text', async () => {
       await server.serve(WEB_ROOT)
       const token = await createAccount(server.base, 'update@example.com')
-      const { json } = await apiCall(server.base, token, 'POST', '/add-note', { title: 'Standup', content: 'Shipped the search fix.', tags: [] })
+      const { json } = await apiCall(server.base, token, 'POST', '/add-note', {
+        title: 'Standup',
+        content: 'Shipped the search fix.',
+        tags: [],
+      })
       const noteId = (json as { note: { _id: string } }).note._id
       const opened: Array<{ context: BrowserContext; page: Page; name: string }> = []
       try {
         for (const viewport of ['desktop', 'phone'] as const) {
           for (const colorScheme of ['light', 'dark'] as const) {
-            const { context, page } = await openPage(browser(), { ...VIEWPORTS[viewport], deviceScaleFactor: 1, colorScheme, reducedMotion: 'reduce' })
+            const { context, page } = await openPage(browser(), {
+              ...VIEWPORTS[viewport],
+              deviceScaleFactor: 1,
+              colorScheme,
+              reducedMotion: 'reduce',
+            })
             await signedIn(context, token)
             await page.goto(`${server.base}/`)
             await page.getByRole('heading', { name: 'Standup' }).waitFor()
@@ -193,17 +231,29 @@ describe('the web app as a Progressive Web App', () => {
         await server.serve(buildB.root)
         for (const { page, name } of opened) {
           // What the app does when a tab comes back into view: ask for a new worker.
-          await page.evaluate(() => (globalThis as unknown as PageWindow).document.dispatchEvent(new Event('visibilitychange')))
-          await page.getByRole('status').filter({ hasText: 'A new version is ready' }).getByRole('button', { name: 'Reload' }).waitFor()
+          await page.evaluate(() =>
+            (globalThis as unknown as PageWindow).document.dispatchEvent(new Event('visibilitychange')),
+          )
+          await page
+            .getByRole('status')
+            .filter({ hasText: 'A new version is ready' })
+            .getByRole('button', { name: 'Reload' })
+            .waitFor()
           if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) })
         }
 
         // Until it reloads, a page stays on its build: its lazy chunks, gone from the server, come
         // from its worker's cache.
         const appChunk = await second.page.evaluate(() =>
-          Array.from((globalThis as unknown as PageWindow).document.scripts).map((script) => script.getAttribute('src') ?? '').find((src) => src.startsWith('/assets/app-')),
+          Array.from((globalThis as unknown as PageWindow).document.scripts)
+            .map((script) => script.getAttribute('src') ?? '')
+            .find((src) => src.startsWith('/assets/app-')),
         )
-        assert.equal((await fetch(`${server.base}${appChunk ?? ''}`)).status, 404, "build A's app chunk is gone from the server")
+        assert.equal(
+          (await fetch(`${server.base}${appChunk ?? ''}`)).status,
+          404,
+          "build A's app chunk is gone from the server",
+        )
         await second.page.getByRole('link', { name: 'Trash', exact: true }).click()
         await second.page.getByRole('heading', { name: 'Trash', level: 1 }).waitFor()
         const onB = () => (globalThis as unknown as PageWindow).document.documentElement.dataset.build === 'B'
@@ -211,7 +261,11 @@ describe('the web app as a Progressive Web App', () => {
 
         // Reload in one tab moves every tab of that browser to B (one worker serves them all); the
         // tab whose editor was open reopens it with what was typed, not yet saved.
-        await first.page.getByRole('status').filter({ hasText: 'A new version is ready' }).getByRole('button', { name: 'Reload' }).click()
+        await first.page
+          .getByRole('status')
+          .filter({ hasText: 'A new version is ready' })
+          .getByRole('button', { name: 'Reload' })
+          .click()
         await first.page.waitForFunction(onB)
         await tab.waitForFunction(onB)
         const reopened = tab.getByRole('dialog', { name: 'Edit note' })
@@ -220,7 +274,9 @@ describe('the web app as a Progressive Web App', () => {
         await tab.keyboard.press('Control+Enter')
         await reopened.waitFor({ state: 'detached' })
         const listing = await apiCall(server.base, token, 'GET', '/get-all-notes')
-        const saved = (listing.json as { notes: Array<{ _id: string; content: string }> }).notes.find((note) => note._id === noteId)
+        const saved = (listing.json as { notes: Array<{ _id: string; content: string }> }).notes.find(
+          (note) => note._id === noteId,
+        )
         assert.equal(saved?.content, typed)
         // The other browsers are offered B until they take it.
         assert.equal(await second.page.evaluate(onB), false)

@@ -15,7 +15,12 @@ const SCREENSHOTS = process.env.WEB_SCREENSHOTS
 
 /** Notes that look like a person's: Markdown, tags, two pinned. */
 const SAMPLE_NOTES = [
-  { title: 'Weekly groceries', content: '- oat milk\n- eggs\n- **coffee beans**\n- lemons, basil', tags: ['home', 'shopping'], pin: true },
+  {
+    title: 'Weekly groceries',
+    content: '- oat milk\n- eggs\n- **coffee beans**\n- lemons, basil',
+    tags: ['home', 'shopping'],
+    pin: true,
+  },
   {
     title: 'Trip to Lisbon',
     content: 'Flight **TP 1351** on Friday 9:40.\n\n1. Print the boarding passes\n2. Book the tram tour',
@@ -28,11 +33,27 @@ const SAMPLE_NOTES = [
     ],
   },
   { title: 'Standup notes', content: 'Shipped the *search* fix. Next: the import for large accounts.', tags: ['work'] },
-  { title: 'Book list', content: '> The best way to predict the future is to invent it.\n\n- *The Dispossessed*\n- *Middlemarch*', tags: ['reading'] },
-  { title: 'Recipe: shakshuka', content: 'Onion, pepper, garlic, cumin; tomatoes 10 min, then eggs, lid on 6 min.', tags: ['home', 'cooking'] },
-  { title: 'Ideas for the garden', content: 'Raised bed by the fence, `tomatoes` and herbs. Ask about the [allotment](https://example.org).', tags: [] },
+  {
+    title: 'Book list',
+    content: '> The best way to predict the future is to invent it.\n\n- *The Dispossessed*\n- *Middlemarch*',
+    tags: ['reading'],
+  },
+  {
+    title: 'Recipe: shakshuka',
+    content: 'Onion, pepper, garlic, cumin; tomatoes 10 min, then eggs, lid on 6 min.',
+    tags: ['home', 'cooking'],
+  },
+  {
+    title: 'Ideas for the garden',
+    content: 'Raised bed by the fence, `tomatoes` and herbs. Ask about the [allotment](https://example.org).',
+    tags: [],
+  },
   { title: 'Call the plumber', content: 'Kitchen tap drips. Tuesday after 4pm works.', tags: ['home'] },
-  { title: 'Quarterly review', content: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.', tags: ['work'] },
+  {
+    title: 'Quarterly review',
+    content: 'Wins: faster search, fewer timeouts.\nRisks: the **import** of large accounts.',
+    tags: ['work'],
+  },
 ]
 
 /** Notes in the sample account's trash, deleted in this order. */
@@ -51,22 +72,39 @@ const SHARED = {
 }
 
 /** The clients the sample account's sessions are opened with, as the account page names them. */
-const DESKTOP_CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+const DESKTOP_CHROME =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 const OTHER_CLIENTS = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0',
 ]
 
-async function json(base: string, path: string, body: unknown, token?: string, userAgent = DESKTOP_CHROME): Promise<Record<string, unknown>> {
+async function json(
+  base: string,
+  path: string,
+  body: unknown,
+  token?: string,
+  userAgent = DESKTOP_CHROME,
+): Promise<Record<string, unknown>> {
   const res = await fetch(base + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': userAgent,
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   })
   return (await res.json()) as Record<string, unknown>
 }
 
-async function send(base: string, method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
+async function send(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   const res = await fetch(base + path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -93,7 +131,9 @@ describe('the screens of the web app', () => {
     emptyToken = await account(server.base, 'Grace Hopper', 'grace@example.com')
     for (const note of [...SAMPLE_NOTES].reverse()) {
       const [first, ...later] = [...(note.before ?? []), { content: note.content, tags: note.tags }]
-      const { note: saved } = (await json(server.base, '/add-note', { title: note.title, ...first }, token)) as { note: { _id: string } }
+      const { note: saved } = (await json(server.base, '/add-note', { title: note.title, ...first }, token)) as {
+        note: { _id: string }
+      }
       for (const state of later) {
         // A second apart, as a person's edits are: the history lists them at different times.
         await new Promise((resolve) => setTimeout(resolve, 1100))
@@ -111,7 +151,14 @@ describe('the screens of the web app', () => {
       const { note: saved } = (await json(server.base, '/add-note', note, token)) as { note: { _id: string } }
       await send(server.base, 'DELETE', `/delete-note/${saved._id}`, token)
     }
-    for (const userAgent of OTHER_CLIENTS) await json(server.base, '/login', { email: 'ada@example.com', password: 'correct horse battery staple' }, undefined, userAgent)
+    for (const userAgent of OTHER_CLIENTS)
+      await json(
+        server.base,
+        '/login',
+        { email: 'ada@example.com', password: 'correct horse battery staple' },
+        undefined,
+        userAgent,
+      )
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
   })
   after(async () => {
@@ -130,8 +177,17 @@ describe('the screens of the web app', () => {
     undo?: () => Promise<void>
   }> = [
     { name: 'sign-in', path: '/sign-in', show: (page) => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
-    { name: 'sign-up', path: '/sign-up', show: (page) => page.getByRole('heading', { name: 'Create your account' }).waitFor() },
-    { name: 'notes', token: () => token, path: '/', show: (page) => page.getByRole('heading', { name: 'Weekly groceries' }).waitFor() },
+    {
+      name: 'sign-up',
+      path: '/sign-up',
+      show: (page) => page.getByRole('heading', { name: 'Create your account' }).waitFor(),
+    },
+    {
+      name: 'notes',
+      token: () => token,
+      path: '/',
+      show: (page) => page.getByRole('heading', { name: 'Weekly groceries' }).waitFor(),
+    },
     {
       name: 'list',
       token: () => token,
@@ -179,7 +235,11 @@ describe('the screens of the web app', () => {
       path: '/',
       async show(page) {
         await page.getByRole('link', { name: 'Trash', exact: true }).click()
-        await page.getByRole('list', { name: 'Trash' }).getByRole('listitem').nth(TRASHED.length - 1).waitFor()
+        await page
+          .getByRole('list', { name: 'Trash' })
+          .getByRole('listitem')
+          .nth(TRASHED.length - 1)
+          .waitFor()
       },
     },
     {
@@ -207,7 +267,11 @@ describe('the screens of the web app', () => {
       path: '/',
       async show(page) {
         await page.getByRole('button', { name: 'History of “Trip to Lisbon”' }).click()
-        await page.getByRole('dialog', { name: 'History of “Trip to Lisbon”' }).locator('.diff-lines ins').first().waitFor()
+        await page
+          .getByRole('dialog', { name: 'History of “Trip to Lisbon”' })
+          .locator('.diff-lines ins')
+          .first()
+          .waitFor()
       },
     },
     {
@@ -215,7 +279,9 @@ describe('the screens of the web app', () => {
       token: () => token,
       path: '/',
       async show(page) {
-        const { notes } = (await send(server.base, 'GET', '/get-all-notes', token)) as { notes: Array<{ _id: string; title: string }> }
+        const { notes } = (await send(server.base, 'GET', '/get-all-notes', token)) as {
+          notes: Array<{ _id: string; title: string }>
+        }
         const id = notes.find((n) => n.title === SHARED.title)!._id
         await send(server.base, 'PUT', `/edit-note/${id}`, token, { content: SHARED.opened })
         await page.getByRole('button', { name: SHARED.title, exact: true }).click()
@@ -226,8 +292,12 @@ describe('the screens of the web app', () => {
         await editor.getByRole('group', { name: 'Choose a version' }).waitFor()
       },
       async undo() {
-        const { notes } = (await send(server.base, 'GET', '/get-all-notes', token)) as { notes: Array<{ _id: string; title: string }> }
-        await send(server.base, 'PUT', `/edit-note/${notes.find((n) => n.title === SHARED.title)!._id}`, token, { content: SHARED.opened })
+        const { notes } = (await send(server.base, 'GET', '/get-all-notes', token)) as {
+          notes: Array<{ _id: string; title: string }>
+        }
+        await send(server.base, 'PUT', `/edit-note/${notes.find((n) => n.title === SHARED.title)!._id}`, token, {
+          content: SHARED.opened,
+        })
       },
     },
   ]
@@ -236,21 +306,36 @@ describe('the screens of the web app', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const screen of screens) {
         it(`${screen.name}, ${viewport}, ${colorScheme}: no serious or critical axe violation, nothing wider than the screen`, async () => {
-          const { context, page, record } = await openPage(browser, { ...VIEWPORTS[viewport], deviceScaleFactor: 1, colorScheme, reducedMotion: 'reduce' })
+          const { context, page, record } = await openPage(browser, {
+            ...VIEWPORTS[viewport],
+            deviceScaleFactor: 1,
+            colorScheme,
+            reducedMotion: 'reduce',
+          })
           try {
             const key = screen.token?.()
-            if (key) await page.addInitScript((t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t), key)
+            if (key)
+              await page.addInitScript(
+                (t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t),
+                key,
+              )
             await page.goto(server.base + screen.path)
             await screen.show(page)
             const violations = await seriousAxeViolations(page)
             assert.deepEqual(violations, [], JSON.stringify(violations, null, 2))
             const overflow = await page.evaluate(() => {
-              const w = globalThis as unknown as PageWindow & { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+              const w = globalThis as unknown as PageWindow & {
+                document: { documentElement: { scrollWidth: number; clientWidth: number } }
+              }
               return w.document.documentElement.scrollWidth - w.document.documentElement.clientWidth
             })
             assert.equal(overflow, 0, 'no horizontal scrolling')
             assert.deepEqual([...record.outside, ...record.cspViolations, ...record.errors], [])
-            if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${screen.name}-${viewport}-${colorScheme}.png`), fullPage: screen.fullPage ?? false })
+            if (SCREENSHOTS)
+              await page.screenshot({
+                path: join(SCREENSHOTS, `${screen.name}-${viewport}-${colorScheme}.png`),
+                fullPage: screen.fullPage ?? false,
+              })
           } finally {
             await context.close()
             await screen.undo?.()

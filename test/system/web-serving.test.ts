@@ -121,7 +121,11 @@ describe('the web app as the service serves it', () => {
       const answer = await get(server.base + path)
       assert.equal(answer.status, 200, path)
       assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable', path)
-      assert.equal(answer.headers.get('content-type'), path.endsWith('.js') ? 'application/javascript; charset=utf-8' : 'text/css; charset=utf-8', path)
+      assert.equal(
+        answer.headers.get('content-type'),
+        path.endsWith('.js') ? 'application/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+        path,
+      )
       assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', path)
     }
   })
@@ -134,7 +138,12 @@ describe('the web app as the service serves it', () => {
       assert.equal(answer.headers.get('content-type'), 'application/javascript; charset=utf-8', encoding)
       assert.equal(answer.headers.get('cache-control'), 'no-store', encoding)
       assert.equal(answer.headers.get('content-encoding'), encoding || null)
-      const body = encoding === 'br' ? brotliDecompressSync(answer.body) : encoding === 'gzip' ? gunzipSync(answer.body) : answer.body
+      const body =
+        encoding === 'br'
+          ? brotliDecompressSync(answer.body)
+          : encoding === 'gzip'
+            ? gunzipSync(answer.body)
+            : answer.body
       assert.deepEqual(body, worker, encoding)
       // The worker runs under the app's CSP: no importScripts of a plain string under Trusted Types.
       assertBrowserHeaders(answer, APP_CSP, SERVICE_WORKER_PATH)
@@ -161,11 +170,27 @@ describe('the web app as the service serves it', () => {
   })
 
   it("keeps the API's 404 JSON for every other path, browsers' navigations included", async () => {
-    for (const path of ['/nope', '/index.html', '/assets', '/assets/', '/assets/nope.js', `${initialAssets(WEB_ROOT)[0]!.path}.br`, '/docs/index.html', '/sign-in/x']) {
-      const answer = await get(server.base + path, { accept: 'text/html,application/xhtml+xml', 'sec-fetch-mode': 'navigate' })
+    for (const path of [
+      '/nope',
+      '/index.html',
+      '/assets',
+      '/assets/',
+      '/assets/nope.js',
+      `${initialAssets(WEB_ROOT)[0]!.path}.br`,
+      '/docs/index.html',
+      '/sign-in/x',
+    ]) {
+      const answer = await get(server.base + path, {
+        accept: 'text/html,application/xhtml+xml',
+        'sec-fetch-mode': 'navigate',
+      })
       assert.equal(answer.status, 404, path)
       assert.match(String(answer.headers.get('content-type')), /^application\/json/, path)
-      assert.deepEqual(JSON.parse(answer.body.toString()), { error: true, message: `Route GET ${path} not found` }, path)
+      assert.deepEqual(
+        JSON.parse(answer.body.toString()),
+        { error: true, message: `Route GET ${path} not found` },
+        path,
+      )
     }
   })
 
@@ -187,7 +212,12 @@ describe('contract paths answer every method exactly as without the web app', ()
   before(async () => {
     server = await startWebServer('sqlite')
     bareStore = openSqliteStore({ dataDir: ':memory:', limits: SERVICE_LIMITS })
-    bare = await buildApp({ config: testConfig(), store: bareStore, secret: TEST_SECRET, webRoot: join(WEB_ROOT, 'absent') })
+    bare = await buildApp({
+      config: testConfig(),
+      store: bareStore,
+      secret: TEST_SECRET,
+      webRoot: join(WEB_ROOT, 'absent'),
+    })
     bareBase = await bare.listen({ port: 0, host: '127.0.0.1' })
   })
   after(async () => {
@@ -197,12 +227,30 @@ describe('contract paths answer every method exactly as without the web app', ()
   })
 
   it('for GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS, as API clients and as browser navigations', async () => {
-    const paths = ['/create-account', '/login', '/get-user', '/add-note', '/edit-note/0123456789abcdef01234567', '/delete-note/x', '/update-note-pinned/0123456789abcdef01234567', '/get-all-notes', '/search-notes?query=a', '/openapi.json', '/healthz']
-    const kinds: Array<Record<string, string>> = [{}, { accept: 'text/html,application/xhtml+xml', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }]
+    const paths = [
+      '/create-account',
+      '/login',
+      '/get-user',
+      '/add-note',
+      '/edit-note/0123456789abcdef01234567',
+      '/delete-note/x',
+      '/update-note-pinned/0123456789abcdef01234567',
+      '/get-all-notes',
+      '/search-notes?query=a',
+      '/openapi.json',
+      '/healthz',
+    ]
+    const kinds: Array<Record<string, string>> = [
+      {},
+      { accept: 'text/html,application/xhtml+xml', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+    ]
     for (const path of paths) {
       for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
         for (const headers of kinds) {
-          const [withApp, without] = await Promise.all([get(server.base + path, headers, method), get(bareBase + path, headers, method)])
+          const [withApp, without] = await Promise.all([
+            get(server.base + path, headers, method),
+            get(bareBase + path, headers, method),
+          ])
           const what = `${method} ${path} ${JSON.stringify(headers)}`
           assert.equal(withApp.status, without.status, what)
           assert.equal(withApp.headers.get('content-type'), without.headers.get('content-type'), what)
@@ -246,7 +294,12 @@ describe('the initial download', () => {
     assert.ok(total <= INITIAL_GZIP_BUDGET_BYTES, `${(total / 1024).toFixed(1)} KB over the budget`)
     const { text, totalGzip } = describeInitialDownload(WEB_ROOT)
     assert.equal(totalGzip, total)
-    assert.match(text, new RegExp(`initial JS \\+ CSS, gzip: ${(total / 1024).toFixed(1)} KB of a ${(INITIAL_GZIP_BUDGET_BYTES / 1024).toFixed(1).replace('.', '\\.')} KB budget`))
+    assert.match(
+      text,
+      new RegExp(
+        `initial JS \\+ CSS, gzip: ${(total / 1024).toFixed(1)} KB of a ${(INITIAL_GZIP_BUDGET_BYTES / 1024).toFixed(1).replace('.', '\\.')} KB budget`,
+      ),
+    )
     for (const asset of assets) assert.ok(text.includes(asset.path.slice(1)), asset.path)
   })
 })

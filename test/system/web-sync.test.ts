@@ -53,7 +53,8 @@ interface Device {
   record: PageRecord
 }
 
-const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
 const cardTitles = async (page: Page) => (await page.locator('article.note h3').allInnerTexts()).sort()
 
 async function signIn(page: Page, base: string, email: string): Promise<void> {
@@ -95,7 +96,8 @@ describe('the web app live and offline, on two devices', () => {
         assert.ok(answer.status < 300, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.json)}`)
         return answer.json as Record<string, unknown>
       }
-      const add = async (title: string, content: string) => (await call('POST', '/add-note', { title, content, tags: [] })).note as ApiNote
+      const add = async (title: string, content: string) =>
+        (await call('POST', '/add-note', { title, content, tags: [] })).note as ApiNote
       const listing = async () => (await call('GET', '/get-all-notes')).notes as ApiNote[]
 
       before(async () => {
@@ -126,7 +128,11 @@ describe('the web app live and offline, on two devices', () => {
         // A generous liveness bound: the edit is committed when A's save is answered.
         await card(b.page, 'Groceries').getByText('milk, eggs').waitFor({ timeout: 1000 })
         assert.equal(await b.page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1, 'no reload')
-        assert.equal(await card(b.page, 'Bookmarks').evaluate((element) => (element as unknown as { kept?: boolean }).kept), true, 'the other card is the same element')
+        assert.equal(
+          await card(b.page, 'Bookmarks').evaluate((element) => (element as unknown as { kept?: boolean }).kept),
+          true,
+          'the other card is the same element',
+        )
       })
 
       it('keeps the text typed in the editor when its note changes on the other device, and the save offers the choice', async () => {
@@ -140,7 +146,10 @@ describe('the web app live and offline, on two devices', () => {
         await b.page.keyboard.press('Control+Enter')
         const choice = editor.getByRole('group', { name: 'Choose a version' })
         await choice.waitFor()
-        assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), 'saved on A')
+        assert.equal(
+          await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(),
+          'saved on A',
+        )
         await choice.getByRole('button', { name: 'Keep mine' }).click()
         await editor.waitFor({ state: 'detached' })
         await card(a.page, 'Bookmarks').getByText('typed on B').waitFor()
@@ -156,7 +165,10 @@ describe('the web app live and offline, on two devices', () => {
         const indicator = b.page.locator('.sync-status')
         await indicator.filter({ hasText: 'Offline' }).waitFor()
         await editIn(b.page, 'Plan', 'plan written offline')
-        await b.page.getByRole('status').filter({ hasText: 'Note saved on this device; it is sent when you are back online' }).waitFor()
+        await b.page
+          .getByRole('status')
+          .filter({ hasText: 'Note saved on this device; it is sent when you are back online' })
+          .waitFor()
         await editIn(b.page, 'Letter', 'letter written offline')
         await b.page.getByRole('button', { name: 'New note' }).click()
         const editor = b.page.getByRole('dialog', { name: 'New note' })
@@ -177,14 +189,19 @@ describe('the web app live and offline, on two devices', () => {
         await b.page.getByRole('searchbox', { name: 'Search notes' }).fill('^let+er')
         await b.page.getByRole('status').filter({ hasText: '1 note matches' }).waitFor()
         await b.page.getByRole('searchbox', { name: 'Search notes' }).fill('(a+)+$')
-        await b.page.getByRole('alert').filter({ hasText: 'This pattern could take too long to search on this device' }).waitFor()
+        await b.page
+          .getByRole('alert')
+          .filter({ hasText: 'This pattern could take too long to search on this device' })
+          .waitFor()
         await b.page.getByRole('button', { name: 'Regular expression' }).click()
         await b.page.getByRole('searchbox', { name: 'Search notes' }).fill('')
         await card(b.page, 'Groceries').waitFor()
 
         // A reload with no network: the app from the service worker, the notes and the waiting
         // changes from IndexedDB.
-        await b.page.waitForFunction(() => (globalThis as unknown as PageWindow).navigator.serviceWorker.controller !== null)
+        await b.page.waitForFunction(
+          () => (globalThis as unknown as PageWindow).navigator.serviceWorker.controller !== null,
+        )
         await b.page.reload()
         await card(b.page, 'Written offline').waitFor()
         await card(b.page, 'Plan').getByText('plan written offline').waitFor()
@@ -195,7 +212,12 @@ describe('the web app live and offline, on two devices', () => {
         await b.context.setOffline(false)
         await indicator.waitFor({ state: 'detached' })
         const expected = ['Bookmarks', 'Groceries', 'Letter', 'Plan', 'Plan (conflict)', 'Written offline']
-        for (const device of [a, b]) await eventually('the device shows the server’s notes', async () => JSON.stringify(await cardTitles(device.page)) === JSON.stringify(expected), 5000)
+        for (const device of [a, b])
+          await eventually(
+            'the device shows the server’s notes',
+            async () => JSON.stringify(await cardTitles(device.page)) === JSON.stringify(expected),
+            5000,
+          )
         const notes = await listing()
         assert.deepEqual(notes.map((n) => n.title).sort(), expected)
         const content = (title: string) => notes.find((n) => n.title === title)?.content
@@ -217,8 +239,14 @@ describe('the web app live and offline, on two devices', () => {
         await b.context.setOffline(false)
         const choice = editor.getByRole('group', { name: 'Choose a version' })
         await choice.waitFor()
-        assert.equal(await choice.getByRole('region', { name: 'Your version' }).locator('pre').innerText(), 'mine, offline, and more')
-        assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), 'theirs, online')
+        assert.equal(
+          await choice.getByRole('region', { name: 'Your version' }).locator('pre').innerText(),
+          'mine, offline, and more',
+        )
+        assert.equal(
+          await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(),
+          'theirs, online',
+        )
         assert.equal((await b.page.locator('.sync-status').innerText()).trim(), '1 change waiting for your choice')
         await screenshots(b.page, 'outbox-conflict')
         await choice.getByRole('button', { name: 'Keep both' }).click()
@@ -236,22 +264,34 @@ describe('the web app live and offline, on two devices', () => {
         await call('POST', '/logout-everywhere')
         await b.context.setOffline(false)
         await b.page.waitForURL(`${server.base}/sign-in`)
-        await b.page.getByText('Changes made offline stay on this device and are sent when you sign in again with this account.').waitFor()
+        await b.page
+          .getByText('Changes made offline stay on this device and are sent when you sign in again with this account.')
+          .waitFor()
         await b.page.getByLabel('Password').fill(PASSWORD)
         await b.page.getByRole('button', { name: 'Sign in' }).click()
         const login = await apiCall(server.base, '', 'POST', '/login', { email, password: PASSWORD })
         token = (login.json as { accessToken: string }).accessToken
-        await eventually('the change sent', async () => (await listing()).find((n) => n.title === 'Letter')?.content === 'kept across sessions')
+        await eventually(
+          'the change sent',
+          async () => (await listing()).find((n) => n.title === 'Letter')?.content === 'kept across sessions',
+        )
         await b.page.locator('.sync-status').waitFor({ state: 'detached' })
       })
 
       it('asks before signing out with changes waiting, and signing out deletes the replica and the outbox from the browser', async () => {
         const { _id: userId } = (await call('GET', '/get-user')).user as { _id: string }
-        assert.deepEqual(await replicaNames(b.page), [`notes-service.replica.${userId}`], 'one database, named by the account')
+        assert.deepEqual(
+          await replicaNames(b.page),
+          [`notes-service.replica.${userId}`],
+          'one database, named by the account',
+        )
         await b.context.setOffline(true)
         await editIn(b.page, 'Letter', 'one more offline change')
         b.page.once('dialog', (dialog) => {
-          assert.match(dialog.message(), /^1 change made offline has not been sent yet\. Signing out deletes it from this device\. Sign out anyway\?$/)
+          assert.match(
+            dialog.message(),
+            /^1 change made offline has not been sent yet\. Signing out deletes it from this device\. Sign out anyway\?$/,
+          )
           void dialog.dismiss()
         })
         await b.page.getByRole('button', { name: 'Sign out' }).click()
@@ -260,10 +300,18 @@ describe('the web app live and offline, on two devices', () => {
         await b.page.getByRole('button', { name: 'Sign out' }).click()
         await b.page.waitForURL(`${server.base}/sign-in`)
         await eventually('the replica deleted', async () => (await replicaNames(b.page)).length === 0)
-        const kept = await b.page.evaluate(() => Object.keys((globalThis as unknown as PageWindow).localStorage).filter((k) => k.startsWith('notes-service.replica') || k.startsWith('notes-service.unsent')))
+        const kept = await b.page.evaluate(() =>
+          Object.keys((globalThis as unknown as PageWindow).localStorage).filter(
+            (k) => k.startsWith('notes-service.replica') || k.startsWith('notes-service.unsent'),
+          ),
+        )
         assert.deepEqual(kept, [])
         await b.context.setOffline(false)
-        assert.equal((await listing()).find((n) => n.title === 'Letter')?.content, 'kept across sessions', 'the discarded change was never sent')
+        assert.equal(
+          (await listing()).find((n) => n.title === 'Letter')?.content,
+          'kept across sessions',
+          'the discarded change was never sent',
+        )
       })
 
       it('loaded nothing from another host, broke no CSP rule and threw nothing', () => {

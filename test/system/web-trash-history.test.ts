@@ -23,7 +23,8 @@ interface ApiNote {
   updatedOn: string
 }
 
-const card = (page: Page, title: string) => page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
 
 describe('the trash, the history and the conflict choice in a browser', () => {
   const browser = suiteChromium()
@@ -41,8 +42,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         assert.ok(answer.status < 300, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.json)}`)
         return answer.json as Record<string, unknown>
       }
-      const add = async (title: string, content: string, tags: string[] = []) => (await call('POST', '/add-note', { title, content, tags })).note as ApiNote
-      const edit = async (id: string, fields: Partial<ApiNote>) => (await call('PUT', `/edit-note/${id}`, fields)).note as ApiNote
+      const add = async (title: string, content: string, tags: string[] = []) =>
+        (await call('POST', '/add-note', { title, content, tags })).note as ApiNote
+      const edit = async (id: string, fields: Partial<ApiNote>) =>
+        (await call('PUT', `/edit-note/${id}`, fields)).note as ApiNote
       const notes = async () => (await call('GET', '/get-all-notes')).notes as ApiNote[]
       const trash = async () => (await call('GET', '/get-trash')).notes as ApiNote[]
 
@@ -58,7 +61,8 @@ describe('the trash, the history and the conflict choice in a browser', () => {
       })
 
       it('lists the trash with when each note was deleted, restores, deletes forever and empties it only once confirmed', async () => {
-        for (const title of ['Old plan', 'Draft letter', 'Shopping']) await call('DELETE', `/delete-note/${(await add(title, `${title} text`))._id}`)
+        for (const title of ['Old plan', 'Draft letter', 'Shopping'])
+          await call('DELETE', `/delete-note/${(await add(title, `${title} text`))._id}`)
         await page.goto(`${server.base}/`)
         await page.getByRole('link', { name: 'Trash', exact: true }).click()
         await page.waitForURL(`${server.base}/trash`)
@@ -67,22 +71,36 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await items.nth(2).waitFor()
         // Most recently deleted first, each saying when.
         assert.deepEqual(await items.getByRole('heading').allInnerTexts(), ['Shopping', 'Draft letter', 'Old plan'])
-        assert.deepEqual(await items.locator('.trash-when').allInnerTexts(), ['Deleted just now', 'Deleted just now', 'Deleted just now'])
+        assert.deepEqual(await items.locator('.trash-when').allInnerTexts(), [
+          'Deleted just now',
+          'Deleted just now',
+          'Deleted just now',
+        ])
 
         await page.getByRole('button', { name: 'Restore “Old plan”' }).click()
         await page.getByRole('status').filter({ hasText: 'Restored “Old plan”' }).waitFor()
         await items.nth(1).waitFor()
         assert.equal(await items.count(), 2)
-        assert.ok((await notes()).some((n) => n.title === 'Old plan'), 'restored on the server')
+        assert.ok(
+          (await notes()).some((n) => n.title === 'Old plan'),
+          'restored on the server',
+        )
 
         // Delete forever asks first; Cancel keeps the note.
         await page.getByRole('button', { name: 'Delete forever “Draft letter”' }).click()
         const ask = page.getByRole('alertdialog', { name: 'Delete “Draft letter” forever?' })
         await ask.waitFor()
-        assert.equal(await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent), 'Cancel', 'the safe answer has the focus')
+        assert.equal(
+          await page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent),
+          'Cancel',
+          'the safe answer has the focus',
+        )
         await ask.getByRole('button', { name: 'Cancel' }).click()
         await ask.waitFor({ state: 'detached' })
-        assert.ok((await trash()).some((n) => n.title === 'Draft letter'), 'still in the trash')
+        assert.ok(
+          (await trash()).some((n) => n.title === 'Draft letter'),
+          'still in the trash',
+        )
         await page.getByRole('button', { name: 'Delete forever “Draft letter”' }).click()
         await ask.getByRole('button', { name: 'Delete forever' }).click()
         await page.getByRole('status').filter({ hasText: 'Deleted “Draft letter” forever' }).waitFor()
@@ -97,7 +115,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await items.nth(1).waitFor()
         await page.getByRole('button', { name: 'Empty trash' }).click()
         const empty = page.getByRole('alertdialog', { name: 'Empty the trash?' })
-        assert.equal(await empty.getByText('All 2 notes in the trash will be deleted forever. This cannot be undone.').count(), 1)
+        assert.equal(
+          await empty.getByText('All 2 notes in the trash will be deleted forever. This cannot be undone.').count(),
+          1,
+        )
         await page.keyboard.press('Escape')
         await empty.waitFor({ state: 'detached' })
         assert.equal((await trash()).length, 2)
@@ -115,7 +136,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await card(page, 'Undo me').getByRole('button', { name: 'Delete “Undo me”' }).click()
         await card(page, 'Undo me').waitFor({ state: 'detached' })
         await page.getByRole('status').filter({ hasText: 'Note moved to trash' }).waitFor()
-        assert.deepEqual((await trash()).map((n) => n.title), ['Undo me'])
+        assert.deepEqual(
+          (await trash()).map((n) => n.title),
+          ['Undo me'],
+        )
         await page.getByRole('button', { name: 'Undo' }).click()
         await card(page, 'Undo me').waitFor()
         await eventually('restored on the server', async () => (await notes()).some((n) => n.title === 'Undo me'))
@@ -124,7 +148,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
 
       it("shows a note's versions newest first, what changed after each, and restores one", async () => {
         const note = await add('Recipe', 'flour\nsugar\neggs\nbutter\nmilk\nsalt\nvanilla\nlemon', ['baking'])
-        await edit(note._id, { content: 'flour\nbrown sugar\neggs\nbutter\nmilk\nsalt\nvanilla\nlemon', tags: ['baking', 'sweet'] })
+        await edit(note._id, {
+          content: 'flour\nbrown sugar\neggs\nbutter\nmilk\nsalt\nvanilla\nlemon',
+          tags: ['baking', 'sweet'],
+        })
         await edit(note._id, { title: 'Cake recipe' })
         await page.goto(`${server.base}/`)
         await card(page, 'Cake recipe').getByRole('button', { name: 'History of “Cake recipe”' }).click()
@@ -153,10 +180,16 @@ describe('the trash, the history and the conflict choice in a browser', () => {
 
         await history.getByRole('button', { name: 'Restore this version' }).click()
         await history.waitFor({ state: 'detached' })
-        await page.getByRole('status').filter({ hasText: /^Restored the version of / }).waitFor()
+        await page
+          .getByRole('status')
+          .filter({ hasText: /^Restored the version of / })
+          .waitFor()
         await card(page, 'Recipe').waitFor()
         const restored = (await notes()).find((n) => n._id === note._id)!
-        assert.deepEqual([restored.title, restored.content, restored.tags], ['Recipe', 'flour\nsugar\neggs\nbutter\nmilk\nsalt\nvanilla\nlemon', ['baking']])
+        assert.deepEqual(
+          [restored.title, restored.content, restored.tags],
+          ['Recipe', 'flour\nsugar\neggs\nbutter\nmilk\nsalt\nvanilla\nlemon', ['baking']],
+        )
 
         // From the editor too, over it: Esc closes the history and leaves the editor open.
         await card(page, 'Recipe').getByRole('button', { name: 'Recipe', exact: true }).click()
@@ -181,7 +214,10 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await page.keyboard.press('Control+Enter')
         const choice = editor.getByRole('group', { name: 'Choose a version' })
         await choice.waitFor()
-        assert.match(await editor.getByRole('alert').innerText(), /^This note was changed elsewhere \(.+\) while you were editing it\. Which version do you want to keep\?$/)
+        assert.match(
+          await editor.getByRole('alert').innerText(),
+          /^This note was changed elsewhere \(.+\) while you were editing it\. Which version do you want to keep\?$/,
+        )
         assert.equal(await choice.getByRole('region', { name: 'Your version' }).locator('pre').innerText(), mine)
         assert.equal(await choice.getByRole('region', { name: 'Saved elsewhere' }).locator('pre').innerText(), theirs)
         return { editor, choice }
@@ -223,15 +259,31 @@ describe('the trash, the history and the conflict choice in a browser', () => {
         await edit(deleted._id, { title: 'Delete me, renamed' })
 
         await card(page, 'Pin me').getByRole('button', { name: 'Pin “Pin me”' }).click()
-        await page.getByRole('alert').filter({ hasText: '“Pin me” was changed elsewhere, so it was not pinned. It shows the latest version now.' }).waitFor()
+        await page
+          .getByRole('alert')
+          .filter({ hasText: '“Pin me” was changed elsewhere, so it was not pinned. It shows the latest version now.' })
+          .waitFor()
         await card(page, 'Pin me, renamed').waitFor()
-        assert.equal(await card(page, 'Pin me, renamed').getByRole('button', { name: 'Pin “Pin me, renamed”' }).getAttribute('aria-pressed'), 'false')
+        assert.equal(
+          await card(page, 'Pin me, renamed')
+            .getByRole('button', { name: 'Pin “Pin me, renamed”' })
+            .getAttribute('aria-pressed'),
+          'false',
+        )
         assert.equal((await notes()).find((n) => n._id === pinned._id)?.isPinned, false)
 
         await card(page, 'Delete me').getByRole('button', { name: 'Delete “Delete me”' }).click()
-        await page.getByRole('alert').filter({ hasText: '“Delete me” was changed elsewhere, so it was not deleted. It shows the latest version now.' }).waitFor()
+        await page
+          .getByRole('alert')
+          .filter({
+            hasText: '“Delete me” was changed elsewhere, so it was not deleted. It shows the latest version now.',
+          })
+          .waitFor()
         await card(page, 'Delete me, renamed').waitFor()
-        assert.ok((await notes()).some((n) => n._id === deleted._id), 'not deleted on the server')
+        assert.ok(
+          (await notes()).some((n) => n._id === deleted._id),
+          'not deleted on the server',
+        )
         assert.deepEqual(await trash(), [])
         await release()
       })

@@ -34,7 +34,9 @@ function probe(base: string): Promise<Outcome> {
 
 /** The workers that have started serving: a worker killed before that stops the whole service (src/cluster.ts). */
 function servingWorkers(server: ChildServer): number[] {
-  const listening = new Set([...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening at/g)].map((m) => Number(m[1])))
+  const listening = new Set(
+    [...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening at/g)].map((m) => Number(m[1])),
+  )
   let children: number[] = []
   try {
     children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.pid)], { encoding: 'utf8' })
@@ -71,9 +73,11 @@ describe('serve --workers 2: a worker killed while connections are handed over',
     let kills = 0
     for (let round = 0; round < 6; round++) {
       // Both workers serving again (the primary forks a new one for the killed one), and answering.
-      for (let deadline = Date.now() + 60_000; servingWorkers(server).length < 2 && Date.now() < deadline; ) await pause(100)
+      for (let deadline = Date.now() + 60_000; servingWorkers(server).length < 2 && Date.now() < deadline;)
+        await pause(100)
       const answered = outcomes.answered
-      for (let deadline = Date.now() + 30_000; outcomes.answered < answered + 50 && Date.now() < deadline; ) await pause(20)
+      for (let deadline = Date.now() + 30_000; outcomes.answered < answered + 50 && Date.now() < deadline;)
+        await pause(20)
       const [victim] = servingWorkers(server)
       assert.ok(victim, 'a worker to kill')
       process.kill(victim, 'SIGKILL')

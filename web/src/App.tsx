@@ -39,7 +39,9 @@ function lazyPage(name: string, load: () => Promise<ComponentType>) {
   )
 }
 
-const AccountPage = lazyPage('account page', () => import('./components/account/AccountPage').then((module) => module.AccountPage))
+const AccountPage = lazyPage('account page', () =>
+  import('./components/account/AccountPage').then((module) => module.AccountPage),
+)
 const TrashPage = lazyPage('trash', () => import('./components/trash/TrashPage').then((module) => module.TrashPage))
 
 function screenFor(status: string, page: Page): Page {
@@ -55,7 +57,8 @@ export function App() {
 
   // The address follows the screen (a signed-out visit to / shows the sign-in page at /sign-in).
   useEffect(() => {
-    if (state.status !== 'checking' && state.status !== 'unreachable' && screen !== page) navigate(screen, { replace: true })
+    if (state.status !== 'checking' && state.status !== 'unreachable' && screen !== page)
+      navigate(screen, { replace: true })
   }, [state.status, screen, page])
 
   if (state.status === 'checking') return loading
@@ -70,7 +73,8 @@ export function App() {
       </main>
     )
   }
-  if (screen === '/sign-in' || screen === '/sign-up') return <AuthPage mode={screen === '/sign-up' ? 'sign-up' : 'sign-in'} />
+  if (screen === '/sign-in' || screen === '/sign-up')
+    return <AuthPage mode={screen === '/sign-up' ? 'sign-up' : 'sign-in'} />
   if (screen === '/account' || screen === '/trash') {
     return <Suspense fallback={loading}>{screen === '/account' ? <AccountPage /> : <TrashPage />}</Suspense>
   }

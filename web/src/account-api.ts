@@ -15,10 +15,12 @@ export interface AccountSession {
 
 export const accountApi = {
   sessions: (token: string) => call<{ sessions: AccountSession[] }>('GET', '/get-sessions', { token }),
-  endSession: (token: string, id: string) => call<{ message: string }>('DELETE', `/delete-session/${encodeURIComponent(id)}`, { token }),
+  endSession: (token: string, id: string) =>
+    call<{ message: string }>('DELETE', `/delete-session/${encodeURIComponent(id)}`, { token }),
   logoutEverywhere: (token: string) => call<{ message: string }>('POST', '/logout-everywhere', { token }),
   changePassword: (token: string, currentPassword: string, newPassword: string) =>
     call<{ message: string }>('PUT', '/change-password', { token, body: { currentPassword, newPassword } }),
   rename: (token: string, fullName: string) => call<{ user: User }>('PUT', '/edit-user', { token, body: { fullName } }),
-  deleteAccount: (token: string, password: string) => call<{ message: string }>('DELETE', '/delete-account', { token, body: { password } }),
+  deleteAccount: (token: string, password: string) =>
+    call<{ message: string }>('DELETE', '/delete-account', { token, body: { password } }),
 }

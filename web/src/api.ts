@@ -77,7 +77,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The message of a failed answer: the API's own, else the status line. */
 export function failureMessage(status: number, statusText: string, body: unknown, retryAfter: string | null): string {
-  const message = isRecord(body) && typeof body.message === 'string' && body.message ? body.message : `The server answered ${status} ${statusText}`.trim()
+  const message =
+    isRecord(body) && typeof body.message === 'string' && body.message
+      ? body.message
+      : `The server answered ${status} ${statusText}`.trim()
   const wait = describeWait(retryAfter)
   return wait ? `${message} (wait ${wait})` : message
 }
@@ -132,7 +135,10 @@ export async function answerOf<T>(sent: Promise<Response>, signal?: AbortSignal)
     throw new ConflictError(failureMessage(412, response.statusText, body, null), body.note as Note)
   }
   if (!response.ok || (isRecord(body) && body.error === true)) {
-    throw new ApiError(failureMessage(response.status, response.statusText, body, response.headers.get('retry-after')), response.status)
+    throw new ApiError(
+      failureMessage(response.status, response.statusText, body, response.headers.get('retry-after')),
+      response.status,
+    )
   }
   return body as T
 }
@@ -142,9 +148,11 @@ const at = (path: string, ...ids: string[]) => [path, ...ids.map(encodeURICompon
 export const api = {
   createAccount: (fullName: string, email: string, password: string) =>
     call<{ user: User; accessToken: string }>('POST', '/create-account', { body: { fullName, email, password } }),
-  login: (email: string, password: string) => call<{ email: string; accessToken: string }>('POST', '/login', { body: { email, password } }),
+  login: (email: string, password: string) =>
+    call<{ email: string; accessToken: string }>('POST', '/login', { body: { email, password } }),
   getUser: (token: string) => call<{ user: User }>('GET', '/get-user', { token }),
-  allNotes: (token: string, signal?: AbortSignal) => call<{ notes: Note[] }>('GET', '/get-all-notes', { token, signal }),
+  allNotes: (token: string, signal?: AbortSignal) =>
+    call<{ notes: Note[] }>('GET', '/get-all-notes', { token, signal }),
   search: (token: string, query: string, signal?: AbortSignal) =>
     call<{ notes: Note[] }>('GET', `/search-notes?query=${encodeURIComponent(query)}`, { token, signal }),
   addNote: (token: string, fields: NoteFields) => call<{ note: Note }>('POST', '/add-note', { token, body: fields }),
@@ -153,12 +161,16 @@ export const api = {
   setPinned: (token: string, id: string, isPinned: boolean, version: string) =>
     call<{ note: Note }>('PUT', at('/update-note-pinned', id), { token, body: { isPinned }, version }),
   /** Moves the note to the trash. */
-  deleteNote: (token: string, id: string, version: string) => call<{ note: Note }>('DELETE', at('/delete-note', id), { token, version }),
-  getTrash: (token: string, signal?: AbortSignal) => call<{ notes: TrashedNote[] }>('GET', '/get-trash', { token, signal }),
+  deleteNote: (token: string, id: string, version: string) =>
+    call<{ note: Note }>('DELETE', at('/delete-note', id), { token, version }),
+  getTrash: (token: string, signal?: AbortSignal) =>
+    call<{ notes: TrashedNote[] }>('GET', '/get-trash', { token, signal }),
   restoreNote: (token: string, id: string) => call<{ note: Note }>('PUT', at('/restore-note', id), { token }),
-  deleteForever: (token: string, id: string) => call<{ message: string }>('DELETE', at('/delete-note-forever', id), { token }),
+  deleteForever: (token: string, id: string) =>
+    call<{ message: string }>('DELETE', at('/delete-note-forever', id), { token }),
   emptyTrash: (token: string) => call<{ deleted: number }>('DELETE', '/empty-trash', { token }),
-  noteHistory: (token: string, id: string, signal?: AbortSignal) => call<{ revisions: Revision[] }>('GET', at('/get-note-history', id), { token, signal }),
+  noteHistory: (token: string, id: string, signal?: AbortSignal) =>
+    call<{ revisions: Revision[] }>('GET', at('/get-note-history', id), { token, signal }),
   restoreRevision: (token: string, id: string, revisionId: string, version: string) =>
     call<{ note: Note }>('PUT', at('/restore-revision', id, revisionId), { token, version }),
   /** Ends this token's session; sent with keepalive, so signing out and closing the tab still ends it. */

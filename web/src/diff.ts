@@ -42,7 +42,9 @@ export function diffTokens(a: readonly string[], b: readonly string[]): Part[] {
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
         lengths[i * (m + 1) + j] =
-          a[start + i] === b[start + j] ? lengths[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!)
+          a[start + i] === b[start + j]
+            ? lengths[(i + 1) * (m + 1) + j + 1]! + 1
+            : Math.max(lengths[(i + 1) * (m + 1) + j]!, lengths[i * (m + 1) + j + 1]!)
       }
     }
     let i = 0
@@ -67,7 +69,13 @@ export function diffTokens(a: readonly string[], b: readonly string[]): Part[] {
 }
 
 /** Lines, each with a line break (the last one too: a text's final line break is no change to show). */
-const lines = (text: string) => (text ? text.replace(/\n$/, '').split('\n').map((line) => `${line}\n`) : [])
+const lines = (text: string) =>
+  text
+    ? text
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((line) => `${line}\n`)
+    : []
 /** Words and the spaces between them. */
 const words = (text: string) => text.match(/\s+|[^\s]+/g) ?? []
 
@@ -75,6 +83,13 @@ export const diffLines = (a: string, b: string) => diffTokens(lines(a), lines(b)
 export const diffWords = (a: string, b: string) => diffTokens(words(a), words(b))
 
 /** The tags only in `a`, only in `b`, and in both, each in its list's order. */
-export function diffTags(a: readonly string[], b: readonly string[]): { removed: string[]; added: string[]; kept: string[] } {
-  return { removed: a.filter((t) => !b.includes(t)), added: b.filter((t) => !a.includes(t)), kept: b.filter((t) => a.includes(t)) }
+export function diffTags(
+  a: readonly string[],
+  b: readonly string[],
+): { removed: string[]; added: string[]; kept: string[] } {
+  return {
+    removed: a.filter((t) => !b.includes(t)),
+    added: b.filter((t) => !a.includes(t)),
+    kept: b.filter((t) => a.includes(t)),
+  }
 }

@@ -62,12 +62,17 @@ function head(text: string, limit: number): string {
  * overlapping, at most `maxMarks` of them. An empty match (`a*` between two b's) marks nothing
  * and the search goes on from the next code point, so it never stops in half of an emoji.
  */
-export function matchRanges(text: string, expression: RegExp | undefined, maxMarks = MARKS_PER_CARD, limit = HIGHLIGHT_LIMIT): Range[] {
+export function matchRanges(
+  text: string,
+  expression: RegExp | undefined,
+  maxMarks = MARKS_PER_CARD,
+  limit = HIGHLIGHT_LIMIT,
+): Range[] {
   if (!expression || !text || maxMarks <= 0) return []
   const re = new RegExp(expression.source, expression.flags.includes('g') ? expression.flags : `${expression.flags}g`)
   const subject = head(text, limit)
   const ranges: Range[] = []
-  for (let from = 0; from <= subject.length && ranges.length < maxMarks; ) {
+  for (let from = 0; from <= subject.length && ranges.length < maxMarks;) {
     re.lastIndex = from
     const match = re.exec(subject)
     // An engine that moved back before `from` would search the same place again.

@@ -11,7 +11,8 @@ import { compareNotes } from './note-order.js'
 export type NoteMatcher = (note: Note) => boolean
 
 /** The versions (updatedOn by _id) of the notes the page held as an answer came. */
-export const versionsOf = (notes: readonly Note[] | undefined): ReadonlyMap<string, string> => new Map((notes ?? []).map((n) => [n._id, n.updatedOn]))
+export const versionsOf = (notes: readonly Note[] | undefined): ReadonlyMap<string, string> =>
+  new Map((notes ?? []).map((n) => [n._id, n.updatedOn]))
 
 export interface LiveResults {
   notes: Note[]
@@ -24,7 +25,12 @@ export interface LiveResults {
  * (its version in the answer, or else in `seen`), `matches` for one changed since or new. A note
  * gone from `all` is gone from the results. In the API's order.
  */
-export function liveResults(answer: readonly Note[], seen: ReadonlyMap<string, string>, all: readonly Note[], matches: NoteMatcher | undefined): LiveResults {
+export function liveResults(
+  answer: readonly Note[],
+  seen: ReadonlyMap<string, string>,
+  all: readonly Note[],
+  matches: NoteMatcher | undefined,
+): LiveResults {
   const answered = new Map(answer.map((n) => [n._id, n.updatedOn]))
   let undecided = false
   const notes = all.filter((note) => {

@@ -124,31 +124,32 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
         },
       )
     }
-    const started = import('./sync/engine').then(({ SyncEngine, localMatcher }) => {
-      matcherOf.current = localMatcher
-      if (abort.signal.aborted) return undefined
-      const engine = new SyncEngine(
-        token,
-        userId,
-        {
-          notes(notes) {
-            listed.current = true
-            setAll(notes)
-            setLoadError(undefined)
+    const started = import('./sync/engine').then(
+      ({ SyncEngine, localMatcher }) => {
+        matcherOf.current = localMatcher
+        if (abort.signal.aborted) return undefined
+        const engine = new SyncEngine(
+          token,
+          userId,
+          {
+            notes(notes) {
+              listed.current = true
+              setAll(notes)
+              setLoadError(undefined)
+            },
+            status: setSync,
+            loadFailed(message) {
+              if (!listed.current && !allRef.current) setLoadError(message)
+            },
+            sessionEnded: () => callbacks.current.onSessionEnded(),
+            notice: (message) => callbacks.current.onNotice(message),
+            conflict: (seq, _mine, theirs) => setConflict({ seq, noteId: theirs._id, theirs }),
           },
-          status: setSync,
-          loadFailed(message) {
-            if (!listed.current && !allRef.current) setLoadError(message)
-          },
-          sessionEnded: () => callbacks.current.onSessionEnded(),
-          notice: (message) => callbacks.current.onNotice(message),
-          conflict: (seq, _mine, theirs) => setConflict({ seq, noteId: theirs._id, theirs }),
-        },
-        { api, answerOf },
-      )
-      engine.hold(holding.current)
-      return engine
-    },
+          { api, answerOf },
+        )
+        engine.hold(holding.current)
+        return engine
+      },
       () => {
         if (!abort.signal.aborted && !allRef.current) setLoadError(UNREACHABLE)
         return undefined
@@ -173,19 +174,31 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
       return
     }
     // The previous results stay on screen until this pattern's answer replaces them.
-    setSearch((s) => ({ pattern, notes: s?.notes, error: undefined, pending: true, ...(s?.seen ? { seen: s.seen } : {}) }))
+    setSearch((s) => ({
+      pattern,
+      notes: s?.notes,
+      error: undefined,
+      pending: true,
+      ...(s?.seen ? { seen: s.seen } : {}),
+    }))
     const abort = new AbortController()
     const offline = async () => {
       const { localSearch } = await import('./sync/engine')
       const found = localSearch(allRef.current ?? [], pattern)
       if (abort.signal.aborted) return
-      const answered = { pattern, error: 'error' in found ? found.error : undefined, pending: false, seen: versionsOf(allRef.current) }
+      const answered = {
+        pattern,
+        error: 'error' in found ? found.error : undefined,
+        pending: false,
+        seen: versionsOf(allRef.current),
+      }
       setSearch({ ...answered, notes: 'notes' in found ? found.notes : undefined })
     }
     const timer = setTimeout(() => {
       if (!online) return void offline()
       api.search(token, pattern, abort.signal).then(
-        ({ notes }) => setSearch({ pattern, notes, error: undefined, pending: false, seen: versionsOf(allRef.current) }),
+        ({ notes }) =>
+          setSearch({ pattern, notes, error: undefined, pending: false, seen: versionsOf(allRef.current) }),
         (err: unknown) => {
           if (abort.signal.aborted) return
           if (err instanceof ApiError && err.status === 0) return void offline()
@@ -203,7 +216,12 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
   const live = useMemo(() => {
     if (!search?.notes || !all) return { search, undecided: false }
     const matcher = matcherOf.current?.(search.pattern)
-    const { notes, undecided } = liveResults(search.notes, search.seen ?? new Map(), all, typeof matcher === 'function' ? matcher : undefined)
+    const { notes, undecided } = liveResults(
+      search.notes,
+      search.seen ?? new Map(),
+      all,
+      typeof matcher === 'function' ? matcher : undefined,
+    )
     return { search: { ...search, notes }, undecided }
   }, [search, all])
   const shownSearch = live.search
@@ -218,7 +236,10 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
   }
 
   /** Sends a change through the engine; before the replica shows, `shown` puts its result in the list. */
-  const submit = async (change: Parameters<SyncEngine['submit']>[0], shown: (list: Note[], note: Note | undefined) => Note[]): Promise<Note | undefined> => {
+  const submit = async (
+    change: Parameters<SyncEngine['submit']>[0],
+    shown: (list: Note[], note: Note | undefined) => Note[],
+  ): Promise<Note | undefined> => {
     const sync = await engine.current
     if (!sync) throw new ApiError(UNREACHABLE, 0)
     try {
@@ -250,15 +271,21 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
       return note!
     },
     async edit(id, fields, version) {
-      const note = await submit({ kind: 'edit', noteId: id, base: version, fields }, (list, n) => (n ? upsert(list, n) : list))
+      const note = await submit({ kind: 'edit', noteId: id, base: version, fields }, (list, n) =>
+        n ? upsert(list, n) : list,
+      )
       refreshSearch()
       return note!
     },
     async setPinned(note, isPinned) {
-      await submit({ kind: 'pin', noteId: note._id, base: note.updatedOn, isPinned }, (list, n) => (n ? upsert(list, n) : list))
+      await submit({ kind: 'pin', noteId: note._id, base: note.updatedOn, isPinned }, (list, n) =>
+        n ? upsert(list, n) : list,
+      )
     },
     async remove(note) {
-      await submit({ kind: 'delete', noteId: note._id, base: note.updatedOn }, (list) => list.filter((n) => n._id !== note._id))
+      await submit({ kind: 'delete', noteId: note._id, base: note.updatedOn }, (list) =>
+        list.filter((n) => n._id !== note._id),
+      )
     },
     async restore(id) {
       const { note } = await api.restoreNote(token, id).catch((err: unknown) => {

@@ -21,7 +21,8 @@ const lengthOf = (text: string) => [...text].length
  * API, which names the first missing field ("Full Name is required", …) in its order.
  */
 export function signUpPasswordProblem(password: string): string | undefined {
-  if (password && lengthOf(password) < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters`
+  if (password && lengthOf(password) < MIN_PASSWORD_LENGTH)
+    return `Password must be at least ${MIN_PASSWORD_LENGTH} characters`
   return undefined
 }
 

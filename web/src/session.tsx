@@ -55,7 +55,8 @@ export function useSignedIn(): { token: string; user: User } {
 }
 
 export const SESSION_ENDED = 'Your session has ended. Please sign in again.'
-export const KEPT_OFFLINE = 'Changes made offline stay on this device and are sent when you sign in again with this account.'
+export const KEPT_OFFLINE =
+  'Changes made offline stay on this device and are sent when you sign in again with this account.'
 
 const unsentWarning = (n: number) =>
   `${n === 1 ? '1 change' : `${n} changes`} made offline ${n === 1 ? 'has' : 'have'} not been sent yet. Signing out deletes ${n === 1 ? 'it' : 'them'} from this device. Sign out anyway?`
@@ -66,8 +67,14 @@ function userInToken(token: string): User | undefined {
     const payload = token.split('.')[1] ?? ''
     const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'))
     const user = (JSON.parse(json) as { user?: Partial<User> }).user
-    if (typeof user?._id !== 'string' || typeof user.fullName !== 'string' || typeof user.email !== 'string') return undefined
-    return { _id: user._id, fullName: user.fullName, email: user.email, ...(typeof user.createdOn === 'string' ? { createdOn: user.createdOn } : {}) }
+    if (typeof user?._id !== 'string' || typeof user.fullName !== 'string' || typeof user.email !== 'string')
+      return undefined
+    return {
+      _id: user._id,
+      fullName: user.fullName,
+      email: user.email,
+      ...(typeof user.createdOn === 'string' ? { createdOn: user.createdOn } : {}),
+    }
   } catch {
     return undefined
   }
@@ -156,7 +163,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         toSignIn({ status: 'signed-out' })
         if (current.status !== 'signed-in') return
         // The notes leave this device with the person (docs/web-app.md, "Live and offline").
-        void import('./sync/replica-db').then(({ deleteReplica }) => deleteReplica(current.user._id)).catch(() => undefined)
+        void import('./sync/replica-db')
+          .then(({ deleteReplica }) => deleteReplica(current.user._id))
+          .catch(() => undefined)
         // A failed logout (offline, already ended) leaves nothing to do here: the token is gone
         // from this browser either way, and the docs say what a token kept elsewhere can do.
         void Promise.resolve(before)
@@ -177,7 +186,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         const draft = draftSource.current?.()
         if (draft) keepDraft({ ...draft, userId: current.user._id })
         // The replica and its outbox stay on this device for the same account's next sign-in.
-        const kept = [draft && 'What you were writing is kept for when you are back.', loadUnsent() > 0 && KEPT_OFFLINE].filter(Boolean).join(' ')
+        const kept = [draft && 'What you were writing is kept for when you are back.', loadUnsent() > 0 && KEPT_OFFLINE]
+          .filter(Boolean)
+          .join(' ')
         const notice = kept ? `${SESSION_ENDED} ${kept}` : SESSION_ENDED
         toSignIn({ status: 'signed-out', notice, email: current.user.email })
       },

@@ -76,7 +76,12 @@ export class CellHistogram {
       let cumulative = 0
       for (const [i, bound] of this.upperBounds.entries()) {
         cumulative += cell.buckets[i]!
-        values.push({ value: cumulative, labels: { le: bound }, sharedLabels: cell.labels, metricName: `${this.name}_bucket` })
+        values.push({
+          value: cumulative,
+          labels: { le: bound },
+          sharedLabels: cell.labels,
+          metricName: `${this.name}_bucket`,
+        })
       }
       values.push(
         { value: cell.count, labels: { le: '+Inf' }, sharedLabels: cell.labels, metricName: `${this.name}_bucket` },

@@ -47,15 +47,27 @@ export function createMetrics() {
       [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
       registers,
     ),
-    loginFailures: new Counter({ name: 'login_failures_total', help: 'Failed logins (wrong password or unknown email).', registers }),
+    loginFailures: new Counter({
+      name: 'login_failures_total',
+      help: 'Failed logins (wrong password or unknown email).',
+      registers,
+    }),
     throttled: new Counter({
       name: 'throttled_requests_total',
       help: 'Requests refused with 429 by brute-force protection or the live update stream limits, by route.',
       labelNames: ['route'],
       registers,
     }),
-    streamsOpen: new Gauge({ name: 'live_streams_open', help: 'Live update streams (GET /stream-changes) open on this process.', registers }),
-    streamEvents: new Counter({ name: 'live_stream_events_total', help: 'Change events written to live update streams.', registers }),
+    streamsOpen: new Gauge({
+      name: 'live_streams_open',
+      help: 'Live update streams (GET /stream-changes) open on this process.',
+      registers,
+    }),
+    streamEvents: new Counter({
+      name: 'live_stream_events_total',
+      help: 'Change events written to live update streams.',
+      registers,
+    }),
     streamsEnded: new Counter({
       name: 'live_streams_ended_total',
       help: 'Live update streams ended, by reason: client, session, slow-reader, shutdown, cursor-expired.',

@@ -27,7 +27,11 @@ export function streamMetrics(metrics: Metrics): StreamMetrics {
  */
 export function timedStore(store: Store, metrics: Metrics): Store {
   const timed: Record<string, unknown> = {}
-  for (let level: object | null = store; level && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
+  for (
+    let level: object | null = store;
+    level && level !== Object.prototype;
+    level = Object.getPrototypeOf(level) as object | null
+  ) {
     for (const key of Object.getOwnPropertyNames(level)) {
       const value: unknown = (store as unknown as Record<string, unknown>)[key]
       if (key in timed || key === 'constructor' || typeof value !== 'function') continue
@@ -100,7 +104,8 @@ export function recordRequests(app: FastifyInstance, metrics: Metrics): void {
       let byStatus = cells.get(request.method)
       if (!byStatus) cells.set(request.method, (byStatus = new Map<number, HistogramCell>()))
       let cell = byStatus.get(status)
-      if (!cell) byStatus.set(status, (cell = requestSeconds.cell({ method: request.method, route, status_code: status })))
+      if (!cell)
+        byStatus.set(status, (cell = requestSeconds.cell({ method: request.method, route, status_code: status })))
       cell.observe(reply.elapsedTime / 1000)
       if (status === 429) throttled.inc({ route })
       done()

@@ -86,6 +86,7 @@ function decodeOne(fields: unknown): { event: ChangeEvent; origin: string } | un
   if (!Array.isArray(fields) || fields.length < 4) return undefined
   const [k, userId, publishedAt, origin] = fields as unknown[]
   const kind = typeof k === 'string' ? KINDS[k] : undefined
-  if (!kind || typeof userId !== 'string' || typeof publishedAt !== 'number' || typeof origin !== 'string') return undefined
+  if (!kind || typeof userId !== 'string' || typeof publishedAt !== 'number' || typeof origin !== 'string')
+    return undefined
   return { event: { kind, userId, publishedAt }, origin }
 }

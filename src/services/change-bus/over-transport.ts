@@ -5,7 +5,15 @@
 // of one per write, which on PostgreSQL is one pg_notify query (docs/performance.md, "The change bus's cost, and
 // where PostgreSQL's write time goes").
 import { randomBytes } from 'node:crypto'
-import { type BusLog, type BusTransport, type ChangeBus, type ChangeEvent, EVENTS_PER_TEXT, decodeEvents, encodeEvents } from './bus.js'
+import {
+  type BusLog,
+  type BusTransport,
+  type ChangeBus,
+  type ChangeEvent,
+  EVENTS_PER_TEXT,
+  decodeEvents,
+  encodeEvents,
+} from './bus.js'
 import { Listeners } from './listeners.js'
 
 export interface TransportBus extends ChangeBus {
@@ -29,7 +37,10 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
     if (failing) return
     failing = true
     const reason = err instanceof Error ? err.message : String(err)
-    log?.warn({ bus: driver, reason }, 'change bus: publishing failed; streams on other processes see changes through the version watch, within a second, until it works again')
+    log?.warn(
+      { bus: driver, reason },
+      'change bus: publishing failed; streams on other processes see changes through the version watch, within a second, until it works again',
+    )
   }
   /** Events waiting for the text in flight, one per kind and account: a notice says "look again", once is enough. */
   const waiting = new Map<string, ChangeEvent>()
@@ -83,7 +94,10 @@ export function busOverTransport(driver: string, transport: BusTransport): Trans
         lost(reason) {
           if (closed || !isLive) return
           isLive = false
-          log?.warn({ bus: driver, reason }, 'change bus lost: streams see changes made on other processes through the version watch, within a second, until it is back')
+          log?.warn(
+            { bus: driver, reason },
+            'change bus lost: streams see changes made on other processes through the version watch, within a second, until it is back',
+          )
         },
       })
     },

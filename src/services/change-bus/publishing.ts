@@ -12,7 +12,10 @@ type AnyPublication = Publishes<unknown[], unknown>
 /** Built from STORE_METHODS, not the store's keys, so an unlisted method cannot pass through. */
 export function publishingStore(store: Store, bus: ChangeBus): Store {
   const published: Record<string, unknown> = {}
-  for (const [name, { publishes: publication }] of Object.entries(STORE_METHODS) as [keyof Store, { publishes: AnyPublication }][]) {
+  for (const [name, { publishes: publication }] of Object.entries(STORE_METHODS) as [
+    keyof Store,
+    { publishes: AnyPublication },
+  ][]) {
     const method = (store[name] as Call).bind(store)
     if (publication === 'nothing') {
       published[name] = method

@@ -19,7 +19,12 @@ const CONNECTION: RedisOptions = {
 export function redisBus(url: string): TransportBus {
   const channel = redisChannel(url)
   // Fail at once while disconnected: a write never waits for Redis.
-  const publisher = new Redis(url, { ...CONNECTION, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500 })
+  const publisher = new Redis(url, {
+    ...CONNECTION,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 500,
+  })
   // Subscribed again by hand on every connection, so that "live" means the subscription is in place.
   const subscriber = new Redis(url, { ...CONNECTION, autoResubscribe: false, maxRetriesPerRequest: 0 })
   publisher.on('error', () => {})

@@ -57,10 +57,16 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       readonly notes: CurrentVersion | null,
     ) {}
   }
-  const proof = (userId: string, notes: CurrentVersion | null): CheckedVersions => new Checked(userId, notes) as unknown as CheckedVersions
+  const proof = (userId: string, notes: CurrentVersion | null): CheckedVersions =>
+    new Checked(userId, notes) as unknown as CheckedVersions
 
   /** `cache`'s entry for `key` while its version is `now`; otherwise `read()`'s answer, kept with `now` unless undefined. */
-  function validated<T extends object>(cache: LRUCache<string, Versioned<T>>, key: string, now: CurrentVersion, read: () => Promise<T | undefined>): Promise<T | undefined> {
+  function validated<T extends object>(
+    cache: LRUCache<string, Versioned<T>>,
+    key: string,
+    now: CurrentVersion,
+    read: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const entry = cache.get(key)
     if (entry?.version === now) return Promise.resolve(entry.kept)
     return read().then((kept) => {
@@ -95,13 +101,20 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
       sessions.delete(sessionId)
       return found
     }
-    const kept: KeptSession = now !== undefined ? { userId: known.userId, found: { version: now.account, kept: found } } : { userId: known.userId }
+    const kept: KeptSession =
+      now !== undefined
+        ? { userId: known.userId, found: { version: now.account, kept: found } }
+        : { userId: known.userId }
     sessions.set(sessionId, kept)
     return withChecked(kept, found, now)
   }
 
   /** `found` with the notes version read for this lookup, if any: a copy, as kept entries are shared. */
-  function withChecked(known: KeptSession, found: SessionOfAccount, now: CurrentVersions | undefined): SessionOfAccount {
+  function withChecked(
+    known: KeptSession,
+    found: SessionOfAccount,
+    now: CurrentVersions | undefined,
+  ): SessionOfAccount {
     if (now === undefined) return found
     if (known.checkedNotes === now.notes && known.checked) return known.checked
     known.checked = { session: found.session, user: found.user, checked: proof(known.userId, now.notes) }
@@ -119,14 +132,22 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
   /** Kept as bytes, so that each answer sends them without encoding (JsonText). */
   const asBytes = (json: JsonText): Buffer => (typeof json === 'string' ? Buffer.from(json) : json)
 
-  function listingAt(kept: LRUCache<string, Versioned<Buffer>>, userId: string, now: CurrentVersion | null | undefined): Promise<JsonText> {
+  function listingAt(
+    kept: LRUCache<string, Versioned<Buffer>>,
+    userId: string,
+    now: CurrentVersion | null | undefined,
+  ): Promise<JsonText> {
     if (now == null) return driver.listNotesJson(userId)
     return validated(kept, userId, now, () => driver.listNotesJson(userId).then(asBytes)) as Promise<Buffer>
   }
 
   // An account write drops the kept account at once: memory, not correctness, as the next lookup
   // compares it with a version read after it asked.
-  const classified = throughClassification(driver, (sessionId) => sessions.get(sessionId)?.userId, (userId) => accounts.delete(userId))
+  const classified = throughClassification(
+    driver,
+    (sessionId) => sessions.get(sessionId)?.userId,
+    (userId) => accounts.delete(userId),
+  )
 
   return {
     ...classified,
@@ -148,7 +169,11 @@ export function cachedStore(driver: StoreDriver, options: CacheOptions): Store {
 }
 
 /** Built from STORE_METHODS, not the driver's keys, so an unclassified method cannot pass through. */
-function throughClassification(driver: StoreDriver, ownerOf: (sessionId: string) => string | undefined, changed: (userId: string) => void): Store {
+function throughClassification(
+  driver: StoreDriver,
+  ownerOf: (sessionId: string) => string | undefined,
+  changed: (userId: string) => void,
+): Store {
   const store: Record<string, unknown> = {}
   for (const [name, { forgets }] of Object.entries(STORE_METHODS) as [keyof Store, { forgets: unknown }][]) {
     const method = (driver[name] as (...args: unknown[]) => Promise<unknown>).bind(driver)

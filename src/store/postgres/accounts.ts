@@ -20,13 +20,19 @@ export function lockAccount<T>(
   work: (query: Query) => Promise<T>,
 ): Promise<T> {
   return inTransaction(pool, async (client) => {
-    const locked = await client.query<{ tokens_not_before: string | null }>(`SELECT tokens_not_before FROM users WHERE id = $1 FOR ${lock}`, [userId])
+    const locked = await client.query<{ tokens_not_before: string | null }>(
+      `SELECT tokens_not_before FROM users WHERE id = $1 FOR ${lock}`,
+      [userId],
+    )
     const row = locked.rows[0]
     // An actor's account that is gone took the actor's session with it.
     if (!row && actor) throw new SessionEndedError()
     if (!row) return absent
     if (actor?.sessionId !== undefined) {
-      const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [actor.sessionId, userId])
+      const session = await client.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [
+        actor.sessionId,
+        userId,
+      ])
       if (session.rowCount !== 1) throw new SessionEndedError()
     } else if (actor && !admitsTokenIssuedAt(row.tokens_not_before, actor.issuedAt)) {
       throw new SessionEndedError()
@@ -54,7 +60,9 @@ export function postgresAccounts(query: Query, pool: pg.Pool): AccountStore {
     },
 
     async findUserByEmailKey(emailKey) {
-      const { rows } = await query<UserRow>('users.byEmailKey', 'SELECT * FROM users WHERE email_key = $1', [encodeText(emailKey)])
+      const { rows } = await query<UserRow>('users.byEmailKey', 'SELECT * FROM users WHERE email_key = $1', [
+        encodeText(emailKey),
+      ])
       return rows[0] && userFromRow(rows[0])
     },
 
@@ -91,7 +99,9 @@ export function postgresAccounts(query: Query, pool: pg.Pool): AccountStore {
         if (!rows[0] && replacing !== null) throw new PasswordReplacedError()
         return rows[0] && userFromRow(rows[0])
       }
-      return actor || replacing !== null ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', undefined, update) : update(query)
+      return actor || replacing !== null
+        ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', undefined, update)
+        : update(query)
     },
 
     // A note write locks its note's row first and the account's row last (the KEY SHARE of a foreign key, as an
@@ -104,8 +114,16 @@ export function postgresAccounts(query: Query, pool: pg.Pool): AccountStore {
     // (query.ts, inTransaction).
     deleteUser(userId, actor) {
       return lockAccount(pool, userId, actor, 'NO KEY UPDATE', false, async (query) => {
-        await query('users.lockNotes', 'SELECT count(*) FROM (SELECT 1 FROM notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
-        await query('users.lockTrash', 'SELECT count(*) FROM (SELECT 1 FROM trashed_notes WHERE user_id = $1 FOR UPDATE) AS locked', [userId])
+        await query(
+          'users.lockNotes',
+          'SELECT count(*) FROM (SELECT 1 FROM notes WHERE user_id = $1 FOR UPDATE) AS locked',
+          [userId],
+        )
+        await query(
+          'users.lockTrash',
+          'SELECT count(*) FROM (SELECT 1 FROM trashed_notes WHERE user_id = $1 FOR UPDATE) AS locked',
+          [userId],
+        )
         await query('users.lockToDelete', 'SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])
         await query('users.deleteNotes', 'DELETE FROM notes WHERE user_id = $1', [userId])
         await query('users.delete', 'DELETE FROM users WHERE id = $1', [userId])

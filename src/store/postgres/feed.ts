@@ -14,7 +14,15 @@ import { FEED_LOCK_CLASS } from './migrations/0015-change-feed.js'
  */
 const WRITERS_WAIT_MS = 30_000
 
-type PageRow = { locked: boolean; epoch: string; head: string; floor: string; seq: string | null; note_id: string | null; json: string | null }
+type PageRow = {
+  locked: boolean
+  epoch: string
+  head: string
+  floor: string
+  seq: string | null
+  note_id: string | null
+  json: string | null
+}
 
 /** The writers of an account at one moment: the transactions holding its feed lock, and the highest number handed out before. */
 type Writers = { upTo: string; holders: string[] }
@@ -51,7 +59,9 @@ const pageOf = (rows: PageRow[]): ChangePage => ({
   epoch: rows[0]!.epoch,
   head: Number(rows[0]!.head),
   floor: Number(rows[0]!.floor),
-  changes: rows.filter((r) => r.seq !== null).map((r) => ({ seq: Number(r.seq), noteId: r.note_id ?? '', json: r.json })),
+  changes: rows
+    .filter((r) => r.seq !== null)
+    .map((r) => ({ seq: Number(r.seq), noteId: r.note_id ?? '', json: r.json })),
 })
 
 class PostgresFeed {
@@ -68,7 +78,12 @@ class PostgresFeed {
     const started = Date.now()
     let writers: Writers | undefined
     for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-      const { rows } = await this.query<PageRow>('feed.page', 'SELECT * FROM feed_page($1, $2, $3, $4)', [userId, since ?? 0, limit, since === undefined])
+      const { rows } = await this.query<PageRow>('feed.page', 'SELECT * FROM feed_page($1, $2, $3, $4)', [
+        userId,
+        since ?? 0,
+        limit,
+        since === undefined,
+      ])
       const first = rows[0]
       if (!first) return undefined
       if (first.locked) return pageOf(rows)
@@ -80,7 +95,8 @@ class PostgresFeed {
         // The sweep raised the floor past the numbers seen settled: look at the writers of now.
         writers = undefined
       }
-      if (Date.now() - started > WRITERS_WAIT_MS) throw new StoreUnavailableError('the change feed stayed locked by writers of the account')
+      if (Date.now() - started > WRITERS_WAIT_MS)
+        throw new StoreUnavailableError('the change feed stayed locked by writers of the account')
       await sleep(wait)
     }
   }
@@ -96,7 +112,11 @@ class PostgresFeed {
       'SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS up_to FROM note_change',
       [],
     )
-    const { rows } = await this.query<{ holder: string }>('feed.writers', `SELECT virtualtransaction AS holder FROM pg_locks WHERE ${FEED_LOCK_HELD}`, [userId])
+    const { rows } = await this.query<{ holder: string }>(
+      'feed.writers',
+      `SELECT virtualtransaction AS holder FROM pg_locks WHERE ${FEED_LOCK_HELD}`,
+      [userId],
+    )
     return { upTo: sequence[0]!.up_to, holders: rows.map((r) => r.holder) }
   }
 
@@ -111,8 +131,19 @@ class PostgresFeed {
     return Number(rows[0]?.n ?? 0) === 0
   }
 
-  private async pageUpTo(userId: string, since: number | undefined, limit: number, upTo: string): Promise<ChangePage | undefined> {
-    const { rows } = await this.query<PageRow>('feed.pageUpTo', PAGE_UP_TO, [userId, since ?? 0, limit, upTo, since === undefined])
+  private async pageUpTo(
+    userId: string,
+    since: number | undefined,
+    limit: number,
+    upTo: string,
+  ): Promise<ChangePage | undefined> {
+    const { rows } = await this.query<PageRow>('feed.pageUpTo', PAGE_UP_TO, [
+      userId,
+      since ?? 0,
+      limit,
+      upTo,
+      since === undefined,
+    ])
     return rows[0] ? pageOf(rows) : undefined
   }
 }

@@ -20,15 +20,23 @@ function postgresAdapter(client: pg.ClientBase): MigrationAdapter<Migration> {
     createEarlierTable: () =>
       run(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`),
-    hasChangesTable: async () => (await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")).rows[0]!.exists,
+    hasChangesTable: async () =>
+      (await client.query<{ exists: boolean }>("SELECT to_regclass('schema_changes') IS NOT NULL AS exists")).rows[0]!
+        .exists,
     createChangesTable: () =>
       run(`CREATE TABLE schema_changes (
         number integer PRIMARY KEY, name text NOT NULL, applied_on text NOT NULL)`),
-    earlierRows: async () => (await client.query<RecordedRow>('SELECT version, name, applied_on FROM schema_migrations')).rows,
-    appliedNumbers: async () => (await client.query<{ number: number }>('SELECT number FROM schema_changes')).rows.map((r) => r.number),
+    earlierRows: async () =>
+      (await client.query<RecordedRow>('SELECT version, name, applied_on FROM schema_migrations')).rows,
+    appliedNumbers: async () =>
+      (await client.query<{ number: number }>('SELECT number FROM schema_changes')).rows.map((r) => r.number),
     earlierAppliedOn: async (version, name) =>
-      (await client.query<{ applied_on: string }>('SELECT applied_on FROM schema_migrations WHERE version = $1 AND name = $2', [version, name])).rows[0]
-        ?.applied_on,
+      (
+        await client.query<{ applied_on: string }>(
+          'SELECT applied_on FROM schema_migrations WHERE version = $1 AND name = $2',
+          [version, name],
+        )
+      ).rows[0]?.applied_on,
     record: (table, row) =>
       run(
         table === 'schema_changes'
@@ -57,7 +65,10 @@ export function migratePostgres(client: pg.ClientBase, list: readonly Migration[
 }
 
 /** Migrates over its own connection, without the pool's timeouts; rejects with one line naming the database, not its password. */
-export async function migrateDatabase(options: PostgresOptions, list: readonly Migration[] = migrations): Promise<number> {
+export async function migrateDatabase(
+  options: PostgresOptions,
+  list: readonly Migration[] = migrations,
+): Promise<number> {
   const client = ownClient(options, 'notes-service migrate')
   try {
     await client.connect()
@@ -65,7 +76,8 @@ export async function migrateDatabase(options: PostgresOptions, list: readonly M
   } catch (err) {
     const where = describeDatabase(options.url)
     const why = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err)
-    if (isUnavailable(err)) throw new StoreUnavailableError(`cannot reach PostgreSQL at ${where}: ${why}`, { cause: err })
+    if (isUnavailable(err))
+      throw new StoreUnavailableError(`cannot reach PostgreSQL at ${where}: ${why}`, { cause: err })
     throw new Error(`PostgreSQL at ${where}: ${why}`, { cause: err })
   } finally {
     await client.end().catch(() => {})

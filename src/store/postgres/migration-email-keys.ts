@@ -16,7 +16,12 @@ async function changedUsers(client: pg.ClientBase): Promise<Rekeyed[]> {
       [after, PAGE],
     )
     if (rows.length === 0) return changed
-    const users: KeyedUser[] = rows.map((r) => ({ id: r.id, email: decodeText(r.email), emailKey: decodeText(r.email_key), createdOn: r.created_on }))
+    const users: KeyedUser[] = rows.map((r) => ({
+      id: r.id,
+      email: decodeText(r.email),
+      emailKey: decodeText(r.email_key),
+      createdOn: r.created_on,
+    }))
     changed.push(...changedKeys(users))
     after = rows[rows.length - 1]!.id
   }
@@ -25,9 +30,10 @@ async function changedUsers(client: pg.ClientBase): Promise<Rekeyed[]> {
 export async function nfkcEmailKeys(client: pg.ClientBase): Promise<void> {
   const changed = await changedUsers(client)
   if (changed.length === 0) return
-  const { rows } = await client.query<{ id: string; email_key: string }>('SELECT id, email_key FROM users WHERE email_key = ANY($1)', [
-    changed.map((u) => encodeText(u.newKey)),
-  ])
+  const { rows } = await client.query<{ id: string; email_key: string }>(
+    'SELECT id, email_key FROM users WHERE email_key = ANY($1)',
+    [changed.map((u) => encodeText(u.newKey))],
+  )
   const plan = planKeys(changed, new Map(rows.map((r) => [decodeText(r.email_key), r.id])))
   const set = 'UPDATE users SET email_key = $2 WHERE id = $1'
   for (const { id } of changed) await client.query(set, [id, parkedKey(id)])

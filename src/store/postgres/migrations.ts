@@ -16,4 +16,17 @@ import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
 
 export type Migration = PostgresMigration
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007, m0008, m0010, m0013, m0014, m0015, m0017]
+export const migrations: readonly Migration[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0007,
+  m0008,
+  m0010,
+  m0013,
+  m0014,
+  m0015,
+  m0017,
+]

@@ -9,7 +9,16 @@ import type { StoreLimits } from '../limits.js'
 import type { NoteQuota, NoteStore, NoteWrite, NoteWriteTerms } from '../notes.js'
 import { type Query, inTransaction, queryOn, unlessAccountGone } from './query.js'
 import { type Verdict, quotaCheck, refuseOver, withinQuota } from './quota.js'
-import { NOTE_COLUMNS, type NoteRow, Placeholders, decodeJsonText, noteFromRow, noteInsertParams, noteValues, patchSet } from './rows.js'
+import {
+  NOTE_COLUMNS,
+  type NoteRow,
+  Placeholders,
+  decodeJsonText,
+  noteFromRow,
+  noteInsertParams,
+  noteValues,
+  patchSet,
+} from './rows.js'
 import { noteColumns } from '../note-columns.js'
 
 /** The user's notes' stored JSON joined into one array in list order; NULL when there are none. */
@@ -25,10 +34,28 @@ const LISTING = `'[' || string_agg(json, ',' ${LIST_ORDER}) || ']'`
 function editStatement(edit: Edit, limits: StoreLimits, checked?: { exclusive: boolean }) {
   const { userId, noteId, patch, now, terms } = edit
   const params = new Placeholders()
-  const [user, note, at, expected] = [params.$(userId), params.$(noteId), params.$(now), params.$(terms.expected ?? null)]
-  const [revisionId, keep, trimTo] = [params.$(terms.revisionId), params.$(limits.keepRevisions), params.$(limits.quota.bytes)]
+  const [user, note, at, expected] = [
+    params.$(userId),
+    params.$(noteId),
+    params.$(now),
+    params.$(terms.expected ?? null),
+  ]
+  const [revisionId, keep, trimTo] = [
+    params.$(terms.revisionId),
+    params.$(limits.keepRevisions),
+    params.$(limits.quota.bytes),
+  ]
   const patched = patchSet(params, patch)
-  const check = checked && quotaCheck(params, user, note, { title: patched.at.title!, content: patched.at.content!, tags: patched.at.tags! }, limits.quota, checked.exclusive)
+  const check =
+    checked &&
+    quotaCheck(
+      params,
+      user,
+      note,
+      { title: patched.at.title!, content: patched.at.content!, tags: patched.at.tags! },
+      limits.quota,
+      checked.exclusive,
+    )
   const [allowed, verdict] = check ? ["(SELECT v FROM verdict) = 'pass'", '(SELECT v FROM verdict)'] : ['true', 'NULL']
   const text = `
   WITH ${check ? `verdict AS (SELECT ${check} AS v),` : ''} old AS (SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = ${user} AND id = ${note} FOR UPDATE),
@@ -65,7 +92,11 @@ function editOutcome(rows: EditRow[], expected?: readonly string[]): NoteWrite |
 /** Inserts the note over `query` (a transaction's too: a restore), held to `quota` when it limits: false when its account is gone. */
 export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota): Promise<boolean> {
   if (!isLimited(quota)) {
-    const insert = query('notes.insert', `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`, noteValues(note))
+    const insert = query(
+      'notes.insert',
+      `INSERT INTO notes (${NOTE_COLUMNS}) VALUES (${noteInsertParams(1)})`,
+      noteValues(note),
+    )
     return unlessAccountGone(insert.then(() => true))
   }
   return unlessAccountGone(
@@ -73,7 +104,14 @@ export function insertNoteOver(query: Query, note: NoteRecord, quota: NoteQuota)
       const params = new Placeholders()
       const values = noteValues(note).map((value) => params.$(value))
       const at = (field: string) => values[noteColumns.findIndex((c) => c.field === field)]!
-      const check = quotaCheck(params, at('userId'), 'NULL', { title: at('title'), content: at('content'), tags: at('tags') }, quota, exclusive)
+      const check = quotaCheck(
+        params,
+        at('userId'),
+        'NULL',
+        { title: at('title'), content: at('content'), tags: at('tags') },
+        quota,
+        exclusive,
+      )
       const { rows } = await query<{ v: Verdict }>(
         exclusive ? 'notes.insertWithinQuotaExclusive' : 'notes.insertWithinQuota',
         `WITH verdict AS (SELECT ${check} AS v),
@@ -93,7 +131,11 @@ export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits):
     insertNote: (note) => insertNoteOver(query, note, quota),
 
     async findNote(userId, noteId) {
-      const { rows } = await query<NoteRow>('notes.byId', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`, [userId, noteId])
+      const { rows } = await query<NoteRow>(
+        'notes.byId',
+        `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2`,
+        [userId, noteId],
+      )
       return rows[0] && noteFromRow(rows[0])
     },
 
@@ -105,7 +147,11 @@ export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits):
       }
       return withinQuota(async (exclusive) => {
         const edit = editStatement({ userId, noteId, patch, now, terms }, limits, { exclusive })
-        const { rows } = await query<EditRow>(exclusive ? 'notes.editWithinQuotaExclusive' : 'notes.editWithinQuota', edit.text, edit.values)
+        const { rows } = await query<EditRow>(
+          exclusive ? 'notes.editWithinQuotaExclusive' : 'notes.editWithinQuota',
+          edit.text,
+          edit.values,
+        )
         const outcome = editOutcome(rows, terms.expected)
         if (outcome === 'bytes') refuseOver(outcome)
         if (outcome === 'retry') return 'retry'
@@ -118,7 +164,11 @@ export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits):
       return inTransaction(pool, async (client) => {
         const query = queryOn(client)
         const values = [userId, noteId]
-        const { rows } = await query<NoteRow>('notes.lockToDelete', `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE`, values)
+        const { rows } = await query<NoteRow>(
+          'notes.lockToDelete',
+          `SELECT ${NOTE_COLUMNS} FROM notes WHERE user_id = $1 AND id = $2 FOR UPDATE`,
+          values,
+        )
         if (!rows[0]) return undefined
         const current = noteFromRow(rows[0])
         if (!holdsVersion(current, expected)) return { conflict: current }
@@ -133,14 +183,19 @@ export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits):
           )
         }
         await query('notes.delete', 'DELETE FROM notes WHERE user_id = $1 AND id = $2', values)
-        if (trashedOn !== undefined && quota.bytes > 0) await query('trash.trimToQuota', 'SELECT trim_kept($1, $2)', [userId, quota.bytes])
+        if (trashedOn !== undefined && quota.bytes > 0)
+          await query('trash.trimToQuota', 'SELECT trim_kept($1, $2)', [userId, quota.bytes])
         return { note: current }
       })
     },
 
     // Joined by PostgreSQL from the stored JSON: no record is made (docs/performance.md).
     async listNotesJson(userId) {
-      const { rows } = await query<{ json: string | null }>('notes.listJson', `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`, [userId])
+      const { rows } = await query<{ json: string | null }>(
+        'notes.listJson',
+        `SELECT ${LISTING} AS json FROM notes WHERE user_id = $1`,
+        [userId],
+      )
       const text = rows[0]?.json
       return text ? decodeJsonText(text) : '[]'
     },
@@ -154,7 +209,12 @@ export function postgresNotes(query: Query, pool: pg.Pool, limits: StoreLimits):
       const row = rows[0]
       if (!row) return undefined
       // No usage rows: an account without notes, or no account.
-      if (row.notes === '0' && row.bytes === '0' && (await query('users.exists', 'SELECT 1 FROM users WHERE id = $1', [userId])).rowCount !== 1) return undefined
+      if (
+        row.notes === '0' &&
+        row.bytes === '0' &&
+        (await query('users.exists', 'SELECT 1 FROM users WHERE id = $1', [userId])).rowCount !== 1
+      )
+        return undefined
       return { notes: Number(row.notes), bytes: Number(row.bytes) }
     },
   }

@@ -57,7 +57,10 @@ export class NoticeListener {
     })
     try {
       await client.connect()
-      await this.inTurn(client, [...options.channels, this.checkChannel].map((channel) => `LISTEN ${channel}`).join('; '))
+      await this.inTurn(
+        client,
+        [...options.channels, this.checkChannel].map((channel) => `LISTEN ${channel}`).join('; '),
+      )
     } catch {
       this.lost(client)
       return

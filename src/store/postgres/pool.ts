@@ -60,7 +60,11 @@ export function createVersionPool(options: PostgresOptions): pg.Pool {
 
 /** A connection of its own, outside the pool and its timeouts (the migration, the search index's build). */
 export function ownClient(options: PostgresOptions, applicationName: string): pg.Client {
-  const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: applicationName })
+  const client = new pg.Client({
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    application_name: applicationName,
+  })
   client.on('error', () => {}) // a broken connection also rejects the query in progress
   return client
 }

@@ -9,7 +9,16 @@ export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: unknown[],
 ) => Promise<pg.QueryResult<R>>
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 /** A server shutting down, starting, overloaded, or cancelling a statement at its timeout (57014). */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014'])
 /** node-postgres raises these as plain Errors without a code. */
@@ -50,7 +59,9 @@ export const RUNS_ON_DEADLOCK = 4
 
 /** `err` as StoreUnavailableError when it means the database cannot be reached. */
 export function mapped(err: unknown): unknown {
-  return isUnavailable(err) ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err }) : err
+  return isUnavailable(err)
+    ? new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
+    : err
 }
 
 /** A query function that prepares each named statement once per connection and maps outages. */

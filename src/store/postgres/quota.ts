@@ -21,7 +21,14 @@ export type Sized = Record<'title' | 'content' | 'tags', string>
  * note_quota_check's call for a write of `sized` to `note` of `user` (note NULL: an insert), its bounds added to
  * `params`; `exclusive`: holding all 16 slots. Only the limits a write can pass are checked: an edit does not add a note.
  */
-export function quotaCheck(params: Placeholders, user: string, note: string, sized: Sized, quota: NoteQuota, exclusive: boolean): string {
+export function quotaCheck(
+  params: Placeholders,
+  user: string,
+  note: string,
+  sized: Sized,
+  quota: NoteQuota,
+  exclusive: boolean,
+): string {
   const maxNotes = note === 'NULL' ? params.$(bound(quota.notes)) : '0'
   return `note_quota_check(${user}, ${note}, ${sized.title}, ${sized.content}, ${sized.tags}::text[], ${exclusive}, ${maxNotes}, ${params.$(bound(quota.bytes))}, ${params.$(MAX_WRITE_BYTES)})`
 }

@@ -74,8 +74,14 @@ export function patchSet(params: Placeholders, patch: NotePatch): { set: string;
 export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
   VALUES ($1, $2, $3, $4, $5, $6)`
 
-export const userValues = (u: UserRecord): unknown[] =>
-  [u._id, encodeText(u.fullName), encodeText(u.email), encodeText(u.emailKey), u.passwordHash, u.createdOn]
+export const userValues = (u: UserRecord): unknown[] => [
+  u._id,
+  encodeText(u.fullName),
+  encodeText(u.email),
+  encodeText(u.emailKey),
+  u.passwordHash,
+  u.createdOn,
+]
 
 export function userFromRow(row: UserRow): UserRecord {
   return {
@@ -90,7 +96,13 @@ export function userFromRow(row: UserRow): UserRecord {
 }
 
 export function sessionFromRow(row: SessionRow): SessionRecord {
-  return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: decodeText(row.client) }
+  return {
+    _id: row.id,
+    userId: row.user_id,
+    createdOn: row.created_on,
+    lastUsedOn: row.last_used_on,
+    client: decodeText(row.client),
+  }
 }
 
 /** The record `columns` describe, read from its row and unescaped. */
@@ -98,7 +110,8 @@ export function recordFromRow<R>(columns: readonly Column<keyof R & string>[], r
   const record: Record<string, unknown> = {}
   for (const { field, column, kind } of columns) {
     const value = row[column]
-    record[field] = kind === 'texts' ? (value as string[]).map(decodeText) : kind === 'text' ? decodeText(value as string) : value
+    record[field] =
+      kind === 'texts' ? (value as string[]).map(decodeText) : kind === 'text' ? decodeText(value as string) : value
   }
   return record as R
 }

@@ -42,9 +42,18 @@ class PostgresSearch {
         'SELECT id, title, content, json FROM notes WHERE user_id = $1 AND id = ANY($2::text[])',
         [userId, ids],
       )
-      return new Map(chunk.rows.map((r): [string, Candidate] => [r.id, { title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) }]))
+      return new Map(
+        chunk.rows.map((r): [string, Candidate] => [
+          r.id,
+          { title: decodeText(r.title), content: decodeText(r.content), json: decodeJsonText(r.json) },
+        ]),
+      )
     }
-    return searchChunks(rows.map((r) => r.id), readChunk, matcher)
+    return searchChunks(
+      rows.map((r) => r.id),
+      readChunk,
+      matcher,
+    )
   }
 }
 
@@ -53,28 +62,45 @@ class PostgresSearch {
  * timeout, one instance at a time (an advisory lock keyed by the migration's number). CONCURRENTLY lets writes go on;
  * a build stopped half-way leaves an invalid index, dropped and built again.
  */
-async function buildSearchIndex(client: pg.Client, query: Query, progress: (fraction: number) => void): Promise<SearchIndexBuilt> {
+async function buildSearchIndex(
+  client: pg.Client,
+  query: Query,
+  progress: (fraction: number) => void,
+): Promise<SearchIndexBuilt> {
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm')
   } catch (err) {
     return { unavailable: `the pg_trgm extension cannot be created (${(err as Error).message})` }
   }
   if (!(await client.query<{ ok: boolean }>(`SELECT ${FOLDS_ASCII} AS ok`)).rows[0]?.ok) {
-    return { unavailable: "the database's collation lower-cases ASCII letters otherwise than search does (a Turkish locale?)" }
+    return {
+      unavailable: "the database's collation lower-cases ASCII letters otherwise than search does (a Turkish locale?)",
+    }
   }
   const valid = async () =>
-    (await client.query<{ indisvalid: boolean }>('SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)', [SEARCH_INDEX])).rows[0]?.indisvalid
+    (
+      await client.query<{ indisvalid: boolean }>(
+        'SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)',
+        [SEARCH_INDEX],
+      )
+    ).rows[0]?.indisvalid
   if ((await valid()) === true) return 'ready'
-  if (!(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(16, 0) AS locked')).rows[0]?.locked) return 'elsewhere'
+  if (!(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(16, 0) AS locked')).rows[0]?.locked)
+    return 'elsewhere'
   if ((await valid()) === true) return 'ready'
   await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${SEARCH_INDEX}`)
   const timer = setInterval(() => {
     const done = `coalesce(tuples_done::float8 / nullif(tuples_total, 0), blocks_done::float8 / nullif(blocks_total, 0))`
     const sql = `SELECT ${done} AS done FROM pg_stat_progress_create_index WHERE index_relid = to_regclass($1)`
-    query<{ done: number | null }>('', sql, [SEARCH_INDEX]).then(({ rows }) => rows[0]?.done != null && progress(rows[0].done), () => {})
+    query<{ done: number | null }>('', sql, [SEARCH_INDEX]).then(
+      ({ rows }) => rows[0]?.done != null && progress(rows[0].done),
+      () => {},
+    )
   }, 5000)
   try {
-    await client.query(`CREATE INDEX CONCURRENTLY ${SEARCH_INDEX} ON notes USING gin ((${NOTE_TEXT_FOLDED}) gin_trgm_ops)`)
+    await client.query(
+      `CREATE INDEX CONCURRENTLY ${SEARCH_INDEX} ON notes USING gin ((${NOTE_TEXT_FOLDED}) gin_trgm_ops)`,
+    )
   } finally {
     clearInterval(timer)
   }
@@ -82,7 +108,11 @@ async function buildSearchIndex(client: pg.Client, query: Query, progress: (frac
 }
 
 /** The section, and what ends an index build under way when the store closes. */
-export function postgresSearch(options: PostgresOptions, pool: pg.Pool, query: Query): SearchStore & { stopBuilding: () => void } {
+export function postgresSearch(
+  options: PostgresOptions,
+  pool: pg.Pool,
+  query: Query,
+): SearchStore & { stopBuilding: () => void } {
   const search = new PostgresSearch(pool, query)
   let building: pg.Client | undefined
   let stopped = false
@@ -105,7 +135,9 @@ export function postgresSearch(options: PostgresOptions, pool: pg.Pool, query: Q
     // other transactions for long. PostgreSQL leaves an invalid index, which the next start builds again.
     stopBuilding: () => {
       stopped = true
-      ;(building as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy()
+      ;(
+        building as unknown as { connection?: { stream?: { destroy(): void } } } | undefined
+      )?.connection?.stream?.destroy()
     },
   }
 }

@@ -19,7 +19,13 @@ export function postgresSessions(query: Query, pool: pg.Pool): SessionStore {
       )
       const row = rows[0]
       if (!row) return undefined
-      const session = { _id: row.s_id, userId: row.id, createdOn: row.s_created_on, lastUsedOn: row.s_last_used_on, client: decodeText(row.s_client) }
+      const session = {
+        _id: row.s_id,
+        userId: row.id,
+        createdOn: row.s_created_on,
+        lastUsedOn: row.s_last_used_on,
+        client: decodeText(row.s_client),
+      }
       return { session, user: userFromRow(row) }
     },
 
@@ -34,13 +40,25 @@ export function postgresSessions(query: Query, pool: pg.Pool): SessionStore {
              OR id NOT IN (SELECT id FROM sessions WHERE user_id = $2 AND created_on >= $6 ${LIST_ORDER} LIMIT $7))
          )
          INSERT INTO sessions (${SESSION_COLUMNS}) SELECT $1, id, $3, $4, $5 FROM account`,
-        [session._id, session.userId, session.createdOn, session.lastUsedOn, encodeText(session.client), prune.createdBefore, Math.max(0, prune.keepMost - 1)],
+        [
+          session._id,
+          session.userId,
+          session.createdOn,
+          session.lastUsedOn,
+          encodeText(session.client),
+          prune.createdBefore,
+          Math.max(0, prune.keepMost - 1),
+        ],
       )
       return unlessAccountGone(insert.then(({ rowCount }) => rowCount === 1))
     },
 
     async touchSession(sessionId, lastUsedOn, staleBefore) {
-      await query('sessions.touch', 'UPDATE sessions SET last_used_on = $2 WHERE id = $1 AND last_used_on < $3', [sessionId, lastUsedOn, staleBefore])
+      await query('sessions.touch', 'UPDATE sessions SET last_used_on = $2 WHERE id = $1 AND last_used_on < $3', [
+        sessionId,
+        lastUsedOn,
+        staleBefore,
+      ])
     },
 
     async listSessions(userId, createdSince) {
@@ -54,7 +72,8 @@ export function postgresSessions(query: Query, pool: pg.Pool): SessionStore {
 
     async deleteSession(userId, sessionId, actor) {
       const remove = async (query: Query) =>
-        (await query('sessions.delete', 'DELETE FROM sessions WHERE user_id = $1 AND id = $2', [userId, sessionId])).rowCount === 1
+        (await query('sessions.delete', 'DELETE FROM sessions WHERE user_id = $1 AND id = $2', [userId, sessionId]))
+          .rowCount === 1
       return actor ? lockAccount(pool, userId, actor, 'NO KEY UPDATE', false, remove) : remove(query)
     },
   }

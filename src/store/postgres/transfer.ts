@@ -3,7 +3,13 @@
 import type pg from 'pg'
 import { bound } from '../note-quota.js'
 import type { NoteQuota } from '../notes.js'
-import type { NoteImportOutcome, RevisionImportOutcome, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
+import type {
+  NoteImportOutcome,
+  RevisionImportOutcome,
+  TrashImportOutcome,
+  TransferStore,
+  UserImportOutcome,
+} from '../transfer.js'
 import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
 import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
@@ -27,7 +33,8 @@ const placeholders = (columns: readonly Column<string>[]) => columns.map((_, i) 
 /** `field`'s placeholder among recordValues(columns). */
 const at = (columns: readonly Column<string>[], field: string) => placeholder(columns, 1, field)
 /** note_bytes of the escaped values, as a deletion or an edit keeps them (notes.ts, migration 14). */
-const bytesOf = (columns: readonly Column<string>[]) => `note_bytes(${at(columns, 'title')}, ${at(columns, 'content')}, ${at(columns, 'tags')}::text[])`
+const bytesOf = (columns: readonly Column<string>[]) =>
+  `note_bytes(${at(columns, 'title')}, ${at(columns, 'content')}, ${at(columns, 'tags')}::text[])`
 
 const NOTE_ID = at(noteColumns, '_id')
 const OWNER = at(noteColumns, 'userId')
@@ -38,7 +45,8 @@ const TRASHED_INSERT = `INSERT INTO trashed_notes (${TRASHED}, bytes) SELECT ${p
   ON CONFLICT (id) DO NOTHING RETURNING id`
 const [REVISED_NOTE, REVISER] = [at(revisionColumns, 'noteId'), at(revisionColumns, 'userId')]
 /** A revision of the note with this _id, or at this version: within the note's range of the table's key. */
-const revisionOfNote = (noteId: string, id: string, editedOn: string) => `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
+const revisionOfNote = (noteId: string, id: string, editedOn: string) =>
+  `note_id = ${noteId} AND (id = ${id} OR edited_on = ${editedOn})`
 const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT ${placeholders(revisionColumns)}, ${bytesOf(revisionColumns)}
   WHERE (EXISTS (SELECT 1 FROM notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER})
          OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER}))
@@ -46,7 +54,11 @@ const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT 
   ON CONFLICT DO NOTHING RETURNING id`
 
 /** One batch in one transaction on one pooled connection: an outcome per item, in order. */
-async function importEach<T, O>(pool: pg.Pool, items: T[], one: (client: pg.PoolClient, item: T) => Promise<O>): Promise<O[]> {
+async function importEach<T, O>(
+  pool: pg.Pool,
+  items: T[],
+  one: (client: pg.PoolClient, item: T) => Promise<O>,
+): Promise<O[]> {
   if (items.length === 0) return []
   return inTransaction(pool, async (client) => {
     const outcomes: O[] = []
@@ -61,12 +73,16 @@ function keysetPages<R>(query: Query, name: string, table: string, columns: read
   return async (afterId: string | undefined, limit: number, userId?: string): Promise<R[]> => {
     const { rows } =
       userId === undefined
-        ? await query<NoteRow>(`transfer.${name}After`, `SELECT ${list} FROM ${table} WHERE id > $1 ORDER BY id LIMIT $2`, [afterId ?? '', limit])
-        : await query<NoteRow>(`transfer.${name}OfUserAfter`, `SELECT ${list} FROM ${table} WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
-            userId,
-            afterId ?? '',
-            limit,
-          ])
+        ? await query<NoteRow>(
+            `transfer.${name}After`,
+            `SELECT ${list} FROM ${table} WHERE id > $1 ORDER BY id LIMIT $2`,
+            [afterId ?? '', limit],
+          )
+        : await query<NoteRow>(
+            `transfer.${name}OfUserAfter`,
+            `SELECT ${list} FROM ${table} WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+            [userId, afterId ?? '', limit],
+          )
     return rows.map((row) => recordFromRow(columns, row))
   }
 }
@@ -74,18 +90,23 @@ function keysetPages<R>(query: Query, name: string, table: string, columns: read
 /** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the primary key's b-tree. */
 function revisionPages(query: Query): TransferStore['revisionsAfter'] {
   const page = `SELECT ${REVISION} FROM note_revisions WHERE`
-  const order = (first: number) => `(note_id, edited_on, id) > ($${first}, $${first + 1}, $${first + 2}) ORDER BY note_id, edited_on, id LIMIT $${first + 3}`
+  const order = (first: number) =>
+    `(note_id, edited_on, id) > ($${first}, $${first + 1}, $${first + 2}) ORDER BY note_id, edited_on, id LIMIT $${first + 3}`
   return async (after, limit, userId) => {
     const cursor = [after?.noteId ?? '', after?.editedOn ?? '', after?._id ?? '', limit]
     const { rows } =
       userId === undefined
         ? await query<NoteRow>('transfer.revisionsAfter', `${page} ${order(1)}`, cursor)
-        : await query<NoteRow>('transfer.revisionsOfUserAfter', `${page} user_id = $1 AND ${order(2)}`, [userId, ...cursor])
+        : await query<NoteRow>('transfer.revisionsOfUserAfter', `${page} user_id = $1 AND ${order(2)}`, [
+            userId,
+            ...cursor,
+          ])
     return rows.map((row) => recordFromRow(revisionColumns, row))
   }
 }
 
-const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount === 1
+const exists = async (client: pg.PoolClient, sql: string, values: unknown[]) =>
+  (await client.query(sql, values)).rowCount === 1
 
 /** The transfer store over the request pool; `quota`: the store's, which accountsOverQuota counts against. */
 export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota): TransferStore {
@@ -108,7 +129,9 @@ export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota):
         if (inserted.rowCount === 1) return 'inserted'
         const { rows } = await client.query<NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = $1`, [n._id])
         if (rows[0]) return sameOrDiffers(noteDifferences(noteFromRow(rows[0]), n))
-        return (await exists(client, 'SELECT 1 FROM trashed_notes WHERE id = $1', [n._id])) ? 'in-trash' : 'missing-user'
+        return (await exists(client, 'SELECT 1 FROM trashed_notes WHERE id = $1', [n._id]))
+          ? 'in-trash'
+          : 'missing-user'
       }),
 
     importTrash: (notes) =>
@@ -133,7 +156,11 @@ export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota):
       }),
 
     async usersAfter(afterId, limit) {
-      const { rows } = await query<UserRow>('transfer.usersAfter', 'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
+      const { rows } = await query<UserRow>(
+        'transfer.usersAfter',
+        'SELECT * FROM users WHERE id > $1 ORDER BY id LIMIT $2',
+        [afterId ?? '', limit],
+      )
       return rows.map(userFromRow)
     },
     notesAfter: keysetPages(query, 'notes', 'notes', noteColumns),

@@ -6,7 +6,14 @@ import type pg from 'pg'
 import { type NoteRecord, type RevisionRecord, type TrashedNoteRecord, nextVersion } from '../../note-shape.js'
 import type { StoreLimits } from '../limits.js'
 import { isLimited } from '../note-quota.js'
-import { SWEEP_BATCH, SWEEP_USERS, type SweepCutoffs, type TrashHistoryStore, sweepByAccounts, sweepInBatches } from '../trash-history.js'
+import {
+  SWEEP_BATCH,
+  SWEEP_USERS,
+  type SweepCutoffs,
+  type TrashHistoryStore,
+  sweepByAccounts,
+  sweepInBatches,
+} from '../trash-history.js'
 import { sweepChanges } from './feed.js'
 import { insertNoteOver } from './notes.js'
 import { type Query, inTransaction, queryOn } from './query.js'
@@ -37,8 +44,13 @@ class PostgresTrashHistory {
       const query = queryOn(client)
       // The quota's check below takes this connection's usage slot before the usage row, as every checked write does;
       // taken after the trash's usage row, another connection on the same slot could hold the one and wait for the other.
-      if (isLimited(quota)) await query('trash.takeSlot', 'SELECT pg_advisory_xact_lock(hashtext($1), pg_backend_pid() % 16)', [userId])
-      const { rows } = await query<NoteRow>('trash.take', `DELETE FROM trashed_notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`, [userId, noteId])
+      if (isLimited(quota))
+        await query('trash.takeSlot', 'SELECT pg_advisory_xact_lock(hashtext($1), pg_backend_pid() % 16)', [userId])
+      const { rows } = await query<NoteRow>(
+        'trash.take',
+        `DELETE FROM trashed_notes WHERE user_id = $1 AND id = $2 RETURNING ${NOTE_COLUMNS}`,
+        [userId, noteId],
+      )
       if (!rows[0]) return undefined
       const trashed = noteFromRow(rows[0])
       const note = { ...trashed, updatedOn: nextVersion(trashed.updatedOn, now) }
@@ -99,7 +111,13 @@ class PostgresTrashHistory {
     // Revisions are swept account by account, along note_revisions_by_user.
     const revisions = await sweepByAccounts(
       async (after) =>
-        (await this.query<{ id: string }>('sweep.users', `SELECT id FROM users WHERE id > $1 ORDER BY id LIMIT ${SWEEP_USERS}`, [after])).rows.map((u) => u.id),
+        (
+          await this.query<{ id: string }>(
+            'sweep.users',
+            `SELECT id FROM users WHERE id > $1 ORDER BY id LIMIT ${SWEEP_USERS}`,
+            [after],
+          )
+        ).rows.map((u) => u.id),
       async (users) =>
         count(
           await this.query<{ n: string }>(

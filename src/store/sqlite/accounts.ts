@@ -1,6 +1,14 @@
 // The accounts section of the SQLite driver (mirrors postgres/accounts.ts; store/accounts.ts).
 import type { Database } from 'better-sqlite3'
-import { type AccountChange, type AccountStore, type Actor, type Revocation, type SessionRecord, type UserRecord, admitsTokenIssuedAt } from '../accounts.js'
+import {
+  type AccountChange,
+  type AccountStore,
+  type Actor,
+  type Revocation,
+  type SessionRecord,
+  type UserRecord,
+  admitsTokenIssuedAt,
+} from '../accounts.js'
 import { PasswordReplacedError, SessionEndedError } from '../errors.js'
 import type { Writes } from './group-commit.js'
 import type { UserRow } from '../row-shapes.js'
@@ -11,14 +19,19 @@ export type ActorCheck = (userId: string, actor: Actor | undefined) => void
 
 export function actorCheck(db: Database): ActorCheck {
   const session = db.prepare<[string, string]>('SELECT 1 FROM sessions WHERE id = ? AND user_id = ?').pluck()
-  const account = db.prepare<[string], { tokens_not_before: string | null }>('SELECT tokens_not_before FROM users WHERE id = ?')
+  const account = db.prepare<[string], { tokens_not_before: string | null }>(
+    'SELECT tokens_not_before FROM users WHERE id = ?',
+  )
   const admitted = (userId: string, issuedAt: string) => {
     const row = account.get(userId)
     return row !== undefined && admitsTokenIssuedAt(row.tokens_not_before, issuedAt)
   }
   return (userId, actor) => {
     if (!actor) return
-    const alive = actor.sessionId === undefined ? admitted(userId, actor.issuedAt) : session.get(actor.sessionId, userId) !== undefined
+    const alive =
+      actor.sessionId === undefined
+        ? admitted(userId, actor.issuedAt)
+        : session.get(actor.sessionId, userId) !== undefined
     if (!alive) throw new SessionEndedError()
   }
 }

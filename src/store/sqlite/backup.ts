@@ -6,7 +6,10 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { SQLITE_FILE } from './index.js'
 
-export async function backupSqlite(dataDir: string, target: string): Promise<{ file: string; pages: number; users: number; notes: number }> {
+export async function backupSqlite(
+  dataDir: string,
+  target: string,
+): Promise<{ file: string; pages: number; users: number; notes: number }> {
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`)
   const sourceFile = join(dataDir, SQLITE_FILE)
   if (!existsSync(sourceFile)) throw new Error(`no database at ${sourceFile} (check DATA_DIR)`)

@@ -19,7 +19,8 @@ export function sqliteFeed(db: Database): FeedStore {
                             coalesce((SELECT max(seq) FROM note_changes WHERE user_id = @userId), 0)) AS head
      FROM note_feeds WHERE user_id = @userId`,
   )
-  const live = 'SELECT change_seq AS seq, id AS note_id, json FROM notes WHERE user_id = @userId AND change_seq > @after ORDER BY change_seq LIMIT @limit'
+  const live =
+    'SELECT change_seq AS seq, id AS note_id, json FROM notes WHERE user_id = @userId AND change_seq > @after ORDER BY change_seq LIMIT @limit'
   const after = db.prepare<[PageParams], ChangeRow>(
     `SELECT * FROM (${live}) UNION ALL
      SELECT * FROM (SELECT seq, note_id, NULL AS json FROM note_changes WHERE user_id = @userId AND seq > @after ORDER BY seq LIMIT @limit)
@@ -33,7 +34,8 @@ export function sqliteFeed(db: Database): FeedStore {
       snapshot(() => {
         const state = feed.get({ userId })
         if (!state) return undefined
-        const rows = since === undefined ? liveAfter.all({ userId, after: 0, limit }) : after.all({ userId, after: since, limit })
+        const rows =
+          since === undefined ? liveAfter.all({ userId, after: 0, limit }) : after.all({ userId, after: since, limit })
         return { ...state, changes: rows.map(changeOf) } satisfies ChangePage
       }),
   }

@@ -7,7 +7,10 @@ import { LowDiskSpaceError } from '../errors.js'
 /** Bytes an unprivileged process may still write on the file system. */
 export type FreeSpaceReader = () => Promise<number>
 
-export const statfsReader = (dir: string): FreeSpaceReader => () => statfs(dir).then((stats) => stats.bavail * stats.bsize)
+export const statfsReader =
+  (dir: string): FreeSpaceReader =>
+  () =>
+    statfs(dir).then((stats) => stats.bavail * stats.bsize)
 
 /** Longest time a reading is used. */
 export const READING_MAX_AGE_MS = 1000

@@ -85,7 +85,9 @@ export function openSqliteStore(options: SqliteStoreOptions): StoreDriver {
   const { insertNow, ...notes } = sqliteNotes(db, writes, new SqliteQuota(db, limits.quota), trashHistory)
   // One statement, so one read lock, for all the users the cache layer asks about in a turn.
   type VersionRow = { user_id: string; notes: number; account: number }
-  const versionsOfOne = db.prepare<[string], VersionRow>('SELECT user_id, notes, account FROM user_versions WHERE user_id = ?')
+  const versionsOfOne = db.prepare<[string], VersionRow>(
+    'SELECT user_id, notes, account FROM user_versions WHERE user_id = ?',
+  )
   const versionsOfMany = db.prepare<[string], VersionRow>(
     'SELECT user_id, notes, account FROM user_versions WHERE user_id IN (SELECT value FROM json_each(?))',
   )

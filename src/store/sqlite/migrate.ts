@@ -20,9 +20,13 @@ function sqliteAdapter(db: Database): MigrationAdapter<Migration> {
     earlierRows: () => db.prepare<[], RecordedRow>('SELECT version, name, applied_on FROM schema_migrations').all(),
     appliedNumbers: () => db.prepare<[], number>('SELECT number FROM schema_changes').pluck().all(),
     earlierAppliedOn: (version, name) =>
-      db.prepare<[number, string], string>('SELECT applied_on FROM schema_migrations WHERE version = ? AND name = ?').pluck().get(version, name),
+      db
+        .prepare<[number, string], string>('SELECT applied_on FROM schema_migrations WHERE version = ? AND name = ?')
+        .pluck()
+        .get(version, name),
     record: (table, row) => {
-      const insert = table === 'schema_changes' ? 'INSERT INTO schema_changes' : 'INSERT OR IGNORE INTO schema_migrations'
+      const insert =
+        table === 'schema_changes' ? 'INSERT INTO schema_changes' : 'INSERT OR IGNORE INTO schema_migrations'
       db.prepare(`${insert} VALUES (?, ?, ?)`).run(row.version, row.name, row.applied_on)
     },
     apply: (m) => {

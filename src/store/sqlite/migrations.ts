@@ -16,4 +16,17 @@ import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
 
 export type Migration = SqliteMigration
 
-export const migrations: readonly Migration[] = [m0001, m0002, m0005, m0006, m0008, m0009, m0011, m0012, m0014, m0015, m0016, m0017]
+export const migrations: readonly Migration[] = [
+  m0001,
+  m0002,
+  m0005,
+  m0006,
+  m0008,
+  m0009,
+  m0011,
+  m0012,
+  m0014,
+  m0015,
+  m0016,
+  m0017,
+]

@@ -9,9 +9,12 @@ const STORED_JSON = /json\s+TEXT NOT NULL GENERATED ALWAYS AS \([\s\S]*\) STORED
 
 export function rebuildNoteJson(db: Database): void {
   const schema = db.prepare<[], string>("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'notes'").pluck()
-  const dependents = db.prepare<[], string>(
-    "SELECT sql FROM sqlite_schema WHERE tbl_name = 'notes' AND type IN ('index', 'trigger') AND sql IS NOT NULL",
-  ).pluck().all()
+  const dependents = db
+    .prepare<[], string>(
+      "SELECT sql FROM sqlite_schema WHERE tbl_name = 'notes' AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+    )
+    .pluck()
+    .all()
   const columns = db.prepare<[], string>("SELECT name FROM pragma_table_xinfo('notes') WHERE hidden = 0").pluck().all()
   const json = `json TEXT NOT NULL GENERATED ALWAYS AS (${noteJsonExpression(columnsPresent(columns))}) STORED`
   const table = schema.get()

@@ -8,7 +8,16 @@ import { type NotePatch, type NoteRecord, holdsVersion, nextVersion, revises } f
 import type { Writes } from './group-commit.js'
 import { JsonPages, type JsonPageRow } from './json-pages.js'
 import type { SqliteQuota } from './quota.js'
-import { NOTE_COLUMNS, NOTE_INSERT, PATCH_SET, type NoteRow, noteFromRow, noteParams, patchParams, unlessAccountGone } from './rows.js'
+import {
+  NOTE_COLUMNS,
+  NOTE_INSERT,
+  PATCH_SET,
+  type NoteRow,
+  noteFromRow,
+  noteParams,
+  patchParams,
+  unlessAccountGone,
+} from './rows.js'
 import type { InsertNow, SqliteTrashHistory } from './trash-history.js'
 
 /** Notes a listing reads in one synchronous step; a longer one yields between pages, not holding the event loop. */
@@ -49,10 +58,14 @@ export class SqliteNotes {
     const afterStart = '(is_pinned, created_on, id) < (@pinned, @createdOn, @id)'
     // Page sizes are written into the SQL, and the first page has no row-value bound: both make
     // SQLite's plan faster (docs/performance.md, "What shaped the design").
-    this.listFirstPage = db.prepare(pageOf(`SELECT id, json FROM notes WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`))
-    this.listPage = db.prepare(pageOf(
-      `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,
-    ))
+    this.listFirstPage = db.prepare(
+      pageOf(`SELECT id, json FROM notes WHERE user_id = ? ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`),
+    )
+    this.listPage = db.prepare(
+      pageOf(
+        `SELECT id, json FROM notes WHERE user_id = @userId AND ${afterStart} ${LIST_ORDER} LIMIT ${LIST_PAGE_ROWS}`,
+      ),
+    )
     // The key of a page's last note, found on the list-order index alone.
     this.listPageEnd = db.prepare(
       `SELECT is_pinned, created_on, id FROM notes WHERE user_id = @userId AND ${afterStart}
@@ -95,7 +108,9 @@ export class SqliteNotes {
   }
 
   private listPageFrom(userId: string, after: PageKey): { rows: JsonPageRow; next?: PageKey } {
-    const rows = (after === FIRST_PAGE ? this.listFirstPage.get(userId) : this.listPage.get({ userId, ...after })) as JsonPageRow
+    const rows = (
+      after === FIRST_PAGE ? this.listFirstPage.get(userId) : this.listPage.get({ userId, ...after })
+    ) as JsonPageRow
     if (rows.n < LIST_PAGE_ROWS) return { rows }
     const end = this.listPageEnd.get({ userId, ...after })
     return end ? { rows, next: { pinned: end.is_pinned, createdOn: end.created_on, id: end.id } } : { rows }
@@ -103,9 +118,16 @@ export class SqliteNotes {
 }
 
 /** The section's methods: `insertNow` is also what a restore inserts with (trash-history.ts). */
-export function sqliteNotes(db: Database, { write, adding }: Writes, quota: SqliteQuota, trashHistory: SqliteTrashHistory): NoteStore & { insertNow: InsertNow } {
+export function sqliteNotes(
+  db: Database,
+  { write, adding }: Writes,
+  quota: SqliteQuota,
+  trashHistory: SqliteTrashHistory,
+): NoteStore & { insertNow: InsertNow } {
   const notes = new SqliteNotes(db)
-  const usageRow = db.prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?').raw()
+  const usageRow = db
+    .prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?')
+    .raw()
   /** Inserts `note` in the writer's transaction: false when its account is gone; past the quota, throws. */
   const insertNow: InsertNow = (note) => quota.roomToAdd(note) && notes.insert(note)
   return {

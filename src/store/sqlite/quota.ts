@@ -20,7 +20,9 @@ export class SqliteQuota {
     db: Database,
     private readonly quota: NoteQuota,
   ) {
-    this.usageRow = db.prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?').raw()
+    this.usageRow = db
+      .prepare<[string], [number, number]>('SELECT notes, bytes FROM account_usage WHERE user_id = ?')
+      .raw()
   }
 
   /** Whether `note` may be added: false when its account is gone (it has no usage row). */
@@ -38,8 +40,13 @@ export class SqliteQuota {
   assertRoomToGrow(current: NoteRecord, patch: NotePatch): void {
     const quota = this.quota
     if (quota.bytes <= 0 || !resizes(patch)) return
-    const patched = { title: patch.title ?? current.title, content: patch.content ?? current.content, tags: patch.tags ?? current.tags }
+    const patched = {
+      title: patch.title ?? current.title,
+      content: patch.content ?? current.content,
+      tags: patch.tags ?? current.tags,
+    }
     const grows = sizeOf(patched) - sizeOf(current)
-    if (grows > 0 && (this.usageRow.get(current.userId)?.[1] ?? 0) + grows > bound(quota.bytes)) throw new NoteQuotaExceededError('bytes')
+    if (grows > 0 && (this.usageRow.get(current.userId)?.[1] ?? 0) + grows > bound(quota.bytes))
+      throw new NoteQuotaExceededError('bytes')
   }
 }

@@ -1,7 +1,14 @@
 // The SQLite tables' rows mapped to records.
 import type { SessionRecord, UserRecord } from '../accounts.js'
 import type { NotePatch, NoteRecord } from '../../note-shape.js'
-import { type Column, type ColumnKind, EDITABLE_COLUMNS, NOTE_COLUMN_LIST, type NoteColumn, noteColumns } from '../note-columns.js'
+import {
+  type Column,
+  type ColumnKind,
+  EDITABLE_COLUMNS,
+  NOTE_COLUMN_LIST,
+  type NoteColumn,
+  noteColumns,
+} from '../note-columns.js'
 import { SESSION_COLUMNS, type SessionRow, type UserRow } from '../row-shapes.js'
 
 export const INSERT_USER = `INSERT INTO users (id, full_name, email, email_key, password_hash, created_on)
@@ -32,7 +39,13 @@ export function unlessAccountGone(write: () => boolean): boolean {
 }
 
 export function sessionFromRow(row: SessionRow): SessionRecord {
-  return { _id: row.id, userId: row.user_id, createdOn: row.created_on, lastUsedOn: row.last_used_on, client: row.client }
+  return {
+    _id: row.id,
+    userId: row.user_id,
+    createdOn: row.created_on,
+    lastUsedOn: row.last_used_on,
+    client: row.client,
+  }
 }
 
 /** A notes row (or a trash or revision row) as better-sqlite3 reads it: strings, the tags as JSON text, flags as 0 or 1. */
@@ -58,7 +71,11 @@ function columnValue(kind: ColumnKind, value: unknown): unknown {
 /** The expression of the stored JSON: the note's bytes as JSON.stringify writes its record. */
 export function noteJsonExpression(columns: readonly NoteColumn[]): string {
   const value = ({ column, kind }: NoteColumn) =>
-    kind === 'texts' ? `json(${column})` : kind === 'flag' ? `json(CASE ${column} WHEN 1 THEN 'true' ELSE 'false' END)` : column
+    kind === 'texts'
+      ? `json(${column})`
+      : kind === 'flag'
+        ? `json(CASE ${column} WHEN 1 THEN 'true' ELSE 'false' END)`
+        : column
   return `json_object(${columns.map((c) => `'${c.field}', ${value(c)}`).join(', ')})`
 }
 
@@ -75,11 +92,15 @@ export function recordParams<R>(columns: readonly Column<keyof R & string>[], re
 export const noteParams = (note: NoteRecord): Record<string, unknown> => recordParams(noteColumns, note)
 
 /** UPDATE's assignments of the editable columns: COALESCE keeps a column whose parameter is NULL (not in the patch). */
-export const PATCH_SET = EDITABLE_COLUMNS.map(({ field, column }) => `${column} = COALESCE(@${field}, ${column})`).join(', ')
+export const PATCH_SET = EDITABLE_COLUMNS.map(({ field, column }) => `${column} = COALESCE(@${field}, ${column})`).join(
+  ', ',
+)
 
 export function patchParams(patch: NotePatch): Record<string, unknown> {
-  return Object.fromEntries(EDITABLE_COLUMNS.map(({ field, kind }) => {
-    const value = patch[field as keyof NotePatch]
-    return [field, value === undefined ? null : columnValue(kind, value)]
-  }))
+  return Object.fromEntries(
+    EDITABLE_COLUMNS.map(({ field, kind }) => {
+      const value = patch[field as keyof NotePatch]
+      return [field, value === undefined ? null : columnValue(kind, value)]
+    }),
+  )
 }

@@ -37,14 +37,17 @@ class SqliteSearch {
       `SELECT n.rowid, n.title, n.content, n.json FROM json_each(?) AS k CROSS JOIN notes n ON n.rowid = k.value WHERE n.user_id = ?`,
     )
     this.building = db.prepare<[], number>('SELECT through FROM note_text_build').pluck()
-    this.batch = db.prepare(`SELECT rowid, title, content FROM notes WHERE rowid > ? ORDER BY rowid LIMIT ${BUILD_BATCH}`)
+    this.batch = db.prepare(
+      `SELECT rowid, title, content FROM notes WHERE rowid > ? ORDER BY rowid LIMIT ${BUILD_BATCH}`,
+    )
     this.index = db.prepare('INSERT INTO note_text (rowid, title, content) VALUES (?, ?, ?)')
   }
 
   search(userId: string, matcher: TextMatcher): Promise<string> {
     const plan = this.building.get() === undefined ? matcher.plan : undefined
     const rowids = plan ? this.indexed.all(ftsQuery(plan), userId) : this.everyNote.all(userId)
-    const readChunk = (keys: number[]) => new Map(this.chunk.all(JSON.stringify(keys), userId).map((row) => [row.rowid, row]))
+    const readChunk = (keys: number[]) =>
+      new Map(this.chunk.all(JSON.stringify(keys), userId).map((row) => [row.rowid, row]))
     return searchChunks(rowids, readChunk, matcher)
   }
 

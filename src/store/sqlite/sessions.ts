@@ -34,10 +34,17 @@ export function sqliteSessions(db: Database, { write }: Writes, assertAdmitted: 
     findSession: async (sessionId) => {
       const row = withUser.get(sessionId)
       if (!row) return undefined
-      const session = { _id: row.s_id, userId: row.id, createdOn: row.s_created_on, lastUsedOn: row.s_last_used_on, client: row.s_client }
+      const session = {
+        _id: row.s_id,
+        userId: row.id,
+        createdOn: row.s_created_on,
+        lastUsedOn: row.s_last_used_on,
+        client: row.s_client,
+      }
       return { session, user: userFromRow(row) }
     },
-    touchSession: (sessionId, lastUsedOn, staleBefore) => write(() => void touch.run(lastUsedOn, sessionId, staleBefore)),
+    touchSession: (sessionId, lastUsedOn, staleBefore) =>
+      write(() => void touch.run(lastUsedOn, sessionId, staleBefore)),
     listSessions: async (userId, createdSince) => ofUser.all(userId, createdSince).map(sessionFromRow),
     // In the writer's transaction, so the actor's check and the delete are one.
     deleteSession: (userId, sessionId, actor) =>

@@ -8,19 +8,43 @@ import { bound } from '../note-quota.js'
 import type { NoteQuota } from '../notes.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 import type { UserRow } from '../row-shapes.js'
-import type { NoteImportOutcome, RevisionImportOutcome, RevisionKey, TrashImportOutcome, TransferStore, UserImportOutcome } from '../transfer.js'
-import { INSERT_USER, NOTE_COLUMNS, NOTE_INSERT, type NoteRow, noteFromRow, noteParams, recordFromRow, recordParams, userFromRow } from './rows.js'
+import type {
+  NoteImportOutcome,
+  RevisionImportOutcome,
+  RevisionKey,
+  TrashImportOutcome,
+  TransferStore,
+  UserImportOutcome,
+} from '../transfer.js'
+import {
+  INSERT_USER,
+  NOTE_COLUMNS,
+  NOTE_INSERT,
+  type NoteRow,
+  noteFromRow,
+  noteParams,
+  recordFromRow,
+  recordParams,
+  userFromRow,
+} from './rows.js'
 import { BYTES } from './trash-history.js'
 
 /** The record's named parameters as a one-row table, so that BYTES reads them as the columns it sizes. */
-const asRow = (columns: readonly Column<string>[]) => `(SELECT ${columns.map((c) => `@${c.field} AS ${c.column}`).join(', ')})`
+const asRow = (columns: readonly Column<string>[]) =>
+  `(SELECT ${columns.map((c) => `@${c.field} AS ${c.column}`).join(', ')})`
 
 /** Keyset pages of `table` by id, of one user's rows when asked; '' sorts before every id, so it stands for "from the start". */
 function keysetPages<R>(db: Database, table: string, columns: readonly Column<keyof R & string>[]) {
-  const all = db.prepare<[string, number], NoteRow>(`SELECT ${columnList(columns)} FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`)
-  const ofUser = db.prepare<[string, string, number], NoteRow>(`SELECT ${columnList(columns)} FROM ${table} WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`)
+  const all = db.prepare<[string, number], NoteRow>(
+    `SELECT ${columnList(columns)} FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`,
+  )
+  const ofUser = db.prepare<[string, string, number], NoteRow>(
+    `SELECT ${columnList(columns)} FROM ${table} WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`,
+  )
   return async (afterId: string | undefined, limit: number, userId?: string): Promise<R[]> =>
-    (userId === undefined ? all.all(afterId ?? '', limit) : ofUser.all(userId, afterId ?? '', limit)).map((row) => recordFromRow(columns, row))
+    (userId === undefined ? all.all(afterId ?? '', limit) : ofUser.all(userId, afterId ?? '', limit)).map((row) =>
+      recordFromRow(columns, row),
+    )
 }
 
 /** Keyset pages of note_revisions in its key's order, (note_id, edited_on, id): the table's own b-tree. */
@@ -45,7 +69,9 @@ export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
   const noteById = db.prepare<[string], NoteRow>(`SELECT ${NOTE_COLUMNS} FROM notes WHERE id = ?`)
   const insertNote = db.prepare(`INSERT INTO notes ${NOTE_INSERT}`)
   const usersPage = db.prepare<[string, number], UserRow>('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?')
-  const trashedById = db.prepare<[string], NoteRow>(`SELECT ${columnList(trashedNoteColumns)} FROM trashed_notes WHERE id = ?`)
+  const trashedById = db.prepare<[string], NoteRow>(
+    `SELECT ${columnList(trashedNoteColumns)} FROM trashed_notes WHERE id = ?`,
+  )
   const insertTrashed = db.prepare(`INSERT INTO trashed_notes (${columnList(trashedNoteColumns)}, bytes)
     SELECT ${columnList(trashedNoteColumns)}, ${BYTES} FROM ${asRow(trashedNoteColumns)}`)
   // Within the note's range of the table's key: the revision with this _id first, else the one at this version.
@@ -61,7 +87,9 @@ export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
        UNION ALL SELECT 1 FROM trashed_notes WHERE id = @noteId AND user_id = @userId`,
     )
     .pluck()
-  const over = db.prepare<[number, number], number>('SELECT count(*) FROM account_usage WHERE notes > ? OR bytes > ?').pluck()
+  const over = db
+    .prepare<[number, number], number>('SELECT count(*) FROM account_usage WHERE notes > ? OR bytes > ?')
+    .pluck()
 
   const importUsers = db.transaction((users: UserRecord[]) =>
     users.map((user): UserImportOutcome => {

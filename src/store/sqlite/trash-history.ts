@@ -4,7 +4,14 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { type NoteRecord, type RevisionRecord, type TrashedNoteRecord, nextVersion } from '../../note-shape.js'
 import type { StoreLimits } from '../limits.js'
-import { SWEEP_BATCH, SWEEP_USERS, type SweepCutoffs, type TrashHistoryStore, sweepByAccounts, sweepInBatches } from '../trash-history.js'
+import {
+  SWEEP_BATCH,
+  SWEEP_USERS,
+  type SweepCutoffs,
+  type TrashHistoryStore,
+  sweepByAccounts,
+  sweepInBatches,
+} from '../trash-history.js'
 import { type ChangesSweep, changesSweep } from './feed.js'
 import type { Writes } from './group-commit.js'
 import { NOTE_COLUMNS, type NoteRow, noteFromRow, noteParams } from './rows.js'
@@ -74,7 +81,9 @@ export class SqliteTrashHistory {
        SELECT ${NOTE_COLUMNS}, @deletedOn, ${BYTES} FROM notes WHERE user_id = @userId AND id = @noteId`,
     )
     this.untrash = db.prepare(`DELETE FROM trashed_notes WHERE user_id = ? AND id = ? RETURNING ${NOTE_COLUMNS}`)
-    this.trashOf = db.prepare(`SELECT ${NOTE_COLUMNS}, deleted_on FROM trashed_notes WHERE user_id = ? ORDER BY deleted_on DESC, id DESC`)
+    this.trashOf = db.prepare(
+      `SELECT ${NOTE_COLUMNS}, deleted_on FROM trashed_notes WHERE user_id = ? ORDER BY deleted_on DESC, id DESC`,
+    )
     this.trashIds = db.prepare('SELECT id FROM trashed_notes WHERE user_id = ?')
     this.history = db.prepare(
       `SELECT id, title, content, tags, is_pinned, edited_on FROM note_revisions
@@ -87,7 +96,9 @@ export class SqliteTrashHistory {
     this.sweepTrash = db.prepare(`DELETE FROM trashed_notes WHERE id IN (
       SELECT id FROM trashed_notes WHERE deleted_on < ? LIMIT ${SWEEP_BATCH}) RETURNING id, user_id`)
     // Revisions are swept account by account, along note_revisions_by_user.
-    this.usersAfter = db.prepare<[string], string>(`SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ${SWEEP_USERS}`).pluck()
+    this.usersAfter = db
+      .prepare<[string], string>(`SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ${SWEEP_USERS}`)
+      .pluck()
     this.sweepRevisions = db.prepare(`DELETE FROM note_revisions WHERE (note_id, edited_on, id) IN (
       SELECT note_id, edited_on, id FROM (
         SELECT note_id, edited_on, id, replaced_on,
@@ -155,7 +166,10 @@ export class SqliteTrashHistory {
         if (this.owns.get({ userId, noteId }) === undefined) return undefined
         return this.history.all({ noteId, userId, limit: this.limits.keepRevisions }).map(revisionFromRow)
       },
-      sweep: async (cutoffs) => ({ ...(await this.sweepTrashHistory(write, cutoffs)), changes: await this.sweepChanges(write, cutoffs.changedBefore) }),
+      sweep: async (cutoffs) => ({
+        ...(await this.sweepTrashHistory(write, cutoffs)),
+        changes: await this.sweepChanges(write, cutoffs.changedBefore),
+      }),
     }
   }
 
@@ -171,7 +185,13 @@ export class SqliteTrashHistory {
     // Revisions are swept account by account, along note_revisions_by_user.
     const revisions = await sweepByAccounts(
       async (after) => this.usersAfter.all(after),
-      (users) => write(() => users.reduce((sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore, keepRevisions).changes, 0)),
+      (users) =>
+        write(() =>
+          users.reduce(
+            (sum, userId) => sum + this.sweepRevisions.run(userId, replacedBefore, keepRevisions).changes,
+            0,
+          ),
+        ),
     )
     return { notes, revisions }
   }

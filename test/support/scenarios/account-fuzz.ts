@@ -34,7 +34,16 @@ export const NON_ENDING_ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['DELETE', '/delete-account'],
 ]
 
-const ACCOUNT_FIELDS = ['currentPassword', 'newPassword', 'password', 'fullName', 'email', 'sessionId', 'title', 'content']
+const ACCOUNT_FIELDS = [
+  'currentPassword',
+  'newPassword',
+  'password',
+  'fullName',
+  'email',
+  'sessionId',
+  'title',
+  'content',
+]
 const accountBody = fc.oneof(
   body,
   fc.dictionary(fc.constantFrom(...ACCOUNT_FIELDS), anyJson, { maxKeys: 4 }).map((o) => Buffer.from(JSON.stringify(o))),
@@ -45,12 +54,24 @@ const accountBody = fc.oneof(
  * checked: docs/contract.md, "Authentication"), path ids that stay inside the route (no '/' or dot segment), HEAD for GET
  * routes too, and any body.
  */
-export function tokenRequests(routes: ReadonlyArray<readonly [string, string]>, tokens: string[], ids: string[]): fc.Arbitrary<FuzzRequest> {
+export function tokenRequests(
+  routes: ReadonlyArray<readonly [string, string]>,
+  tokens: string[],
+  ids: string[],
+): fc.Arbitrary<FuzzRequest> {
   // Not '%FF' nor an id over the router's 100 characters: such a path never reaches a route
   // (client-errors.ts answers it from the router, before any hook), so no token is looked at;
   // fuzz.ts covers them.
-  const id = fc.oneof(fc.constantFrom(...ids), fc.stringMatching(/^[0-9a-f]{24}$/), fc.stringMatching(/^[A-Za-z0-9_~-]{1,40}$/), fc.constantFrom('%00', '%20', '__proto__', 'a'.repeat(100)))
-  const query = fc.oneof(fc.string({ maxLength: 50 }).map((q) => `?query=${encodeURIComponent(q)}`), fc.constantFrom('', '?query', '?query[]=a', '?__proto__[x]=1'))
+  const id = fc.oneof(
+    fc.constantFrom(...ids),
+    fc.stringMatching(/^[0-9a-f]{24}$/),
+    fc.stringMatching(/^[A-Za-z0-9_~-]{1,40}$/),
+    fc.constantFrom('%00', '%20', '__proto__', 'a'.repeat(100)),
+  )
+  const query = fc.oneof(
+    fc.string({ maxLength: 50 }).map((q) => `?query=${encodeURIComponent(q)}`),
+    fc.constantFrom('', '?query', '?query[]=a', '?__proto__[x]=1'),
+  )
   return fc
     .record({
       route: fc.constantFrom(...routes),
@@ -93,11 +114,17 @@ const SESSION_KEYS = ['_id', 'client', 'createdOn', 'current', 'lastUsedOn']
 const USER_KEYS = ['_id', 'createdOn', 'email', 'fullName']
 
 /** Problems of an account-management answer to a live token: the contract's style, never 5xx. */
-export function accountProblems(req: FuzzRequest, status: number, contentType: string | undefined, text: string): string[] {
+export function accountProblems(
+  req: FuzzRequest,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+): string[] {
   if (![200, 400, 401, 404, 408, 413, 415, 429, 431].includes(status)) return [`status ${status}`]
   if (text.includes('$argon2')) return ['a password hash in the response']
   if (req.method === 'HEAD') return text === '' ? [] : ['HEAD answered with a body']
-  if (status === 401) return text === 'Unauthorized' && /^text\/plain/.test(contentType ?? '') ? [] : ['401 is not plain "Unauthorized"']
+  if (status === 401)
+    return text === 'Unauthorized' && /^text\/plain/.test(contentType ?? '') ? [] : ['401 is not plain "Unauthorized"']
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -105,13 +132,21 @@ export function accountProblems(req: FuzzRequest, status: number, contentType: s
     return [`body is not JSON: ${text.slice(0, 100)}`]
   }
   const b = parsed as Record<string, unknown>
-  if (status !== 200) return same(b, ['error', 'message']) && b.error === true && typeof b.message === 'string' ? [] : [`error shape ${text.slice(0, 200)}`]
+  if (status !== 200)
+    return same(b, ['error', 'message']) && b.error === true && typeof b.message === 'string'
+      ? []
+      : [`error shape ${text.slice(0, 200)}`]
   const route = `/${req.path.split('?')[0]!.split('/')[1]}`
   if (b.error !== false || typeof b.message !== 'string') return [`200 shape ${text.slice(0, 200)}`]
   if (route === '/get-sessions') {
-    return same(b, ['error', 'message', 'sessions']) && Array.isArray(b.sessions) && b.sessions.every((s) => same(s, SESSION_KEYS)) ? [] : ['get-sessions shape']
+    return same(b, ['error', 'message', 'sessions']) &&
+      Array.isArray(b.sessions) &&
+      b.sessions.every((s) => same(s, SESSION_KEYS))
+      ? []
+      : ['get-sessions shape']
   }
-  if (route === '/edit-user') return same(b, ['error', 'message', 'user']) && same(b.user, USER_KEYS) ? [] : ['edit-user shape']
+  if (route === '/edit-user')
+    return same(b, ['error', 'message', 'user']) && same(b.user, USER_KEYS) ? [] : ['edit-user shape']
   return same(b, ['error', 'message']) ? [] : [`${route} shape`]
 }
 
@@ -127,8 +162,12 @@ export async function fuzzWith(
     const res = await send(req)
     statuses[res.status] = (statuses[res.status] ?? 0) + 1
     const found = problems(req, res.status, res.contentType, res.text)
-    if (found.length > 0) throw new Error(`${req.method} ${req.path.slice(0, 120)} -> ${res.status}: ${found.join('; ')}`)
+    if (found.length > 0)
+      throw new Error(`${req.method} ${req.path.slice(0, 120)} -> ${res.status}: ${found.join('; ')}`)
   })
   const details = await fc.check(property, { numRuns, endOnFailure: true })
-  return { report: details.failed ? `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}` : undefined, statuses }
+  return {
+    report: details.failed ? `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}` : undefined,
+    statuses,
+  }
 }

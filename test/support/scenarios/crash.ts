@@ -61,11 +61,20 @@ async function call(base: string, method: string, path: string, token: string, b
     signal: AbortSignal.timeout(10_000),
   })
   const text = await res.text()
-  return { status: res.status, json: JSON.parse(text) as { note?: { _id: string } & NoteState; notes?: Array<{ _id: string } & NoteState> } }
+  return {
+    status: res.status,
+    json: JSON.parse(text) as { note?: { _id: string } & NoteState; notes?: Array<{ _id: string } & NoteState> },
+  }
 }
 
 /** One writer's loop: each operation either gets its 200 (confirmed) or fails (possible). */
-async function writeUntilStopped(base: string, w: Writer, name: string, stopped: () => boolean, counts: { acked: number; cut: number }) {
+async function writeUntilStopped(
+  base: string,
+  w: Writer,
+  name: string,
+  stopped: () => boolean,
+  counts: { acked: number; cut: number },
+) {
   while (!stopped()) {
     const live = [...w.notes].filter(([, t]) => t.confirmed !== 'absent')
     const r = Math.random()
@@ -105,7 +114,9 @@ async function writeUntilStopped(base: string, w: Writer, name: string, stopped:
 }
 
 const same = (a: State, b: State) =>
-  a === 'absent' || b === 'absent' ? a === b : a.title === b.title && a.content === b.content && JSON.stringify(a.tags) === JSON.stringify(b.tags)
+  a === 'absent' || b === 'absent'
+    ? a === b
+    : a.title === b.title && a.content === b.content && JSON.stringify(a.tags) === JSON.stringify(b.tags)
 
 const describeState = (s: State) => (s === 'absent' ? 'absent' : `${s.title} (${s.content.length} chars)`)
 
@@ -167,7 +178,8 @@ export async function runCrashScenario(options: CrashOptions): Promise<CrashResu
       result.interruptedWrites += counts.cut
       for (const p of await options.store.checkIntegrity(tmp.path)) result.problems.push(`after kill ${k + 1}: ${p}`)
       server = await startChild({ dataDir: tmp.path, env })
-      for (const [i, w] of writers.entries()) result.notesVerified += await verifyWriter(server.base, w, `kill ${k + 1} w${i}`, result.problems)
+      for (const [i, w] of writers.entries())
+        result.notesVerified += await verifyWriter(server.base, w, `kill ${k + 1} w${i}`, result.problems)
     }
     return result
   } finally {

@@ -38,10 +38,28 @@ const FIELDS = ['fullName', 'email', 'password', 'title', 'content', 'tags', 'is
 export const weirdString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 64 }),
   fc.string({ unit: 'grapheme', maxLength: 64 }),
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\uD800', '\uDFFF\uD800', '\u202E', '\uFEFF', '𝕏'.repeat(300), '../../etc/passwd', '$where', '{"$gt":""}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\uD800',
+    '\uDFFF\uD800',
+    '\u202E',
+    '\uFEFF',
+    '𝕏'.repeat(300),
+    '../../etc/passwd',
+    '$where',
+    '{"$gt":""}',
+  ),
   fc.nat({ max: 2_000_000 }).map((n) => 'x'.repeat(n)), // huge, up to twice the body limit
 )
-export const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 4 }), weirdString, fc.double(), fc.constantFrom(true, false, null, 0, -0, 1e308))
+export const anyJson = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  weirdString,
+  fc.double(),
+  fc.constantFrom(true, false, null, 0, -0, 1e308),
+)
 /** An object with the contract's field names holding values of every type. */
 const fieldsObject = fc.dictionary(fc.constantFrom(...FIELDS), anyJson, { maxKeys: 6 }).map((o) => JSON.stringify(o))
 
@@ -58,9 +76,16 @@ const prototypePayloads = fc.constantFrom(
 const deepNesting = fc
   .tuple(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom('[', '{"title":'))
   .map(([n, open]) => (open === '[' ? '['.repeat(n) + ']'.repeat(n) : open.repeat(n) + '1' + '}'.repeat(n)))
-const invalidUtf8 = fc.uint8Array({ maxLength: 64 }).map((bytes) =>
-  Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from(bytes), Buffer.from('","content":"c"}')]),
-)
+const invalidUtf8 = fc
+  .uint8Array({ maxLength: 64 })
+  .map((bytes) =>
+    Buffer.concat([
+      Buffer.from('{"title":"'),
+      Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]),
+      Buffer.from(bytes),
+      Buffer.from('","content":"c"}'),
+    ]),
+  )
 /** Request bodies of every kind: none, objects of the contract's fields, any JSON, adversarial bytes. */
 export const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   fc.constant(undefined),
@@ -74,9 +99,20 @@ export const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
 )
 export const contentType = fc.option(
   fc.constantFrom(
-    'application/json', 'application/json; charset=utf-8', 'application/JSON', 'application/json; charset=latin1',
-    'application/json; charset=utf-16', 'application/json-patch+json', 'text/plain', 'text/json',
-    'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '*/*', 'application/', ';', 'json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/JSON',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json-patch+json',
+    'text/plain',
+    'text/json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    '*/*',
+    'application/',
+    ';',
+    'json',
   ),
   { nil: undefined },
 )
@@ -90,18 +126,36 @@ export function requestArbitrary(target: FuzzTarget): fc.Arbitrary<FuzzRequest> 
   )
   const query = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 600 }).map((q) => `query=${encodeURIComponent(q)}`),
-    fc.array(fc.string({ maxLength: 10 }), { minLength: 2, maxLength: 5 }).map((qs) => qs.map((q) => `query=${encodeURIComponent(q)}`).join('&')),
-    fc.constantFrom('', 'query', 'query=', 'query[]=a', 'query[a]=b', 'query=%FF', 'query=(a%2B)%2B%24', '__proto__[x]=1', 'constructor[prototype][x]=1', 'query=a&&&&'),
+    fc
+      .array(fc.string({ maxLength: 10 }), { minLength: 2, maxLength: 5 })
+      .map((qs) => qs.map((q) => `query=${encodeURIComponent(q)}`).join('&')),
+    fc.constantFrom(
+      '',
+      'query',
+      'query=',
+      'query[]=a',
+      'query[a]=b',
+      'query=%FF',
+      'query=(a%2B)%2B%24',
+      '__proto__[x]=1',
+      'constructor[prototype][x]=1',
+      'query=a&&&&',
+    ),
   )
   const auth = fc.oneof(
     fc.constant({ authorization: `Bearer ${target.token}` }),
     fc.constant({}),
-    fc.string({ unit: 'binary-ascii', maxLength: 80 }).map((s) => ({ authorization: `Bearer ${s.replace(/[^\x20-\x7e]/g, '')}` })),
+    fc
+      .string({ unit: 'binary-ascii', maxLength: 80 })
+      .map((s) => ({ authorization: `Bearer ${s.replace(/[^\x20-\x7e]/g, '')}` })),
   )
   return fc
     .record({
       endpoint: fc.constantFrom(...ENDPOINTS),
-      otherMethod: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), { freq: 5, nil: undefined }),
+      otherMethod: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), {
+        freq: 5,
+        nil: undefined,
+      }),
       noteId,
       query,
       auth,
@@ -116,7 +170,13 @@ export function requestArbitrary(target: FuzzTarget): fc.Arbitrary<FuzzRequest> 
       if (r.endpoint[1] === '/search-notes') path += `?${r.query}`
       const headers: Record<string, string> = { ...r.auth }
       if (r.contentType !== undefined) headers['content-type'] = r.contentType
-      return { method: r.otherMethod ?? r.endpoint[0], path, headers, ...(r.body ? { body: r.body } : {}), ...(r.chunks ? { chunks: r.chunks } : {}) }
+      return {
+        method: r.otherMethod ?? r.endpoint[0],
+        path,
+        headers,
+        ...(r.body ? { body: r.body } : {}),
+        ...(r.chunks ? { chunks: r.chunks } : {}),
+      }
     })
 }
 
@@ -130,7 +190,12 @@ export type Sender = (req: FuzzRequest) => Promise<Sent>
 
 export function injectSender(app: FastifyInstance): Sender {
   return async (req) => {
-    const res = await app.inject({ method: req.method as 'GET', url: req.path, headers: req.headers, ...(req.body ? { payload: req.body } : {}) })
+    const res = await app.inject({
+      method: req.method as 'GET',
+      url: req.path,
+      headers: req.headers,
+      ...(req.body ? { payload: req.body } : {}),
+    })
     return { status: res.statusCode, contentType: res.headers['content-type'] as string | undefined, text: res.body }
   }
 }
@@ -147,12 +212,21 @@ export function socketSender(base: string): Sender & { close(): void } {
       // Node's client frames GET and DELETE bodies only when asked to: say chunked explicitly.
       if (req.body && req.chunks) headers['transfer-encoding'] = 'chunked'
       else if (req.body) headers['content-length'] = String(req.body.length)
-      const r = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
-        const parts: Buffer[] = []
-        res.on('data', (d: Buffer) => parts.push(d))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], text: Buffer.concat(parts).toString() }))
-        res.on('error', reject)
-      })
+      const r = httpRequest(
+        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent },
+        (res) => {
+          const parts: Buffer[] = []
+          res.on('data', (d: Buffer) => parts.push(d))
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: res.headers['content-type'],
+              text: Buffer.concat(parts).toString(),
+            }),
+          )
+          res.on('error', reject)
+        },
+      )
       r.on('error', reject)
       r.setTimeout(30_000, () => r.destroy(new Error('no answer within 30 s')))
       if (req.body && req.chunks) {
@@ -165,7 +239,9 @@ export function socketSender(base: string): Sender & { close(): void } {
 }
 
 const prototypeNames = () =>
-  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','))
+  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
+    Object.getOwnPropertyNames(p).sort().join(','),
+  )
 
 export interface FuzzResult {
   cases: number
@@ -186,14 +262,22 @@ export async function fuzz(target: FuzzTarget, send: Sender, numRuns: number, se
     const res = await send(req)
     statuses[res.status] = (statuses[res.status] ?? 0) + 1
     const problems = contractProblems({ method: req.method, path: req.path.split('?')[0]!, ...res })
-    if (problems.length > 0) throw new Error(`${req.method} ${req.path.slice(0, 120)} -> ${res.status}: ${problems.join('; ')}`)
+    if (problems.length > 0)
+      throw new Error(`${req.method} ${req.path.slice(0, 120)} -> ${res.status}: ${problems.join('; ')}`)
   })
-  const details = await fc.check(property, { numRuns, ...(seed !== undefined ? { seed } : {}), endOnFailure: false, maxSkipsPerRun: 0 })
-  const polluted = JSON.stringify(prototypeNames()) !== JSON.stringify(protoBefore) || ('polluted' in {})
+  const details = await fc.check(property, {
+    numRuns,
+    ...(seed !== undefined ? { seed } : {}),
+    endOnFailure: false,
+    maxSkipsPerRun: 0,
+  })
+  const polluted = JSON.stringify(prototypeNames()) !== JSON.stringify(protoBefore) || 'polluted' in {}
   return {
     cases,
     failures: details.failed ? 1 : 0,
-    ...(details.failed ? { report: `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ""}` } : {}),
+    ...(details.failed
+      ? { report: `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}` }
+      : {}),
     statuses,
     prototypePolluted: polluted,
   }

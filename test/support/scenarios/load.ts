@@ -53,8 +53,15 @@ function call(agent: Agent, port: number, method: string, path: string, token: s
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const req = request(
       {
-        host: '127.0.0.1', port, method, path, agent,
-        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         let text = ''
@@ -88,13 +95,21 @@ export function troughGrowth(samples: number[]): number {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   ensureBuilt()
   const tmp = tempDir(`notes-load-${options.store.name}-`)
-  const server = await startChild({ dataDir: tmp.path, env: { ...options.store.childEnv(), LOG_LEVEL: 'error' }, launcher: true })
+  const server = await startChild({
+    dataDir: tmp.path,
+    env: { ...options.store.childEnv(), LOG_LEVEL: 'error' },
+    launcher: true,
+  })
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections })
   try {
     const tokens: string[] = []
     for (let i = 0; i < (options.users ?? 8); i++) {
       const email = `load.${process.pid}.${Date.now()}.${i}@example.com`
-      const res = await call(agent, server.port, 'POST', '/create-account', '', { fullName: `Load ${i}`, email, password: 'load test password' })
+      const res = await call(agent, server.port, 'POST', '/create-account', '', {
+        fullName: `Load ${i}`,
+        email,
+        password: 'load test password',
+      })
       tokens.push((JSON.parse(res.body) as { accessToken: string }).accessToken)
     }
     // The search thread a first search starts (ended after a minute idle) belongs to the baseline.
@@ -123,7 +138,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           let res: Res
           if (r < 0.25 || mine.length === 0) {
             op = 'add'
-            res = await call(loadAgent, server.port, 'POST', '/add-note', token, { title: `w${w} n${n}`, content: `load note ${n} `.repeat(10), tags: ['load'] })
+            res = await call(loadAgent, server.port, 'POST', '/add-note', token, {
+              title: `w${w} n${n}`,
+              content: `load note ${n} `.repeat(10),
+              tags: ['load'],
+            })
             if (res.status === 200) mine.push((JSON.parse(res.body) as { note: { _id: string } }).note._id)
           } else if (r < 0.5) {
             op = 'list'
@@ -136,10 +155,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
             res = await call(loadAgent, server.port, 'GET', '/get-user', token)
           } else if (r < 0.8) {
             op = 'edit'
-            res = await call(loadAgent, server.port, 'PUT', `/edit-note/${mine[n % mine.length]}`, token, { content: `edited ${n}` })
+            res = await call(loadAgent, server.port, 'PUT', `/edit-note/${mine[n % mine.length]}`, token, {
+              content: `edited ${n}`,
+            })
           } else if (r < 0.9) {
             op = 'pin'
-            res = await call(loadAgent, server.port, 'PUT', `/update-note-pinned/${mine[n % mine.length]}`, token, { isPinned: n % 2 === 0 })
+            res = await call(loadAgent, server.port, 'PUT', `/update-note-pinned/${mine[n % mine.length]}`, token, {
+              isPinned: n % 2 === 0,
+            })
           } else {
             op = 'delete'
             res = await call(loadAgent, server.port, 'DELETE', `/delete-note/${mine.pop()}`, token)
@@ -147,7 +170,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           // Each worker owns its notes, so every answer must be a 200.
           if (res.status !== 200) {
             result.errors++
-            if (result.errorSamples.length < 5) result.errorSamples.push(`${op} ${res.status} ${res.body.slice(0, 120)}`)
+            if (result.errorSamples.length < 5)
+              result.errorSamples.push(`${op} ${res.status} ${res.body.slice(0, 120)}`)
           }
         } catch (err) {
           if ((err as { code?: string }).code === 'TIMEOUT') result.timeouts++

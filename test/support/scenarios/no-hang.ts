@@ -25,7 +25,20 @@ export async function measureLoopDelay<T>(work: () => Promise<T>): Promise<{ res
   }
 }
 
-const WORDS = ['meeting', 'groceries', 'idea', 'project', 'call', 'alpha', 'budget', 'draft', 'travel', 'book', 'aaaa', 'xyz']
+const WORDS = [
+  'meeting',
+  'groceries',
+  'idea',
+  'project',
+  'call',
+  'alpha',
+  'budget',
+  'draft',
+  'travel',
+  'book',
+  'aaaa',
+  'xyz',
+]
 
 /** Writes `count` notes of varied words for a user straight into the store (fast set-up). */
 export async function seedNotes(store: Store, userId: string, count: number): Promise<void> {
@@ -35,7 +48,17 @@ export async function seedNotes(store: Store, userId: string, count: number): Pr
     const at = new Date(start + i).toISOString()
     // every 100th note is the classic evil input for backtracking engines
     const content = i % 100 === 0 ? 'a'.repeat(40) + '!' : words
-    await store.insertNote({ _id: newId(), ...emptyInput(), userId, title: `note ${i} ${WORDS[i % WORDS.length]}`, content, tags: [], isPinned: false, createdOn: at, updatedOn: at })
+    await store.insertNote({
+      _id: newId(),
+      ...emptyInput(),
+      userId,
+      title: `note ${i} ${WORDS[i % WORDS.length]}`,
+      content,
+      tags: [],
+      isPinned: false,
+      createdOn: at,
+      updatedOn: at,
+    })
   }
 }
 
@@ -80,7 +103,10 @@ export function startBystander(base: string, token: string): Bystander {
     while (running) {
       const t = performance.now()
       try {
-        const res = await fetch(`${base}/get-user`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) })
+        const res = await fetch(`${base}/get-user`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(10_000),
+        })
         await res.arrayBuffer()
         if (res.status !== 200) stats.failures++
       } catch {
@@ -101,7 +127,11 @@ export function startBystander(base: string, token: string): Bystander {
 }
 
 /** A socket that sends `text` one byte every `intervalMs`; resolves when the server closes it. */
-export function trickle(port: number, text: string, intervalMs: number): Promise<{ closedAfterMs: number; sentBytes: number; answer: string }> {
+export function trickle(
+  port: number,
+  text: string,
+  intervalMs: number,
+): Promise<{ closedAfterMs: number; sentBytes: number; answer: string }> {
   return new Promise((resolve) => {
     const started = performance.now()
     const socket: Socket = connect(port, '127.0.0.1')
@@ -134,7 +164,8 @@ export async function openIdleConnections(port: number, count: number): Promise<
   // In batches below the listen backlog (511): past it the kernel drops handshakes the server
   // never sees, and such client sockets stay "connected" to nobody, a client-side artefact.
   const all: IdleConnection[] = []
-  for (let opened = 0; opened < count; opened += 400) all.push(...(await openBatch(port, Math.min(400, count - opened))))
+  for (let opened = 0; opened < count; opened += 400)
+    all.push(...(await openBatch(port, Math.min(400, count - opened))))
   return all
 }
 

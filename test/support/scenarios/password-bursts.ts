@@ -23,12 +23,17 @@ export function freshAddress(): string {
   return `10.${(process.pid >> 8) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`
 }
 
-const isWrong = (r: Reply) => r.status === 400 && (r.json as { message?: string } | undefined)?.message === INVALID_CREDENTIALS
-const isThrottled = (r: Reply) => r.status === 429 && (r.json as { message?: string } | undefined)?.message === LOGIN_THROTTLED && Number(r.headers['retry-after']) >= 1
+const isWrong = (r: Reply) =>
+  r.status === 400 && (r.json as { message?: string } | undefined)?.message === INVALID_CREDENTIALS
+const isThrottled = (r: Reply) =>
+  r.status === 429 &&
+  (r.json as { message?: string } | undefined)?.message === LOGIN_THROTTLED &&
+  Number(r.headers['retry-after']) >= 1
 
 /** The passwords the answers show verified; every answer must be one of the expected kinds. */
 function verifiedIn(replies: Reply[], refusal: (r: Reply) => boolean, what: string): number {
-  for (const r of replies) assert.ok(isWrong(r) || r.status === 200 || refusal(r), `${what}: unexpected ${r.status} ${r.text}`)
+  for (const r of replies)
+    assert.ok(isWrong(r) || r.status === 200 || refusal(r), `${what}: unexpected ${r.status} ${r.text}`)
   return replies.filter((r) => isWrong(r) || r.status === 200).length
 }
 
@@ -54,7 +59,10 @@ export async function loginBurstOverAddresses(client: Client, limits: Limits): P
   const a = await register(client)
   const replies = await Promise.all(Array.from({ length: 120 }, () => login(client, a.email, WRONG, freshAddress())))
   const verified = verifiedIn(replies, isThrottled, 'login burst over addresses')
-  assert.ok(verified <= limits.emailLimit, `${verified} passwords verified, the account's limit is ${limits.emailLimit}`)
+  assert.ok(
+    verified <= limits.emailLimit,
+    `${verified} passwords verified, the account's limit is ${limits.emailLimit}`,
+  )
   // The owner is throttled for the window, as the account's limit says; another account is not.
   const b = await register(client)
   assert.equal((await login(client, b.email, b.password, freshAddress())).status, 200)
@@ -70,9 +78,20 @@ export async function loginBurstOverAccounts(client: Client, limits: Limits): Pr
 
 export type SessionEndpoint = 'change-password' | 'delete-account'
 
-function sessionAttempt(client: Client, endpoint: SessionEndpoint, token: string, password: string, ip: string): Promise<Reply> {
+function sessionAttempt(
+  client: Client,
+  endpoint: SessionEndpoint,
+  token: string,
+  password: string,
+  ip: string,
+): Promise<Reply> {
   const headers = { 'x-forwarded-for': ip }
-  if (endpoint === 'change-password') return client.request('PUT', '/change-password', { token, body: { currentPassword: password, newPassword: NEW_PASSWORD }, headers })
+  if (endpoint === 'change-password')
+    return client.request('PUT', '/change-password', {
+      token,
+      body: { currentPassword: password, newPassword: NEW_PASSWORD },
+      headers,
+    })
   return client.request('DELETE', '/delete-account', { token, body: { password }, headers })
 }
 
@@ -81,17 +100,33 @@ function sessionAttempt(client: Client, endpoint: SessionEndpoint, token: string
  * 40: at most the session's limit verified; the session ends once it has failed that often; and
  * the owner can still log in from the attacker's address (the failures never count toward login).
  */
-export async function sessionBurst(client: Client, limits: Limits, endpoint: SessionEndpoint, spread: boolean): Promise<void> {
+export async function sessionBurst(
+  client: Client,
+  limits: Limits,
+  endpoint: SessionEndpoint,
+  spread: boolean,
+): Promise<void> {
   const a: Account = await register(client)
   const ip = freshAddress()
-  const replies = await burst(40, (_, password) => sessionAttempt(client, endpoint, a.token, password, spread ? freshAddress() : ip), a.password)
+  const replies = await burst(
+    40,
+    (_, password) => sessionAttempt(client, endpoint, a.token, password, spread ? freshAddress() : ip),
+    a.password,
+  )
   const what = `${endpoint} burst${spread ? ' over addresses' : ''}`
   const verified = verifiedIn(replies, (r) => r.status === 401 && r.text === 'Unauthorized', what)
-  assert.ok(verified <= limits.sessionLimit, `${what}: ${verified} passwords verified, the session's limit is ${limits.sessionLimit}`)
+  assert.ok(
+    verified <= limits.sessionLimit,
+    `${what}: ${verified} passwords verified, the session's limit is ${limits.sessionLimit}`,
+  )
   const succeeded = replies.some((r) => r.status === 200)
   const wrong = replies.filter(isWrong).length
   if (wrong >= limits.sessionLimit || replies.some((r) => r.status === 401)) {
-    assert.equal((await client.request('GET', '/get-user', { token: a.token })).status, 401, `${what}: the session ended`)
+    assert.equal(
+      (await client.request('GET', '/get-user', { token: a.token })).status,
+      401,
+      `${what}: the session ended`,
+    )
   }
   if (endpoint === 'delete-account' && succeeded) return
   const password = endpoint === 'change-password' && succeeded ? NEW_PASSWORD : a.password

@@ -81,7 +81,13 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
           {signUp && (
             <label className="field">
               <span>Full name</span>
-              <input ref={firstField} name="fullName" autoComplete="name" value={fullName} onChange={(e) => setFullName(e.target.value)} />
+              <input
+                ref={firstField}
+                name="fullName"
+                autoComplete="name"
+                value={fullName}
+                onChange={(e) => setFullName(e.target.value)}
+              />
             </label>
           )}
           <label className="field">

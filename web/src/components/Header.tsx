@@ -75,7 +75,12 @@ export function Header({ user, onSignOut, search }: { user: User; onSignOut: () 
         <span>Trash</span>
       </a>
       <nav className="account-nav" aria-label="Account">
-        <a className="user-name" {...link('/account')} title={user.email} aria-current={page === '/account' ? 'page' : undefined}>
+        <a
+          className="user-name"
+          {...link('/account')}
+          title={user.email}
+          aria-current={page === '/account' ? 'page' : undefined}
+        >
           {user.fullName}
         </a>
         <button type="button" className="button ghost" onClick={() => onSignOut()}>

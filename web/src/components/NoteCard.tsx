@@ -23,7 +23,16 @@ interface Props extends NoteActions {
   highlight: RegExp | undefined
 }
 
-export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, onPin, onDelete, onHistory, onTag }: Props) {
+export const NoteCard = memo(function NoteCard({
+  note,
+  view,
+  highlight,
+  onOpen,
+  onPin,
+  onDelete,
+  onHistory,
+  onTag,
+}: Props) {
   const titleId = useId()
   const title = note.title || 'Untitled'
   // The title's marks first, then the content's, MARKS_PER_CARD in all.
@@ -36,7 +45,12 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
     onOpen(note)
   }
   return (
-    <article className={`note ${view === 'list' ? 'note-row' : 'note-card'}${note.isPinned ? ' pinned' : ''}`} aria-labelledby={titleId} data-note-id={note._id} onClick={openFromCard}>
+    <article
+      className={`note ${view === 'list' ? 'note-row' : 'note-card'}${note.isPinned ? ' pinned' : ''}`}
+      aria-labelledby={titleId}
+      data-note-id={note._id}
+      onClick={openFromCard}
+    >
       <h3 className="note-title" id={titleId}>
         <button type="button" className="note-open" onClick={() => onOpen(note)}>
           <MarkedText text={title} ranges={titleMarks} />
@@ -47,7 +61,12 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
           <MarkedText text={excerpt} ranges={excerptMarks} />
         </p>
       ) : (
-        <NoteContent className="note-body markdown" source={preview(note.content)} highlight={highlight} maxMarks={contentMarks} />
+        <NoteContent
+          className="note-body markdown"
+          source={preview(note.content)}
+          highlight={highlight}
+          maxMarks={contentMarks}
+        />
       )}
       <div className="note-footer">
         {note.tags.length > 0 && (
@@ -72,10 +91,22 @@ export const NoteCard = memo(function NoteCard({ note, view, highlight, onOpen, 
           >
             <PinIcon filled={note.isPinned} />
           </button>
-          <button type="button" className="icon-button" aria-label={`History of “${title}”`} title="History" onClick={() => onHistory(note)}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={`History of “${title}”`}
+            title="History"
+            onClick={() => onHistory(note)}
+          >
             <HistoryIcon />
           </button>
-          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} title="Move to trash" onClick={() => onDelete(note)}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={`Delete “${title}”`}
+            title="Move to trash"
+            onClick={() => onDelete(note)}
+          >
             <TrashIcon />
           </button>
         </div>

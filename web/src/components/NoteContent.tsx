@@ -34,8 +34,6 @@ export function NoteContent({ source, highlight, maxMarks = MARKS_PER_CARD, clas
 export function MarkedText({ text, ranges }: { text: string; ranges: readonly Range[] }) {
   if (ranges.length === 0) return <>{text}</>
   return (
-    <>
-      {segments(text, ranges).map((piece, i) => (piece.marked ? <mark key={i}>{piece.text}</mark> : piece.text))}
-    </>
+    <>{segments(text, ranges).map((piece, i) => (piece.marked ? <mark key={i}>{piece.text}</mark> : piece.text))}</>
   )
 }

@@ -53,14 +53,22 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
   const session = useSession()
   const ids = useId()
   const isNew = !target.noteId
-  const dirty = title !== target.title || content !== target.content || tags.join('\u0000') !== target.tags.join('\u0000') || Boolean(target.restored)
+  const dirty =
+    title !== target.title ||
+    content !== target.content ||
+    tags.join('\u0000') !== target.tags.join('\u0000') ||
+    Boolean(target.restored)
   if (dirtyRef) dirtyRef.current = dirty
 
   // What a 401 keeps (session.tsx), always the latest.
   const latest = useRef({ title, content, tags })
   latest.current = { title, content, tags }
   useEffect(() => {
-    session.setDraftSource(() => ({ ...latest.current, ...(target.noteId ? { noteId: target.noteId } : {}), ...(version ? { version } : {}) }))
+    session.setDraftSource(() => ({
+      ...latest.current,
+      ...(target.noteId ? { noteId: target.noteId } : {}),
+      ...(version ? { version } : {}),
+    }))
     return () => session.setDraftSource(undefined)
   }, [session, target.noteId, version])
 
@@ -186,7 +194,14 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
             {preview ? (
               <NoteContent className="preview markdown" source={content || '*Nothing to preview.*'} />
             ) : (
-              <textarea id={`${ids}-content`} name="content" value={content} onChange={(e) => setContent(e.target.value)} rows={10} placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)" />
+              <textarea
+                id={`${ids}-content`}
+                name="content"
+                value={content}
+                onChange={(e) => setContent(e.target.value)}
+                rows={10}
+                placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)"
+              />
             )}
           </div>
           <div className="field">

@@ -95,7 +95,11 @@ export function NoteGrid({ notes, view, highlight, ...actions }: Props) {
           )
         }
         return (
-          <div key={item.key} className="note-row-group" style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` }}>
+          <div
+            key={item.key}
+            className="note-row-group"
+            style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` }}
+          >
             {row.notes.map((note) => (
               <NoteCard key={note._id} note={note} view={view} highlight={highlight} {...actions} />
             ))}

@@ -6,7 +6,15 @@ import { CloseIcon } from './Icons'
 
 const MAX_OFFERS = 8
 
-export function TagInput({ tags, onChange, known }: { tags: string[]; onChange: (tags: string[]) => void; known: string[] }) {
+export function TagInput({
+  tags,
+  onChange,
+  known,
+}: {
+  tags: string[]
+  onChange: (tags: string[]) => void
+  known: string[]
+}) {
   const [text, setText] = useState('')
   const [active, setActive] = useState(-1)
   const [open, setOpen] = useState(false)
@@ -60,7 +68,12 @@ export function TagInput({ tags, onChange, known }: { tags: string[]; onChange: 
           {tags.map((tag) => (
             <li key={tag} className="chip">
               <span>{tag}</span>
-              <button type="button" className="chip-remove" aria-label={`Remove tag ${tag}`} onClick={() => onChange(tags.filter((t) => t !== tag))}>
+              <button
+                type="button"
+                className="chip-remove"
+                aria-label={`Remove tag ${tag}`}
+                onClick={() => onChange(tags.filter((t) => t !== tag))}
+              >
                 <CloseIcon size={14} />
               </button>
             </li>

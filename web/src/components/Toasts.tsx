@@ -50,7 +50,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       }
       all.current.set(toast.id, toast)
       setToasts((list) => [...list, toast])
-      if (toast.kind !== 'error') timers.current.set(toast.id, setTimeout(() => dismiss(toast.id), toast.timeoutMs ?? 4000))
+      if (toast.kind !== 'error')
+        timers.current.set(
+          toast.id,
+          setTimeout(() => dismiss(toast.id), toast.timeoutMs ?? 4000),
+        )
       return toast.id
     },
     [dismiss],
@@ -62,7 +66,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       {children}
       <div className="toasts" aria-live="polite">
         {toasts.map((toast) => (
-          <div key={toast.id} className={`toast ${toast.kind ?? 'info'}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
+          <div
+            key={toast.id}
+            className={`toast ${toast.kind ?? 'info'}`}
+            role={toast.kind === 'error' ? 'alert' : 'status'}
+          >
             <span className="toast-message">{toast.message}</span>
             {toast.action && (
               <button

@@ -15,7 +15,12 @@ import { useSession } from '../session'
 const SERVICE_WORKER = '/sw.js'
 
 interface TrustedTypesWindow {
-  trustedTypes?: { createPolicy(name: string, rules: { createScriptURL(url: string): string }): { createScriptURL(url: string): unknown } }
+  trustedTypes?: {
+    createPolicy(
+      name: string,
+      rules: { createScriptURL(url: string): string },
+    ): { createScriptURL(url: string): unknown }
+  }
 }
 
 /**

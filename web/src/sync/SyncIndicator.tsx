@@ -9,7 +9,10 @@ export function SyncIndicator({ sync }: { sync: SyncStatus | undefined }) {
   if (!sync || (sync.online && sync.waiting === 0)) return null
   let text: string
   if (sync.refused) text = `${changes(sync.waiting)} not sent: ${sync.refused}`
-  else if (!sync.online) text = sync.waiting ? `Offline · ${changes(sync.waiting)} waiting to be sent` : 'Offline · changes you make are kept on this device'
+  else if (!sync.online)
+    text = sync.waiting
+      ? `Offline · ${changes(sync.waiting)} waiting to be sent`
+      : 'Offline · changes you make are kept on this device'
   else if (sync.waiting > sync.held) text = `Sending ${changes(sync.waiting - sync.held)}…`
   else text = `${changes(sync.held)} waiting for your choice`
   return (

@@ -41,7 +41,12 @@ export class SyncEngine {
   private reachable = true
   private readonly ready: Promise<void>
 
-  constructor(token: string, userId: string, private readonly events: SyncEvents, client: Client) {
+  constructor(
+    token: string,
+    userId: string,
+    private readonly events: SyncEvents,
+    client: Client,
+  ) {
     this.replica = new Replica(userId)
     this.sender = new OutboxSender(token, client, this.replica, {
       online: () => this.online,

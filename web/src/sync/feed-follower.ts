@@ -96,7 +96,8 @@ export class FeedFollower {
           continue
         }
         if (err instanceof StreamRefused && err.retryAfterSeconds) wait = err.retryAfterSeconds * 1000
-        else if (!(err instanceof StreamRefused) && !(err instanceof DOMException && err.name === 'AbortError')) this.events.unreachable()
+        else if (!(err instanceof StreamRefused) && !(err instanceof DOMException && err.name === 'AbortError'))
+          this.events.unreachable()
         if (!this.replica.listed) this.events.loadFailed(err instanceof Error ? err.message : String(err))
       }
       this.failures++

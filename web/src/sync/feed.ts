@@ -32,7 +32,12 @@ function headers(token: string, extra: Record<string, string> = {}): Record<stri
   return { accept: 'application/json', authorization: `Bearer ${token}`, ...extra }
 }
 
-async function page(client: Client, token: string, since: string | undefined, signal: AbortSignal): Promise<{ changes: FeedChange[]; cursor: string; more: boolean }> {
+async function page(
+  client: Client,
+  token: string,
+  since: string | undefined,
+  signal: AbortSignal,
+): Promise<{ changes: FeedChange[]; cursor: string; more: boolean }> {
   const query = since === undefined ? `limit=${PAGE}` : `since=${encodeURIComponent(since)}&limit=${PAGE}`
   try {
     return await client.answerOf(fetch(`/get-changes?${query}`, { headers: headers(token), signal }), signal)
@@ -43,7 +48,12 @@ async function page(client: Client, token: string, since: string | undefined, si
 }
 
 /** Every change after `since`, all pages of them; throws CursorExpired for an unusable cursor. */
-export async function changesSince(client: Client, token: string, since: string, signal: AbortSignal): Promise<{ changes: FeedChange[]; cursor: string }> {
+export async function changesSince(
+  client: Client,
+  token: string,
+  since: string,
+  signal: AbortSignal,
+): Promise<{ changes: FeedChange[]; cursor: string }> {
   const changes: FeedChange[] = []
   let cursor = since
   for (;;) {
@@ -55,7 +65,11 @@ export async function changesSince(client: Client, token: string, since: string,
 }
 
 /** Every note the account lists, and the cursor they are current to. */
-export async function listAll(client: Client, token: string, signal: AbortSignal): Promise<{ notes: Map<string, Note>; cursor: string }> {
+export async function listAll(
+  client: Client,
+  token: string,
+  signal: AbortSignal,
+): Promise<{ notes: Map<string, Note>; cursor: string }> {
   const notes = new Map<string, Note>()
   let answer = await page(client, token, undefined, signal)
   for (;;) {
@@ -89,7 +103,11 @@ export async function holdStream(
   signal: AbortSignal,
   onRetry: (ms: number) => void = () => undefined,
 ): Promise<void> {
-  const response = await fetch('/stream-changes', { headers: headers(token, { accept: 'text/event-stream', 'last-event-id': cursor }), signal, cache: 'no-store' })
+  const response = await fetch('/stream-changes', {
+    headers: headers(token, { accept: 'text/event-stream', 'last-event-id': cursor }),
+    signal,
+    cache: 'no-store',
+  })
   if (!response.ok || !response.body) {
     const retryAfter = Number(response.headers.get('retry-after'))
     try {
@@ -97,7 +115,12 @@ export async function holdStream(
     } catch (err) {
       const status = statusOf(err)
       if (status === 410) throw new CursorExpired()
-      if (status !== undefined && status !== 401) throw new StreamRefused((err as Error).message, status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined)
+      if (status !== undefined && status !== 401)
+        throw new StreamRefused(
+          (err as Error).message,
+          status,
+          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+        )
       throw err
     }
     throw new StreamRefused(`The server answered ${response.status}`, response.status, undefined)

@@ -6,8 +6,10 @@
 import type { Note } from '../api.js'
 import { backtracksBadly } from '../search.js'
 
-export const TOO_SLOW_OFFLINE = 'This pattern could take too long to search on this device. Simplify it, or search again when you are back online.'
-export const INVALID_OFFLINE = 'This pattern is not one this device can search offline. Search again when you are back online.'
+export const TOO_SLOW_OFFLINE =
+  'This pattern could take too long to search on this device. Simplify it, or search again when you are back online.'
+export const INVALID_OFFLINE =
+  'This pattern is not one this device can search offline. Search again when you are back online.'
 
 /** A test of one note against `pattern` (title or content), or the message saying why there is none. */
 export function localMatcher(pattern: string): ((note: Note) => boolean) | { error: string } {

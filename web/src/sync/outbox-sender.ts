@@ -63,7 +63,9 @@ export class OutboxSender {
    * took it, as the editor closes; a pin or a delete shows at once (and goes back if refused).
    */
   shown(): Waiting[] {
-    return this.replica.outbox.filter((w) => !(this.waiters.has(w.seq) && (w.change.kind === 'add' || w.change.kind === 'edit')))
+    return this.replica.outbox.filter(
+      (w) => !(this.waiters.has(w.seq) && (w.change.kind === 'add' || w.change.kind === 'edit')),
+    )
   }
 
   /** The waiting change `seq` whose conflict the editor showed: the person chose, so it goes. */
@@ -77,7 +79,8 @@ export class OutboxSender {
   async submit(change: Change): Promise<Note | undefined> {
     const replica = this.replica
     const renamed = this.renamed.get(change.noteId)
-    if (renamed && change.kind !== 'add') change = { ...change, noteId: renamed, base: replica.notes.get(renamed)?.updatedOn ?? '' }
+    if (renamed && change.kind !== 'add')
+      change = { ...change, noteId: renamed, base: replica.notes.get(renamed)?.updatedOn ?? '' }
     if (change.kind !== 'add') {
       let base = change.base
       for (let next = this.successors.get(base); next; next = this.successors.get(base)) base = next
@@ -87,7 +90,12 @@ export class OutboxSender {
     replica.outbox = enqueue(replica.outbox, change, seq, new Date().toISOString(), this.sending)
     const carrier =
       replica.outbox.find((w) => w.seq === seq) ??
-      replica.outbox.find((w) => w.seq !== this.sending && w.change.noteId === change.noteId && (w.change.kind === change.kind || w.change.kind === 'add'))
+      replica.outbox.find(
+        (w) =>
+          w.seq !== this.sending &&
+          w.change.noteId === change.noteId &&
+          (w.change.kind === change.kind || w.change.kind === 'add'),
+      )
     if (!carrier || !this.events.online()) {
       this.save()
       this.events.changed()
@@ -110,7 +118,11 @@ export class OutboxSender {
     this.flushing = true
     const replica = this.replica
     try {
-      for (let next = nextToSend(replica.outbox); next && this.events.online() && !this.stopped; next = nextToSend(replica.outbox)) {
+      for (
+        let next = nextToSend(replica.outbox);
+        next && this.events.online() && !this.stopped;
+        next = nextToSend(replica.outbox)
+      ) {
         this.sending = next.seq
         const answer = await this.send(next.change)
         this.events.reached()
@@ -170,9 +182,11 @@ export class OutboxSender {
       if (settled.put) replica.apply([{ noteId: settled.put._id, note: settled.put }], undefined)
       if (settled.drop) replica.apply([{ noteId: settled.drop, note: null }], undefined)
       if (settled.put && sent.change.kind === 'add') this.renamed.set(sent.change.noteId, settled.put._id)
-      if (answer.kind === 'saved' && sent.change.kind === 'pin') this.successors.set(sent.change.base, answer.note.updatedOn)
+      if (answer.kind === 'saved' && sent.change.kind === 'pin')
+        this.successors.set(sent.change.base, answer.note.updatedOn)
       if (settled.notice) this.events.notice(settled.notice)
-      if (held && answer.kind === 'conflict' && sent.change.kind === 'edit') this.events.conflict(sent.seq, sent.change.fields, answer.theirs)
+      if (held && answer.kind === 'conflict' && sent.change.kind === 'edit')
+        this.events.conflict(sent.seq, sent.change.fields, answer.theirs)
       for (const w of waiters ?? []) w.resolve(settled.put)
     }
     this.save()
@@ -187,16 +201,23 @@ export class OutboxSender {
         case 'add':
           return { kind: 'saved', note: (await api.addNote(this.token, change.fields)).note }
         case 'edit':
-          return { kind: 'saved', note: (await api.editNote(this.token, change.noteId, change.fields, change.base)).note }
+          return {
+            kind: 'saved',
+            note: (await api.editNote(this.token, change.noteId, change.fields, change.base)).note,
+          }
         case 'pin':
-          return { kind: 'saved', note: (await api.setPinned(this.token, change.noteId, change.isPinned, change.base)).note }
+          return {
+            kind: 'saved',
+            note: (await api.setPinned(this.token, change.noteId, change.isPinned, change.base)).note,
+          }
         case 'delete':
           await api.deleteNote(this.token, change.noteId, change.base)
           return { kind: 'deleted' }
       }
     } catch (error) {
       const status = statusOf(error)
-      if (status === 412 && 'note' in (error as object)) return { kind: 'conflict', theirs: (error as { note: Note }).note, error }
+      if (status === 412 && 'note' in (error as object))
+        return { kind: 'conflict', theirs: (error as { note: Note }).note, error }
       if (status === undefined || status === 401 || status === 0 || status === 429 || status >= 500) throw error
       if (status === 404) return { kind: 'gone', error }
       return { kind: 'refused', message: (error as Error).message, error }

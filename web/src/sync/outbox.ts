@@ -35,7 +35,13 @@ export const isLocalId = (id: string) => id.startsWith(LOCAL_PREFIX)
 export const conflictTitle = (title: string) => `${title} (conflict)`
 
 /** `outbox` with `change` made at `madeOn`; `sending` is the seq of the change on its way, left alone. */
-export function enqueue(outbox: readonly Waiting[], change: Change, seq: number, madeOn: string, sending?: number): Waiting[] {
+export function enqueue(
+  outbox: readonly Waiting[],
+  change: Change,
+  seq: number,
+  madeOn: string,
+  sending?: number,
+): Waiting[] {
   const open = (w: Waiting) => w.seq !== sending && !w.held && w.change.noteId === change.noteId
   const added = outbox.find((w) => open(w) && w.change.kind === 'add')
   const next = { seq, change, madeOn }
@@ -98,12 +104,20 @@ export function taken(outbox: readonly Waiting[], sent: Waiting, saved: Note | u
     .filter((w) => w.seq !== sent.seq)
     .map((w) => {
       if (!saved || w.change.noteId !== sent.change.noteId || w.change.kind === 'add') return w
-      return { ...w, change: { ...w.change, noteId: saved._id, base: w.change.base === base ? saved.updatedOn : w.change.base } }
+      return {
+        ...w,
+        change: { ...w.change, noteId: saved._id, base: w.change.base === base ? saved.updatedOn : w.change.base },
+      }
     })
 }
 
 /** What the server's answer to a waiting change means for the outbox and the replica. */
-export type Answer = { kind: 'saved'; note: Note } | { kind: 'deleted' } | { kind: 'conflict'; theirs: Note } | { kind: 'gone' } | { kind: 'refused'; message: string }
+export type Answer =
+  | { kind: 'saved'; note: Note }
+  | { kind: 'deleted' }
+  | { kind: 'conflict'; theirs: Note }
+  | { kind: 'gone' }
+  | { kind: 'refused'; message: string }
 
 export interface Settled {
   outbox: Waiting[]
@@ -122,7 +136,13 @@ export interface Settled {
  * elsewhere becomes a new note with its text; a pin is made again on the newer version; a delete
  * of a note changed elsewhere is not done, so the other text stays.
  */
-export function settle(outbox: readonly Waiting[], sent: Waiting, answer: Answer, localId: string, held = false): Settled {
+export function settle(
+  outbox: readonly Waiting[],
+  sent: Waiting,
+  answer: Answer,
+  localId: string,
+  held = false,
+): Settled {
   const rest = () => outbox.filter((w) => w.seq !== sent.seq)
   const replace = (w: Waiting) => outbox.map((x) => (x.seq === sent.seq ? w : x))
   const change = sent.change
@@ -137,17 +157,28 @@ export function settle(outbox: readonly Waiting[], sent: Waiting, answer: Answer
       const theirs = answer.theirs
       if (change.kind === 'edit') {
         if (held) return { outbox: replace({ ...sent, held: true }), put: theirs }
-        const add: Change = { kind: 'add', noteId: localId, fields: { ...change.fields, title: conflictTitle(change.fields.title) } }
+        const add: Change = {
+          kind: 'add',
+          noteId: localId,
+          fields: { ...change.fields, title: conflictTitle(change.fields.title) },
+        }
         return { outbox: replace({ ...sent, change: add }), put: theirs }
       }
-      if (change.kind === 'pin') return { outbox: replace({ ...sent, change: { ...change, base: theirs.updatedOn } }), put: theirs }
+      if (change.kind === 'pin')
+        return { outbox: replace({ ...sent, change: { ...change, base: theirs.updatedOn } }), put: theirs }
       return { outbox: rest(), put: theirs, notice: `“${theirs.title}” was changed elsewhere, so it was not deleted.` }
     }
     case 'gone': {
       if (change.kind !== 'edit') return { outbox: rest(), drop: change.noteId }
       // Deleted elsewhere: the text comes back as a note of its own, and what waits for the note follows it.
       const add: Change = { kind: 'add', noteId: localId, fields: change.fields }
-      const moved = outbox.map((w) => (w.seq === sent.seq ? { ...sent, change: add } : w.change.noteId === change.noteId ? { ...w, change: { ...w.change, noteId: localId, base: '' } } : w))
+      const moved = outbox.map((w) =>
+        w.seq === sent.seq
+          ? { ...sent, change: add }
+          : w.change.noteId === change.noteId
+            ? { ...w, change: { ...w.change, noteId: localId, base: '' } }
+            : w,
+      )
       return { outbox: moved, drop: change.noteId }
     }
   }
@@ -160,7 +191,14 @@ export function view(replica: ReadonlyMap<string, Note>, outbox: readonly Waitin
   for (const { change, madeOn } of outbox) {
     const note = notes.get(change.noteId)
     if (change.kind === 'add') {
-      notes.set(change.noteId, { _id: change.noteId, ...change.fields, isPinned: note?.isPinned ?? false, userId, createdOn: madeOn, updatedOn: madeOn })
+      notes.set(change.noteId, {
+        _id: change.noteId,
+        ...change.fields,
+        isPinned: note?.isPinned ?? false,
+        userId,
+        createdOn: madeOn,
+        updatedOn: madeOn,
+      })
     } else if (note && change.kind === 'edit') {
       notes.set(change.noteId, { ...note, ...change.fields })
     } else if (note && change.kind === 'pin') {

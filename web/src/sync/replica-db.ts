@@ -48,7 +48,11 @@ export class ReplicaDb {
 
   async load(): Promise<Loaded> {
     const tx = this.db.transaction(['notes', 'outbox', 'meta'])
-    const [notes, outbox, cursor] = await Promise.all([tx.objectStore('notes').getAll(), tx.objectStore('outbox').getAll(), tx.objectStore('meta').get('cursor')])
+    const [notes, outbox, cursor] = await Promise.all([
+      tx.objectStore('notes').getAll(),
+      tx.objectStore('outbox').getAll(),
+      tx.objectStore('meta').get('cursor'),
+    ])
     return { notes, outbox, cursor }
   }
 
@@ -103,5 +107,7 @@ export async function deleteReplica(userId: string): Promise<void> {
 /** Deletes the replicas of every other account: what a person left when their session ended goes when someone else signs in here. */
 export async function deleteOtherReplicas(userId: string): Promise<void> {
   const databases = await indexedDB.databases()
-  await Promise.all(databases.filter((d) => d.name?.startsWith(PREFIX) && d.name !== PREFIX + userId).map((d) => deleteDB(d.name!)))
+  await Promise.all(
+    databases.filter((d) => d.name?.startsWith(PREFIX) && d.name !== PREFIX + userId).map((d) => deleteDB(d.name!)),
+  )
 }

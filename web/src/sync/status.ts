@@ -14,5 +14,10 @@ export interface SyncStatus {
 }
 
 export function syncStatus(online: boolean, outbox: readonly Waiting[]): SyncStatus {
-  return { online, waiting: outbox.length, refused: outbox.find((w) => w.refused)?.refused, held: outbox.filter((w) => w.held).length }
+  return {
+    online,
+    waiting: outbox.length,
+    refused: outbox.find((w) => w.refused)?.refused,
+    held: outbox.filter((w) => w.held).length,
+  }
 }

@@ -11,7 +11,10 @@ function repairColumns(db: Database, table: string, columns: string[]): void {
   const blobs = columns.map((c) => `CAST(${c} AS BLOB)`)
   const suspect = blobs.map((b) => `instr(${b}, X'ED') > 0`).join(' OR ')
   const bad: string[] = []
-  for (const row of db.prepare(`SELECT id, ${blobs.join(', ')} FROM ${table} WHERE ${suspect}`).raw().iterate() as IterableIterator<[string, ...Buffer[]]>) {
+  for (const row of db
+    .prepare(`SELECT id, ${blobs.join(', ')} FROM ${table} WHERE ${suspect}`)
+    .raw()
+    .iterate() as IterableIterator<[string, ...Buffer[]]>) {
     const [id, ...values] = row
     if (values.some((v) => !isUtf8(v))) bad.push(id)
   }
@@ -22,7 +25,9 @@ function repairColumns(db: Database, table: string, columns: string[]): void {
 
 function repairTags(db: Database): void {
   // JSON.stringify writes a paired surrogate as it is and only a lone one as an escape.
-  const rows = db.prepare<[], { id: string; tags: string }>("SELECT id, tags FROM notes WHERE instr(tags, '\\ud') > 0").all()
+  const rows = db
+    .prepare<[], { id: string; tags: string }>("SELECT id, tags FROM notes WHERE instr(tags, '\\ud') > 0")
+    .all()
   const write = db.prepare('UPDATE notes SET tags = ? WHERE id = ?')
   for (const { id, tags } of rows) {
     const parsed = JSON.parse(tags) as string[]
@@ -32,7 +37,9 @@ function repairTags(db: Database): void {
 }
 
 function rekeyEmails(db: Database): void {
-  const users = db.prepare<[], KeyedUser>('SELECT id, email, email_key AS emailKey, created_on AS createdOn FROM users').iterate()
+  const users = db
+    .prepare<[], KeyedUser>('SELECT id, email, email_key AS emailKey, created_on AS createdOn FROM users')
+    .iterate()
   const changed = changedKeys(users) // reads them all before the first write
   if (changed.length === 0) return
   const holder = db.prepare<[string], string>('SELECT id FROM users WHERE email_key = ?').pluck()

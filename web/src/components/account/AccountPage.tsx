@@ -18,7 +18,9 @@ function Profile() {
   const { token, user } = useSignedIn()
   const [fullName, setFullName] = useState(user.fullName)
   const action = useAction()
-  const since = user.createdOn ? new Date(user.createdOn).toLocaleDateString(undefined, { dateStyle: 'long' }) : undefined
+  const since = user.createdOn
+    ? new Date(user.createdOn).toLocaleDateString(undefined, { dateStyle: 'long' })
+    : undefined
 
   function submit() {
     void action.run(async () => {

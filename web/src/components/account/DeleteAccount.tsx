@@ -43,13 +43,27 @@ export function DeleteAccount() {
       <div className="form-stack">
         <label className="field">
           <span>
-            Type <strong className="confirm-word">{user.email}</strong> or <strong className="confirm-word">DELETE</strong> to confirm
+            Type <strong className="confirm-word">{user.email}</strong> or{' '}
+            <strong className="confirm-word">DELETE</strong> to confirm
           </span>
-          <input name="confirmation" autoComplete="off" autoCapitalize="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} />
+          <input
+            name="confirmation"
+            autoComplete="off"
+            autoCapitalize="off"
+            spellCheck={false}
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+          />
         </label>
         <label className="field">
           <span>Password</span>
-          <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
       </div>
     </FormPanel>

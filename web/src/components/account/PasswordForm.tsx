@@ -52,7 +52,13 @@ export function PasswordForm({ onChanged }: { onChanged: () => void }) {
       <div className="form-row">
         <label className="field">
           <span>Current password</span>
-          <input name="currentPassword" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <input
+            name="currentPassword"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
         </label>
         <div className="field">
           <label htmlFor={nextId}>New password</label>

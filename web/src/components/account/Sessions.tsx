@@ -72,7 +72,10 @@ export function Sessions({ version }: { version: number }) {
           Sign out everywhere
         </button>
       </div>
-      <p className="panel-hint">Signing out a device ends its session at once: it has to sign in again. “Sign out everywhere” signs out this device too.</p>
+      <p className="panel-hint">
+        Signing out a device ends its session at once: it has to sign in again. “Sign out everywhere” signs out this
+        device too.
+      </p>
       {loadError ? (
         <div className="form-error" role="alert">
           <span>{loadError}</span>{' '}
@@ -96,13 +99,16 @@ export function Sessions({ version }: { version: number }) {
                     {s.current && <span className="badge">This device</span>}
                   </p>
                   <p className="session-times">
-                    Signed in {formatDateTime(s.createdOn)} · {s.current ? 'active now' : `active ${lastActive(s.lastUsedOn)}`}
+                    Signed in {formatDateTime(s.createdOn)} ·{' '}
+                    {s.current ? 'active now' : `active ${lastActive(s.lastUsedOn)}`}
                   </p>
                 </div>
                 <button
                   type="button"
                   className="button"
-                  aria-label={s.current ? 'Sign out this device' : `Sign out ${name}, signed in ${formatDateTime(s.createdOn)}`}
+                  aria-label={
+                    s.current ? 'Sign out this device' : `Sign out ${name}, signed in ${formatDateTime(s.createdOn)}`
+                  }
                   onClick={() => signOut(s, name)}
                   disabled={action.busy}
                 >

@@ -67,7 +67,13 @@ export function DiffView({ from, to }: { from: Fields; to: Fields }) {
         )}
       </dd>
       <dt>Content</dt>
-      <dd>{from.content === to.content ? <span className="diff-same">Unchanged</span> : <Lines parts={diffLines(from.content, to.content)} />}</dd>
+      <dd>
+        {from.content === to.content ? (
+          <span className="diff-same">Unchanged</span>
+        ) : (
+          <Lines parts={diffLines(from.content, to.content)} />
+        )}
+      </dd>
       <dt>Tags</dt>
       <dd className="diff-tags">
         {!tagsChanged && <span className="diff-same">{to.tags.length ? 'Unchanged: ' : 'None'}</span>}
@@ -93,6 +99,7 @@ export function summary(from: Fields, to: Fields): string {
     from.tags.join('\u0000') !== to.tags.join('\u0000') && 'tags',
   ].filter((x): x is string => Boolean(x))
   if (changed.length === 0) return 'No change to the text'
-  const words = changed.length === 1 ? changed[0]! : `${changed.slice(0, -1).join(', ')} and ${changed[changed.length - 1]!}`
+  const words =
+    changed.length === 1 ? changed[0]! : `${changed.slice(0, -1).join(', ')} and ${changed[changed.length - 1]!}`
   return `${words[0]!.toUpperCase()}${words.slice(1)} changed`
 }

@@ -81,7 +81,9 @@ export function HistoryDialog({ note, onRestored, onChanged, onClose }: Props) {
       setBusy(false)
       if (err instanceof SessionEndedError) return session.ended()
       if (err instanceof ConflictError) {
-        setNotice('This note was changed elsewhere meanwhile, so nothing was restored. Its history is shown again as it is now.')
+        setNotice(
+          'This note was changed elsewhere meanwhile, so nothing was restored. Its history is shown again as it is now.',
+        )
         onChanged(err.note)
       } else {
         setError(messageOf(err))
@@ -120,8 +122,9 @@ export function HistoryDialog({ note, onRestored, onChanged, onClose }: Props) {
           <section className="revision" aria-labelledby={`${ids}-revision`}>
             <h3 id={`${ids}-revision`}>Version of {dates[chosen]}</h3>
             <p className="revision-compared">
-              What changed after it, up to {chosen === 0 ? 'the note as it is now' : `the version of ${dates[chosen - 1] ?? ''}`}:{' '}
-              <del>removed</del> <ins>added</ins>
+              What changed after it, up to{' '}
+              {chosen === 0 ? 'the note as it is now' : `the version of ${dates[chosen - 1] ?? ''}`}: <del>removed</del>{' '}
+              <ins>added</ins>
             </p>
             <DiffView from={revision} to={after} />
             <button type="button" className="button primary" disabled={busy} onClick={() => void restore()}>

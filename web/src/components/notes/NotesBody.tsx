@@ -11,7 +11,15 @@ import { quoted } from './quoted'
 const plural = (n: number, one: string) => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`
 
 /** The search's error, or how many notes match (with the tag filter); nothing without a search. */
-export function SearchStatus({ search, visible, tag }: { search: NotesState['search']; visible: Note[] | undefined; tag: string | undefined }) {
+export function SearchStatus({
+  search,
+  visible,
+  tag,
+}: {
+  search: NotesState['search']
+  visible: Note[] | undefined
+  tag: string | undefined
+}) {
   if (search?.error) {
     return (
       <p className="banner error" role="alert">

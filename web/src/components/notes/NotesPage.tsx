@@ -41,7 +41,9 @@ function HistoryUnavailable({ onClose }: { onClose: () => void }) {
   return (
     <div className="toasts">
       <div className="toast error" role="alert">
-        <span className="toast-message">The history could not be loaded. Check your connection and reload the page.</span>
+        <span className="toast-message">
+          The history could not be loaded. Check your connection and reload the page.
+        </span>
         <button type="button" className="toast-action" onClick={onClose}>
           Close
         </button>
@@ -60,7 +62,15 @@ export function NotesPage() {
   const [editing, setEditing] = useState<EditorTarget>()
   const [historyOf, setHistoryOf] = useState<string>()
   const notice = useCallback((message: string) => toasts.show({ kind: 'error', message }), [toasts])
-  const notes = useNotes({ token, userId: user._id, typed, regex, onSessionEnded: session.ended, onNotice: notice, editing: editing?.noteId })
+  const notes = useNotes({
+    token,
+    userId: user._id,
+    typed,
+    regex,
+    onSessionEnded: session.ended,
+    onNotice: notice,
+    editing: editing?.noteId,
+  })
   const editor = useEditorSession(notes, user._id, [editing, setEditing])
   const tags = useTagFilter(notes.all)
   const actions = useCardActions(notes, { open: editor.open, filter: tags.setTag, showHistory: setHistoryOf })
@@ -99,14 +109,32 @@ export function NotesPage() {
           <TagFilter {...tags} />
           <div className="toolbar-actions">
             <div className="segmented" role="group" aria-label="Layout">
-              <button type="button" aria-pressed={view === 'cards'} aria-label="Cards" title="Cards" onClick={() => chooseView('cards')}>
+              <button
+                type="button"
+                aria-pressed={view === 'cards'}
+                aria-label="Cards"
+                title="Cards"
+                onClick={() => chooseView('cards')}
+              >
                 <GridIcon />
               </button>
-              <button type="button" aria-pressed={view === 'list'} aria-label="List" title="List" onClick={() => chooseView('list')}>
+              <button
+                type="button"
+                aria-pressed={view === 'list'}
+                aria-label="List"
+                title="List"
+                onClick={() => chooseView('list')}
+              >
                 <ListIcon />
               </button>
             </div>
-            <button type="button" className="button primary" onClick={editor.openNew} aria-keyshortcuts="n" title="New note (N)">
+            <button
+              type="button"
+              className="button primary"
+              onClick={editor.openNew}
+              aria-keyshortcuts="n"
+              title="New note (N)"
+            >
               <PlusIcon /> <span>New note</span>
             </button>
           </div>
@@ -117,7 +145,17 @@ export function NotesPage() {
           </Suspense>
         )}
         <SearchStatus search={notes.search} visible={visible} tag={tag} />
-        <NotesBody notes={notes} visible={visible} typed={typed} regex={regex} tag={tag} view={view} highlight={highlight} actions={actions} onNew={editor.openNew} />
+        <NotesBody
+          notes={notes}
+          visible={visible}
+          typed={typed}
+          regex={regex}
+          tag={tag}
+          view={view}
+          highlight={highlight}
+          actions={actions}
+          onNew={editor.openNew}
+        />
       </main>
       {editing && (
         <Suspense fallback={null}>
@@ -136,7 +174,13 @@ export function NotesPage() {
       )}
       {historyNote && (
         <Suspense fallback={null}>
-          <HistoryDialog key={historyNote._id} note={historyNote} onRestored={editor.restored} onChanged={notes.changed} onClose={() => setHistoryOf(undefined)} />
+          <HistoryDialog
+            key={historyNote._id}
+            note={historyNote}
+            onRestored={editor.restored}
+            onChanged={notes.changed}
+            onClose={() => setHistoryOf(undefined)}
+          />
         </Suspense>
       )}
     </>

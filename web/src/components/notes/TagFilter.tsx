@@ -38,7 +38,14 @@ export function TagFilter({ tag, setTag, counts }: TagFilterState) {
         </button>
       )}
       {counts.map(([t, count]) => (
-        <button key={t} type="button" className="filter-chip" aria-pressed={tag === t} title={t} onClick={() => setTag(tag === t ? undefined : t)}>
+        <button
+          key={t}
+          type="button"
+          className="filter-chip"
+          aria-pressed={tag === t}
+          title={t}
+          onClick={() => setTag(tag === t ? undefined : t)}
+        >
           <span className="filter-chip-name">{t}</span> <span className="count">{count}</span>
         </button>
       ))}

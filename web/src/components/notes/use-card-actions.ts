@@ -42,7 +42,9 @@ export function useCardActions(notes: NotesState, { open, filter, showHistory }:
       onOpen: open,
       onTag: filter,
       onPin: (note: Note, isPinned: boolean) => {
-        notesRef.current.setPinned(note, isPinned).catch((err: unknown) => failed(note, isPinned ? ['pin', 'pinned'] : ['unpin', 'unpinned'], err))
+        notesRef.current
+          .setPinned(note, isPinned)
+          .catch((err: unknown) => failed(note, isPinned ? ['pin', 'pinned'] : ['unpin', 'unpinned'], err))
       },
       onDelete: (note: Note) => {
         notesRef.current.remove(note).then(
@@ -52,7 +54,10 @@ export function useCardActions(notes: NotesState, { open, filter, showHistory }:
               timeoutMs: UNDO_MS,
               action: {
                 label: 'Undo',
-                run: () => void notesRef.current.restore(note._id).catch((err: unknown) => failed(note, ['restore', 'restored'], err)),
+                run: () =>
+                  void notesRef.current
+                    .restore(note._id)
+                    .catch((err: unknown) => failed(note, ['restore', 'restored'], err)),
               },
             }),
           (err: unknown) => failed(note, ['delete', 'deleted'], err),

@@ -8,7 +8,13 @@ import { takeDraft } from '../../storage'
 import type { EditorTarget } from '../NoteEditor'
 import { useToasts } from '../Toasts'
 
-const targetOf = (note: Note): EditorTarget => ({ noteId: note._id, version: note.updatedOn, title: note.title, content: note.content, tags: note.tags })
+const targetOf = (note: Note): EditorTarget => ({
+  noteId: note._id,
+  version: note.updatedOn,
+  title: note.title,
+  content: note.content,
+  tags: note.tags,
+})
 
 export interface EditorSession {
   /** What the editor shows; undefined while it is closed. */
@@ -27,7 +33,11 @@ export interface EditorSession {
 }
 
 /** `editing` is the page's state, since the notes' hook (which this one uses) needs it first. */
-export function useEditorSession(notes: NotesState, userId: string, [editing, setEditing]: [EditorTarget | undefined, Dispatch<SetStateAction<EditorTarget | undefined>>]): EditorSession {
+export function useEditorSession(
+  notes: NotesState,
+  userId: string,
+  [editing, setEditing]: [EditorTarget | undefined, Dispatch<SetStateAction<EditorTarget | undefined>>],
+): EditorSession {
   const toasts = useToasts()
   const dirty = useRef(false)
 
@@ -40,7 +50,14 @@ export function useEditorSession(notes: NotesState, userId: string, [editing, se
     const draft = takeDraft(userId)
     if (!draft) return
     const exists = allRef.current?.some((n) => n._id === draft.noteId)
-    setEditing({ title: draft.title, content: draft.content, tags: draft.tags, noteId: exists ? draft.noteId : undefined, version: draft.version, restored: true })
+    setEditing({
+      title: draft.title,
+      content: draft.content,
+      tags: draft.tags,
+      noteId: exists ? draft.noteId : undefined,
+      version: draft.version,
+      restored: true,
+    })
   }, [loaded, userId, setEditing])
 
   const open = useCallback((note: Note) => setEditing(targetOf(note)), [setEditing])
@@ -52,7 +69,8 @@ export function useEditorSession(notes: NotesState, userId: string, [editing, se
   }
 
   /** What a save says: offline, the change waits on this device. */
-  const savedMessage = (done: string) => (notes.sync && !notes.sync.online ? `${done} on this device; it is sent when you are back online` : done)
+  const savedMessage = (done: string) =>
+    notes.sync && !notes.sync.online ? `${done} on this device; it is sent when you are back online` : done
 
   return {
     target: editing,

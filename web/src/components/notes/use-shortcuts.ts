@@ -2,7 +2,11 @@
 // the editor is open.
 import { type RefObject, useEffect, useRef } from 'react'
 
-export function useShortcuts(searchBox: RefObject<HTMLInputElement | null>, openNew: () => void, editorOpen: boolean): void {
+export function useShortcuts(
+  searchBox: RefObject<HTMLInputElement | null>,
+  openNew: () => void,
+  editorOpen: boolean,
+): void {
   const paused = useRef(editorOpen)
   paused.current = editorOpen
   useEffect(() => {

@@ -166,7 +166,13 @@ export function TrashPage() {
                 </p>
               </div>
               <div className="trash-actions">
-                <button type="button" className="button" disabled={busy.has(note._id)} aria-label={`Restore “${title}”`} onClick={() => void restore(note)}>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={busy.has(note._id)}
+                  aria-label={`Restore “${title}”`}
+                  onClick={() => void restore(note)}
+                >
                   Restore
                 </button>
                 <button
@@ -207,7 +213,12 @@ export function TrashPage() {
             Trash
           </h1>
           {count > 0 && (
-            <button type="button" className="button danger" disabled={busy.has('')} onClick={() => setAsking({ kind: 'empty' })}>
+            <button
+              type="button"
+              className="button danger"
+              disabled={busy.has('')}
+              onClick={() => setAsking({ kind: 'empty' })}
+            >
               Empty trash
             </button>
           )}
