@@ -10,16 +10,13 @@ export const SESSION_TOUCH_INTERVAL_MS = 5 * 60_000
 /** A login past it ends the least recently used session: a script that never logs out adds one per run. */
 export const MAX_SESSIONS_PER_ACCOUNT = 100
 
+// eslint-disable-next-line no-control-regex -- control characters are what clientOf replaces
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g
+
 /** The User-Agent as a session's client (docs/accounts.md); a cut through a surrogate pair is mended. */
 function clientOf(userAgent: string | undefined): string {
   if (!userAgent) return ''
-  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-  return userAgent
-    .replace(/[\u0000-\u001f\u007f]/g, ' ')
-    .trim()
-    .slice(0, 200)
-    .trimEnd()
-    .toWellFormed()
+  return userAgent.replace(CONTROL_CHARACTERS, ' ').trim().slice(0, 200).trimEnd().toWellFormed()
 }
 
 export interface Authenticated extends Pick<VerifiedToken, 'sessionId' | 'issuedAt'> {
