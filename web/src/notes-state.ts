@@ -1,34 +1,21 @@
 // The signed-in person's notes as the app holds them: the replica on this device with the changes
 // made here applied (sync/engine.ts, a chunk of its own, loaded as the page starts), kept current
-// by the change stream; the current search's results (GET /search-notes, debounced, the older
+// by the change stream; the current search's results (use-search.ts: GET /search-notes, debounced, the older
 // request cancelled; on the replica while offline), which take in the notes changed since they
 // came (live-search.ts); and every change made here shown at once, in
 // the API's order (note-order.ts). Changes go through the outbox: online each is sent at once and
 // a 412 or 404 comes back to the caller as before (the note as it is now is shown); offline they
 // wait, and the engine sends them when the network returns.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, type Note, type NoteFields, SessionEndedError, UNREACHABLE, answerOf, api, messageOf } from './api'
 import { takeEarlyListing } from './early-listing'
-import { liveResults, versionsOf } from './live-search'
 import { compareNotes } from './note-order'
-import { searchPattern } from './search'
 import type { SyncEngine, SyncStatus } from './sync/engine'
 import type { localMatcher } from './sync/offline-search'
+import { type SearchState, useSearch } from './use-search'
 
 export { compareNotes }
-
-export interface SearchState {
-  pattern: string
-  /** Undefined while the first answer for this pattern is on its way. */
-  notes: Note[] | undefined
-  error: string | undefined
-  pending: boolean
-}
-
-/** A search as answered: with the versions of the notes the page held then (live-search.ts). */
-type AnsweredSearch = SearchState & { seen?: ReadonlyMap<string, string> }
-
-export const SEARCH_DEBOUNCE_MS = 250
+export { SEARCH_DEBOUNCE_MS, type SearchState } from './use-search'
 
 /** An edit sent from the outbox met a newer version of the note open in the editor. */
 export interface HeldConflict {
@@ -86,11 +73,9 @@ const localId = () => `local-${Date.now().toString(36)}-${(localIds++).toString(
 export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice, editing }: NotesOptions): NotesState {
   const [all, setAll] = useState<Note[]>()
   const [loadError, setLoadError] = useState<string>()
-  const [search, setSearch] = useState<AnsweredSearch>()
   const [sync, setSync] = useState<SyncStatus>()
   const [conflict, setConflict] = useState<HeldConflict>()
   const [loadCount, setLoadCount] = useState(0)
-  const [searchCount, setSearchCount] = useState(0)
   const engine = useRef<Promise<SyncEngine | undefined>>(Promise.resolve(undefined))
   /** The offline search's matcher, once the engine's chunk (which holds it) has loaded: live changes come from there. */
   const matcherOf = useRef<typeof localMatcher | undefined>(undefined)
@@ -166,74 +151,16 @@ export function useNotes({ token, userId, typed, regex, onSessionEnded, onNotice
     void engine.current.then((e) => e?.hold(editing))
   }, [editing])
 
-  const online = sync?.online ?? true
-  const pattern = searchPattern(typed, regex)
-  useEffect(() => {
-    if (pattern === undefined) {
-      setSearch(undefined)
-      return
-    }
-    // The previous results stay on screen until this pattern's answer replaces them.
-    setSearch((s) => ({
-      pattern,
-      notes: s?.notes,
-      error: undefined,
-      pending: true,
-      ...(s?.seen ? { seen: s.seen } : {}),
-    }))
-    const abort = new AbortController()
-    const offline = async () => {
-      const { localSearch } = await import('./sync/engine')
-      const found = localSearch(allRef.current ?? [], pattern)
-      if (abort.signal.aborted) return
-      const answered = {
-        pattern,
-        error: 'error' in found ? found.error : undefined,
-        pending: false,
-        seen: versionsOf(allRef.current),
-      }
-      setSearch({ ...answered, notes: 'notes' in found ? found.notes : undefined })
-    }
-    const timer = setTimeout(() => {
-      if (!online) return void offline()
-      api.search(token, pattern, abort.signal).then(
-        ({ notes }) =>
-          setSearch({ pattern, notes, error: undefined, pending: false, seen: versionsOf(allRef.current) }),
-        (err: unknown) => {
-          if (abort.signal.aborted) return
-          if (err instanceof ApiError && err.status === 0) return void offline()
-          setSearch({ pattern, notes: undefined, error: failed(err), pending: false })
-        },
-      )
-    }, SEARCH_DEBOUNCE_MS)
-    return () => {
-      clearTimeout(timer)
-      abort.abort()
-    }
-  }, [token, pattern, searchCount, failed, online])
-
-  // The search's notes as they are now: changed, pinned, deleted, added, matching or no longer since the answer came.
-  const live = useMemo(() => {
-    if (!search?.notes || !all) return { search, undecided: false }
-    const matcher = matcherOf.current?.(search.pattern)
-    const { notes, undecided } = liveResults(
-      search.notes,
-      search.seen ?? new Map(),
-      all,
-      typeof matcher === 'function' ? matcher : undefined,
-    )
-    return { search: { ...search, notes }, undecided }
-  }, [search, all])
-  const shownSearch = live.search
-  useEffect(() => {
-    // A changed note this device cannot match: the API says whether it does.
-    if (live.undecided) setSearchCount((n) => n + 1)
-  }, [live.undecided])
-
-  const refreshSearch = () => {
-    // Whether a note matches the search is the API's to say.
-    if (pattern !== undefined) setSearchCount((n) => n + 1)
-  }
+  const { search: shownSearch, refresh: refreshSearch } = useSearch({
+    token,
+    typed,
+    regex,
+    online: sync?.online ?? true,
+    all,
+    allRef,
+    matcherOf,
+    failed,
+  })
 
   /** Sends a change through the engine; before the replica shows, `shown` puts its result in the list. */
   const submit = async (
