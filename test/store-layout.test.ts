@@ -54,7 +54,9 @@ describe('the Store by section, the drivers mirrored method by method', () => {
   const bySection = sections()
 
   it('has the sections the Store is the intersection of', () => {
-    const store = /export type Store = ([^\n]+)/.exec(read(`${STORE}/types.ts`))?.[1]?.split(' & ') ?? []
+    // The intersection as written, on one line or, formatted, over several.
+    const intersection = /export type Store =((?:\s*\w+\s*&)*\s*\w+)/.exec(read(`${STORE}/types.ts`))?.[1]
+    const store = intersection?.trim().split(/\s*&\s*/) ?? []
     const declared = [...bySection.keys()].filter((file) => file !== 'index.ts' && file !== 'transfer.ts')
     const named = declared.map((file) => /^export interface (\w+Store) \{/m.exec(read(`${STORE}/${file}`))?.[1])
     assert.deepEqual(store.filter((s) => s !== 'StoreLifecycle').sort(), named.sort())
