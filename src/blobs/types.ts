@@ -47,7 +47,7 @@ export interface BlobStorage {
   read(key: string, range?: ByteRange): Promise<Readable | undefined>
   /** Erases the blob; erasing an absent one is not an error. */
   remove(key: string): Promise<void>
-  /** Every blob held, and the leftovers of writes that never finished when `unfinished` is asked for. */
+  /** Every finished blob held (never a write in progress). */
   list(): AsyncIterable<ListedBlob>
   /** Erases the leftovers of writes that never finished (a process killed mid-write) begun before `before`. */
   removeUnfinished(before: Date): Promise<number>
