@@ -19,6 +19,9 @@ import { registerOpenApi } from './plugins/openapi.js'
 import { registerWebApp } from './plugins/web-app.js'
 import { accountManagementRoutes } from './routes/account-management.js'
 import { accountRoutes } from './routes/accounts.js'
+import { attachmentRoutes } from './routes/attachments.js'
+import type { BlobStorage } from './blobs/types.js'
+import { AttachmentService } from './services/attachments.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
@@ -68,6 +71,8 @@ export interface AppOptions {
   changeBus?: ChangeBus
   /** The store driver's version reads: with them, changes made outside the service reach open streams (version-watch.ts). */
   versions?: VersionSource
+  /** Where attachments' bytes live (server.ts opens it); undefined: no attachment endpoints. */
+  blobs?: BlobStorage
 }
 
 /** Client errors raised by Fastify itself, in the contract's words. */
@@ -260,9 +265,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   if (!options.changeBus) app.addHook('onClose', () => bus.close())
   streamRoutes(app, streams, authenticate)
-  const stopSweeps = startSweeps(store, config.retention, app.log)
+  const { blobs } = options
+  const files = blobs && new AttachmentService(store, blobs, config.attachments)
+  if (files) await attachmentRoutes(app, files, authenticate)
+  const stopSweeps = startSweeps(
+    store,
+    config.retention,
+    app.log,
+    blobs && { blobs, graceDays: config.attachments.graceDays },
+  )
   app.addHook('onClose', async () => stopSweeps())
-  accountManagementRoutes(app, sessions, new AccountSettings(store, guard, passwords, sessions), authenticate)
+  const settings = new AccountSettings(store, guard, passwords, sessions, files)
+  accountManagementRoutes(app, sessions, settings, authenticate)
   await registerWebApp(app, options.webRoot)
   return app
 }

@@ -91,6 +91,38 @@ const SETTINGS = {
     heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
     retryMs: int('STREAM_RETRY_MS', 2000, 0, 600_000),
   },
+  /** Pictures and files in notes (docs/attachments.md). */
+  attachments: {
+    /** The largest file one upload may carry: past it, 413 before the rest is read. */
+    megabytes: int('MAX_ATTACHMENT_MB', 25, 1, 1_048_576),
+    /** What one account's files may hold in all; 0: no limit. */
+    megabytesPerAccount: int('MAX_ATTACHMENT_MB_PER_ACCOUNT', 1024, 0, 1_073_741_824),
+    /** How long a file no note links to any more is kept before the sweep erases it. */
+    graceDays: int('ATTACHMENT_GRACE_DAYS', 7, 0, 36_500),
+    /** Where the bytes go; undefined: disk with SQLite, PostgreSQL with DATABASE_URL, S3 when a bucket is named. */
+    storage: setting<'disk' | 'postgresql' | 's3' | undefined>(undefined, (env) =>
+      env.ATTACHMENTS_STORAGE?.trim()
+        ? oneOf(env, 'ATTACHMENTS_STORAGE', ['disk', 'postgresql', 's3'] as const, 'disk')
+        : undefined,
+    ),
+    s3: {
+      /** Undefined: AWS's own endpoint for the region. */
+      endpoint: setting<string | undefined>(undefined, (env) => url(env, 'ATTACHMENTS_S3_ENDPOINT', ['https', 'http'])),
+      bucket: setting<string | undefined>(undefined, (env) => env.ATTACHMENTS_S3_BUCKET?.trim() || undefined),
+      region: text('ATTACHMENTS_S3_REGION', 'us-east-1'),
+      /** Undefined: the AWS SDK's own chain (environment, instance role). Never logged. */
+      accessKeyId: setting<string | undefined>(
+        undefined,
+        (env) => env.ATTACHMENTS_S3_ACCESS_KEY_ID?.trim() || undefined,
+      ),
+      secretAccessKey: setting<string | undefined>(
+        undefined,
+        (env) => env.ATTACHMENTS_S3_SECRET_ACCESS_KEY || undefined,
+      ),
+      /** Most S3-compatible servers (MinIO, Ceph, Garage) want path-style addresses. */
+      forcePathStyle: flag('ATTACHMENTS_S3_FORCE_PATH_STYLE', true),
+    },
+  },
   /** Undefined selects the embedded SQLite store. */
   databaseUrl: setting<string | undefined>(undefined, (env) => url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),
   databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
@@ -126,6 +158,7 @@ export type BruteForceConfig = Config['bruteForce']
 export type NoteQuotaConfig = Config['noteQuota']
 export type RetentionConfig = Config['retention']
 export type PasswordHashingConfig = Config['passwordHashing']
+export type AttachmentConfig = Config['attachments']
 
 /** A bad environment variable: the message names it, so start-up can print one clear line. */
 export class ConfigError extends Error {
@@ -234,5 +267,12 @@ export function parseConfig(env: Env): Config {
     )
   }
   SETTINGS.workers.read(env)
-  return valuesOf(SETTINGS, (s) => s.read(env))
+  const config = valuesOf(SETTINGS, (s) => s.read(env))
+  if (config.attachments.storage === 's3' && config.attachments.s3.bucket === undefined) {
+    throw new ConfigError('ATTACHMENTS_S3_BUCKET', 'must be set when ATTACHMENTS_STORAGE is s3')
+  }
+  if (config.attachments.storage === 'postgresql' && config.databaseUrl === undefined) {
+    throw new ConfigError('ATTACHMENTS_STORAGE', 'can be postgresql only when DATABASE_URL is set')
+  }
+  return config
 }

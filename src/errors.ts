@@ -37,3 +37,11 @@ export const noteChanged = (note: unknown) => new ContractError(412, NOTE_CHANGE
 export const noteNotFound = () => new ContractError(404, NOTE_NOT_FOUND)
 /** A change-feed cursor this account's feed cannot serve (docs/sync.md): the client lists every note again. */
 export const cursorExpired = () => new ContractError(410, CURSOR_EXPIRED)
+
+export const ATTACHMENT_NOT_FOUND = 'Attachment not found'
+export const attachmentNotFound = () => new ContractError(404, ATTACHMENT_NOT_FOUND)
+/** The answers of POST /upload-attachment past its limits (docs/attachments.md, "Limits"). */
+export const attachmentTooLargeMessage = (megabytes: number) =>
+  `File is too large: one upload carries at most ${megabytes} MB`
+export const attachmentQuotaMessage = (megabytes: number) =>
+  `Attachment limit reached: an account keeps at most ${megabytes} MB of files`

@@ -28,6 +28,10 @@ export const NAME_TEXT = 'name-text'
 /** A name needs no control character, and invisible bidi marks would make look-alike names. */
 export const isNameText = (text: string): boolean => text.isWellFormed() && !CONTROL.test(text)
 
+/** `text` without CONTROL characters: what a name shown to people may keep of a name a client chose. */
+export const withoutControls = (text: string): string => text.replace(CONTROL_ALL, '')
+const CONTROL_ALL = new RegExp(CONTROL.source, 'gu')
+
 export const controlCharactersMessage = (field: string): string => `${field} must not contain control characters`
 
 /** The answer for a string that fails WELL_FORMED or NAME_TEXT: an unpaired surrogate is named first. */

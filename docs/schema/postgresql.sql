@@ -18,6 +18,43 @@
   version bigint NOT NULL
 )
 
+-- table attachment_blobs
+(
+  key text COLLATE "C" NOT NULL,
+  size bigint NOT NULL,
+  sha256 text NOT NULL,
+  written_on timestamp with time zone NOT NULL DEFAULT now()
+)
+
+-- table attachment_chunks
+(
+  key text COLLATE "C" NOT NULL,
+  seq integer NOT NULL,
+  data bytea NOT NULL
+)
+
+-- table attachment_refs
+(
+  attachment_id text COLLATE "C" NOT NULL,
+  holder_kind text COLLATE "C" NOT NULL,
+  holder_id text COLLATE "C" NOT NULL,
+  note_id text COLLATE "C" NOT NULL
+)
+
+-- table attachments
+(
+  id text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  type text NOT NULL,
+  size bigint NOT NULL,
+  sha256 text NOT NULL,
+  blob_key text COLLATE "C" NOT NULL,
+  created_on text COLLATE "C" NOT NULL,
+  referenced boolean NOT NULL DEFAULT false,
+  unreferenced_since text COLLATE "C"
+)
+
 -- table note_changes
 (
   user_id text COLLATE "C" NOT NULL,
@@ -125,6 +162,27 @@ FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 -- constraint account_versions.account_versions_pkey
 PRIMARY KEY (user_id)
 
+-- constraint attachment_blobs.attachment_blobs_pkey
+PRIMARY KEY (key)
+
+-- constraint attachment_chunks.attachment_chunks_pkey
+PRIMARY KEY (key, seq)
+
+-- constraint attachment_refs.attachment_refs_attachment_id_fkey
+FOREIGN KEY (attachment_id) REFERENCES attachments(id) ON DELETE CASCADE
+
+-- constraint attachment_refs.attachment_refs_pkey
+PRIMARY KEY (attachment_id, holder_kind, holder_id)
+
+-- constraint attachments.attachments_blob_key_key
+UNIQUE (blob_key)
+
+-- constraint attachments.attachments_pkey
+PRIMARY KEY (id)
+
+-- constraint attachments.attachments_user_id_fkey
+FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+
 -- constraint note_changes.note_changes_pkey
 PRIMARY KEY (user_id, note_id)
 
@@ -184,6 +242,30 @@ CREATE UNIQUE INDEX account_usage_pkey ON public.account_usage USING btree (user
 
 -- index account_versions_pkey
 CREATE UNIQUE INDEX account_versions_pkey ON public.account_versions USING btree (user_id)
+
+-- index attachment_blobs_pkey
+CREATE UNIQUE INDEX attachment_blobs_pkey ON public.attachment_blobs USING btree (key)
+
+-- index attachment_chunks_pkey
+CREATE UNIQUE INDEX attachment_chunks_pkey ON public.attachment_chunks USING btree (key, seq)
+
+-- index attachment_refs_by_holder
+CREATE INDEX attachment_refs_by_holder ON public.attachment_refs USING btree (holder_kind, holder_id)
+
+-- index attachment_refs_pkey
+CREATE UNIQUE INDEX attachment_refs_pkey ON public.attachment_refs USING btree (attachment_id, holder_kind, holder_id)
+
+-- index attachments_blob_key_key
+CREATE UNIQUE INDEX attachments_blob_key_key ON public.attachments USING btree (blob_key)
+
+-- index attachments_by_user
+CREATE INDEX attachments_by_user ON public.attachments USING btree (user_id, created_on DESC, id DESC)
+
+-- index attachments_pkey
+CREATE UNIQUE INDEX attachments_pkey ON public.attachments USING btree (id)
+
+-- index attachments_unreferenced
+CREATE INDEX attachments_unreferenced ON public.attachments USING btree (referenced, unreferenced_since, created_on)
 
 -- index note_changes_by_age
 CREATE INDEX note_changes_by_age ON public.note_changes USING btree (changed_on)
@@ -251,8 +333,17 @@ bigint start 1 increment 1
 -- sequence note_version
 bigint start 1 increment 1
 
+-- trigger attachment_refs.attachment_reference_counts
+CREATE TRIGGER attachment_reference_counts AFTER INSERT OR DELETE ON public.attachment_refs FOR EACH ROW EXECUTE FUNCTION attachment_reference_counts()
+
+-- trigger note_revisions.attachment_refs_of_note_revisions
+CREATE TRIGGER attachment_refs_of_note_revisions AFTER INSERT OR DELETE OR UPDATE OF title, content ON public.note_revisions FOR EACH ROW EXECUTE FUNCTION attachment_refs_of_note_revisions()
+
 -- trigger note_revisions.note_revisions_kept
 CREATE TRIGGER note_revisions_kept AFTER INSERT OR DELETE ON public.note_revisions FOR EACH ROW EXECUTE FUNCTION kept_changed()
+
+-- trigger notes.attachment_refs_of_notes
+CREATE TRIGGER attachment_refs_of_notes AFTER INSERT OR DELETE OR UPDATE OF title, content ON public.notes FOR EACH ROW EXECUTE FUNCTION attachment_refs_of_notes()
 
 -- trigger notes.notes_changed
 CREATE TRIGGER notes_changed AFTER INSERT OR DELETE OR UPDATE ON public.notes FOR EACH ROW EXECUTE FUNCTION note_changed()
@@ -277,6 +368,9 @@ CREATE TRIGGER sessions_versioned AFTER INSERT OR DELETE OR UPDATE ON public.ses
 
 -- trigger sessions.sessions_versions_truncated
 CREATE TRIGGER sessions_versions_truncated AFTER TRUNCATE ON public.sessions FOR EACH STATEMENT EXECUTE FUNCTION account_changed()
+
+-- trigger trashed_notes.attachment_refs_of_trashed_notes
+CREATE TRIGGER attachment_refs_of_trashed_notes AFTER INSERT OR DELETE OR UPDATE OF title, content ON public.trashed_notes FOR EACH ROW EXECUTE FUNCTION attachment_refs_of_trashed_notes()
 
 -- trigger trashed_notes.trashed_notes_kept
 CREATE TRIGGER trashed_notes_kept AFTER INSERT OR DELETE ON public.trashed_notes FOR EACH ROW EXECUTE FUNCTION kept_changed()
@@ -329,6 +423,78 @@ AS $function$
         RETURN NULL;
       END
       $function$
+
+-- function attachment_reference_counts()
+CREATE OR REPLACE FUNCTION public.attachment_reference_counts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          UPDATE attachments SET referenced = true, unreferenced_since = NULL
+            WHERE id = NEW.attachment_id AND (NOT referenced OR unreferenced_since IS NOT NULL);
+        ELSIF NOT EXISTS (SELECT 1 FROM attachment_refs WHERE attachment_id = OLD.attachment_id) THEN
+          UPDATE attachments SET unreferenced_since = to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') WHERE id = OLD.attachment_id;
+        END IF;
+        RETURN NULL;
+      END $function$
+
+-- function attachment_refs_of_note_revisions()
+CREATE OR REPLACE FUNCTION public.attachment_refs_of_note_revisions()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF TG_OP <> 'INSERT' AND strpos(OLD.title || OLD.content, '/attachments/') > 0 THEN
+        DELETE FROM attachment_refs WHERE holder_kind = 'r' AND holder_id = OLD.id;
+      END IF;
+      IF TG_OP <> 'DELETE' AND strpos(NEW.title || NEW.content, '/attachments/') > 0 THEN
+        INSERT INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+          SELECT a.id, 'r', NEW.id, NEW.note_id FROM attachments a
+          WHERE a.user_id = NEW.user_id AND a.id IN (
+            SELECT (regexp_matches(NEW.title || ' ' || NEW.content, '/attachments/([0-9a-f]{24})', 'g'))[1])
+          ON CONFLICT DO NOTHING;
+      END IF;
+      RETURN NULL;
+    END $function$
+
+-- function attachment_refs_of_notes()
+CREATE OR REPLACE FUNCTION public.attachment_refs_of_notes()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF TG_OP <> 'INSERT' AND strpos(OLD.title || OLD.content, '/attachments/') > 0 THEN
+        DELETE FROM attachment_refs WHERE holder_kind = 'n' AND holder_id = OLD.id;
+      END IF;
+      IF TG_OP <> 'DELETE' AND strpos(NEW.title || NEW.content, '/attachments/') > 0 THEN
+        INSERT INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+          SELECT a.id, 'n', NEW.id, NEW.id FROM attachments a
+          WHERE a.user_id = NEW.user_id AND a.id IN (
+            SELECT (regexp_matches(NEW.title || ' ' || NEW.content, '/attachments/([0-9a-f]{24})', 'g'))[1])
+          ON CONFLICT DO NOTHING;
+      END IF;
+      RETURN NULL;
+    END $function$
+
+-- function attachment_refs_of_trashed_notes()
+CREATE OR REPLACE FUNCTION public.attachment_refs_of_trashed_notes()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF TG_OP <> 'INSERT' AND strpos(OLD.title || OLD.content, '/attachments/') > 0 THEN
+        DELETE FROM attachment_refs WHERE holder_kind = 't' AND holder_id = OLD.id;
+      END IF;
+      IF TG_OP <> 'DELETE' AND strpos(NEW.title || NEW.content, '/attachments/') > 0 THEN
+        INSERT INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+          SELECT a.id, 't', NEW.id, NEW.id FROM attachments a
+          WHERE a.user_id = NEW.user_id AND a.id IN (
+            SELECT (regexp_matches(NEW.title || ' ' || NEW.content, '/attachments/([0-9a-f]{24})', 'g'))[1])
+          ON CONFLICT DO NOTHING;
+      END IF;
+      RETURN NULL;
+    END $function$
 
 -- function feed_page(owner text, after bigint, most integer, live_only boolean)
 CREATE OR REPLACE FUNCTION public.feed_page(owner text, after bigint, most integer, live_only boolean)

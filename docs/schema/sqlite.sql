@@ -3,6 +3,15 @@
 --   UPDATE_SCHEMA_SNAPSHOT=1 node --import tsx --test test/schema-snapshot.test.ts
 -- and checked by the same test without the variable.
 
+-- index attachment_refs_by_holder
+CREATE INDEX attachment_refs_by_holder ON attachment_refs (holder_kind, holder_id);
+
+-- index attachments_by_user
+CREATE INDEX attachments_by_user ON attachments (user_id, created_on DESC, id DESC);
+
+-- index attachments_unreferenced
+CREATE INDEX attachments_unreferenced ON attachments (referenced, unreferenced_since, created_on);
+
 -- index note_changes_by_age
 CREATE INDEX note_changes_by_age ON note_changes (changed_on);
 
@@ -37,6 +46,29 @@ CREATE TABLE account_usage (
   notes   INTEGER NOT NULL,
   bytes   INTEGER NOT NULL
 , kept INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
+
+-- table attachment_refs
+CREATE TABLE attachment_refs (
+  attachment_id TEXT NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+  holder_kind   TEXT NOT NULL,
+  holder_id     TEXT NOT NULL,
+  note_id       TEXT NOT NULL,
+  PRIMARY KEY (attachment_id, holder_kind, holder_id)
+) STRICT, WITHOUT ROWID;
+
+-- table attachments
+CREATE TABLE attachments (
+  id                 TEXT PRIMARY KEY,
+  user_id            TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name               TEXT NOT NULL,
+  type               TEXT NOT NULL,
+  size               INTEGER NOT NULL,
+  sha256             TEXT NOT NULL,
+  blob_key           TEXT NOT NULL UNIQUE,
+  created_on         TEXT NOT NULL,
+  referenced         INTEGER NOT NULL DEFAULT 0,
+  unreferenced_since TEXT
+) STRICT;
 
 -- table note_changes
 CREATE TABLE note_changes (
@@ -221,6 +253,99 @@ END;
 -- trigger account_usage_trashed_notes_removed
 CREATE TRIGGER account_usage_trashed_notes_removed AFTER DELETE ON trashed_notes BEGIN
   UPDATE account_usage SET kept = kept - OLD.bytes WHERE user_id = OLD.user_id;
+END;
+
+-- trigger attachment_referenced
+CREATE TRIGGER attachment_referenced AFTER INSERT ON attachment_refs BEGIN
+  UPDATE attachments SET referenced = 1, unreferenced_since = NULL
+    WHERE id = NEW.attachment_id AND (referenced = 0 OR unreferenced_since IS NOT NULL);
+END;
+
+-- trigger attachment_refs_note_revisions_added
+CREATE TRIGGER attachment_refs_note_revisions_added AFTER INSERT ON note_revisions WHEN (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 'r', NEW.id, NEW.note_id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_note_revisions_changed
+CREATE TRIGGER attachment_refs_note_revisions_changed AFTER UPDATE OF title, content ON note_revisions
+WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) OR (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 'r' AND holder_id = OLD.id;
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 'r', NEW.id, NEW.note_id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_note_revisions_removed
+CREATE TRIGGER attachment_refs_note_revisions_removed AFTER DELETE ON note_revisions WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 'r' AND holder_id = OLD.id;
+END;
+
+-- trigger attachment_refs_notes_added
+CREATE TRIGGER attachment_refs_notes_added AFTER INSERT ON notes WHEN (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 'n', NEW.id, NEW.id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_notes_changed
+CREATE TRIGGER attachment_refs_notes_changed AFTER UPDATE OF title, content ON notes
+WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) OR (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 'n' AND holder_id = OLD.id;
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 'n', NEW.id, NEW.id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_notes_removed
+CREATE TRIGGER attachment_refs_notes_removed AFTER DELETE ON notes WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 'n' AND holder_id = OLD.id;
+END;
+
+-- trigger attachment_refs_trashed_notes_added
+CREATE TRIGGER attachment_refs_trashed_notes_added AFTER INSERT ON trashed_notes WHEN (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 't', NEW.id, NEW.id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_trashed_notes_changed
+CREATE TRIGGER attachment_refs_trashed_notes_changed AFTER UPDATE OF title, content ON trashed_notes
+WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) OR (instr(NEW.content, '/attachments/') > 0 OR instr(NEW.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 't' AND holder_id = OLD.id;
+
+  INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+    SELECT a.id, 't', NEW.id, NEW.id FROM attachments a
+    WHERE a.user_id = NEW.user_id
+      AND (instr(NEW.content, '/attachments/' || a.id) > 0 OR instr(NEW.title, '/attachments/' || a.id) > 0);
+END;
+
+-- trigger attachment_refs_trashed_notes_removed
+CREATE TRIGGER attachment_refs_trashed_notes_removed AFTER DELETE ON trashed_notes WHEN (instr(OLD.content, '/attachments/') > 0 OR instr(OLD.title, '/attachments/') > 0) BEGIN
+
+  DELETE FROM attachment_refs WHERE holder_kind = 't' AND holder_id = OLD.id;
+END;
+
+-- trigger attachment_unreferenced
+CREATE TRIGGER attachment_unreferenced AFTER DELETE ON attachment_refs
+WHEN NOT EXISTS (SELECT 1 FROM attachment_refs WHERE attachment_id = OLD.attachment_id) BEGIN
+  UPDATE attachments SET unreferenced_since = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = OLD.attachment_id;
 END;
 
 -- trigger note_feed_of_new_user

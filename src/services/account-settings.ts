@@ -2,6 +2,7 @@
 import { ContractError, badRequest } from '../errors.js'
 import { PasswordReplacedError, SessionEndedError, type Store } from '../store/types.js'
 import { INVALID_CREDENTIALS, publicUser } from './accounts.js'
+import type { AttachmentService } from './attachments.js'
 import type { BruteForceGuard } from './brute-force.js'
 import {
   NEW_PASSWORD_MIN_LENGTH,
@@ -19,6 +20,8 @@ export class AccountSettings {
     private readonly guard: BruteForceGuard,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
+    /** The account's files, erased with it. */
+    private readonly files?: AttachmentService,
   ) {}
 
   async rename(caller: Authenticated, fullName: string): Promise<TokenUser | undefined> {
@@ -49,7 +52,8 @@ export class AccountSettings {
 
   async deleteAccount(caller: Authenticated, password: string): Promise<boolean> {
     await this.checkPassword(caller, password)
-    return this.store.deleteUser(caller.account._id, actorOf(caller))
+    const erase = () => this.store.deleteUser(caller.account._id, actorOf(caller))
+    return this.files ? this.files.eraseWithAccount(caller.account._id, erase) : erase()
   }
 
   /** 400 when wrong; 401 (SessionEndedError), unverified, once the session has used all its failures. */

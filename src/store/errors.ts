@@ -36,3 +36,11 @@ export class LowDiskSpaceError extends Error {
     this.name = 'LowDiskSpaceError'
   }
 }
+
+/** The account's attachments would pass its attachment quota (Store.insertAttachment); answered with 403. */
+export class AttachmentQuotaExceededError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`attachment quota reached (${limitBytes} bytes)`)
+    this.name = 'AttachmentQuotaExceededError'
+  }
+}

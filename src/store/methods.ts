@@ -82,6 +82,15 @@ export const STORE_METHODS = {
   // Changes no note: the index is not part of any answer the cache keeps.
   buildSearchIndex: read,
   noteUsage: read,
+  // Attachments are no part of a listing, a session or an answer the cache keeps; a note's links to them change
+  // with the note's own write.
+  insertAttachment: read,
+  findAttachment: read,
+  listAttachments: read,
+  attachmentBytes: read,
+  deleteAttachment: read,
+  sweepAttachments: read,
+  knownBlobKeys: read,
   ping: { forgets: 'lifecycle', publishes: 'nothing' },
   close: { forgets: 'lifecycle', publishes: 'nothing' },
 } as const satisfies StoreMethods

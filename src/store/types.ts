@@ -3,6 +3,7 @@
 // that: test/store-layout.test.ts). The sections' types and the store's errors are exported here too, for the
 // layers above; the drivers' own contract is driver.ts.
 import type { AccountStore } from './accounts.js'
+import type { AttachmentStore } from './attachments.js'
 import type { FeedStore } from './feed.js'
 import type { NoteStore } from './notes.js'
 import type { SearchStore } from './search.js'
@@ -11,6 +12,7 @@ import type { TrashHistoryStore } from './trash-history.js'
 
 export type { NotePatch, NoteRecord, RevisionRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
 export type * from './accounts.js'
+export type * from './attachments.js'
 export * from './errors.js'
 export type * from './feed.js'
 export type * from './notes.js'
@@ -32,4 +34,5 @@ export type Store = AccountStore &
   TrashHistoryStore &
   FeedStore &
   SearchStore &
+  AttachmentStore &
   StoreLifecycle

@@ -4,6 +4,9 @@ import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
+import { diskBlobs } from '../../src/blobs/disk.js'
+import type { BlobStorage } from '../../src/blobs/types.js'
+import { tempDir } from './temp.js'
 import { type Config, defaultConfig } from '../../src/config.js'
 import type { LimiterFactory } from '../../src/services/brute-force.js'
 import type { NoteRecord } from '../../src/note-shape.js'
@@ -40,6 +43,8 @@ export interface Reply {
   status: number
   headers: Record<string, string | string[] | undefined>
   text: string
+  /** The body's bytes, as they arrived. */
+  bytes: Buffer
   /** The parsed JSON body; undefined when the body is not JSON. */
   json: unknown
 }
@@ -60,6 +65,7 @@ export interface Client {
 export interface Harness {
   app: FastifyInstance
   store: Store
+  blobs: BlobStorage
   client: Client
   close(): Promise<void>
 }
@@ -107,6 +113,8 @@ export interface HarnessOptions {
   logger?: FastifyServerOptions['logger']
   /** The web app's build to serve; TEST_WEB_ROOT (a stand-in) by default. */
   webRoot?: string
+  /** Where attachments' bytes go; the disk driver in a temporary directory, removed on close, by default. */
+  blobs?: BlobStorage
 }
 
 /** A stand-in for dist/web: the pages exist, so paths answer as they do in production. */
@@ -139,10 +147,11 @@ export function urlClient(base: string): Client {
     async request(method, path, opts = {}) {
       const { headers, payload } = headersFor(opts)
       const res = await fetch(base + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) })
-      const text = await res.text()
+      const bytes = Buffer.from(await res.arrayBuffer())
+      const text = bytes.toString('utf8')
       const h: Record<string, string> = {}
       res.headers.forEach((v, k) => (h[k] = v))
-      return { status: res.status, headers: h, text, json: parseJson(text) }
+      return { status: res.status, headers: h, text, bytes, json: parseJson(text) }
     },
   }
 }
@@ -150,9 +159,12 @@ export function urlClient(base: string): Client {
 export async function startHarness(mode: Mode, options: HarnessOptions = {}): Promise<Harness> {
   const config = testConfig(options.config)
   const store = options.store ?? (await openTestStore(options.storeKind ?? 'sqlite', true, storeLimitsOf(config)))
+  const files = options.blobs ? undefined : tempDir('notes-blobs-')
+  const blobs = options.blobs ?? diskBlobs(files!.path)
   const app = await buildApp({
     config,
     store,
+    blobs,
     secret: TEST_SECRET,
     // The fast suite runs without `npm run build`: a stand-in build serves the pages (test/system/
     // tests the real one).
@@ -180,6 +192,7 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
         status: res.statusCode,
         headers: res.headers as Reply['headers'],
         text: res.body,
+        bytes: res.rawPayload,
         json: parseJson(res.body),
       }
     },
@@ -196,10 +209,15 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
   return {
     app,
     store,
+    blobs,
     client,
     async close() {
       await app.close()
       await store.close()
+      if (files) {
+        await blobs.close()
+        files.remove()
+      }
     },
   }
 }

@@ -4,6 +4,7 @@ import { migrateDatabase } from './migrate.js'
 import type { StoreDriver, UserVersions } from '../driver.js'
 import { DEFAULT_LIMITS, type StoreLimits } from '../limits.js'
 import { postgresAccounts } from './accounts.js'
+import { postgresAttachments } from './attachments.js'
 import { postgresFeed } from './feed.js'
 import { postgresNotes } from './notes.js'
 import { type PostgresOptions, createPostgresPool, createVersionPool } from './pool.js'
@@ -38,6 +39,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ...postgresTrashHistory(query, pool, limits),
     ...postgresFeed(query),
     ...search,
+    ...postgresAttachments(query, pool, limits),
     ...postgresTransfer(query, pool, limits.quota),
     // Both versions in one statement, so in one snapshot; the notes' is their note_versions rows
     // (migration 4) joined in shard order, NULL without rows.

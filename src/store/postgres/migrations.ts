@@ -13,6 +13,7 @@ import { migration as m0013 } from './migrations/0013-drop-account-change-notice
 import { migration as m0014 } from './migrations/0014-trash-and-history.js'
 import { migration as m0015 } from './migrations/0015-change-feed.js'
 import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
+import { migration as m0018 } from './migrations/0018-attachments.js'
 
 export type Migration = PostgresMigration
 
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   m0014,
   m0015,
   m0017,
+  m0018,
 ]

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import type { StoreDriver, UserVersions } from '../driver.js'
 import { DEFAULT_LIMITS, type StoreLimits } from '../limits.js'
 import { actorCheck, sqliteAccounts } from './accounts.js'
+import { sqliteAttachments } from './attachments.js'
 import { sqliteFeed } from './feed.js'
 import { FreeSpaceGuard, type FreeSpaceReader, statfsReader } from './free-space.js'
 import { GroupCommitWriter, type Writes } from './group-commit.js'
@@ -99,6 +100,7 @@ export function openSqliteStore(options: SqliteStoreOptions): StoreDriver {
     ...trashHistory.store(writes, insertNow),
     ...sqliteFeed(db),
     ...sqliteSearch(db, writes),
+    ...sqliteAttachments(db, writes, limits),
     ...sqliteTransfer(db, limits.quota),
     userVersions: async (userIds) => {
       const found = new Map<string, UserVersions>()

@@ -13,6 +13,7 @@ import { migration as m0014 } from './migrations/0014-trash-and-history.js'
 import { migration as m0015 } from './migrations/0015-change-feed.js'
 import { migration as m0016 } from './migrations/0016-search-index.js'
 import { migration as m0017 } from './migrations/0017-feed-position-in-note.js'
+import { migration as m0018 } from './migrations/0018-attachments.js'
 
 export type Migration = SqliteMigration
 
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   m0015,
   m0016,
   m0017,
+  m0018,
 ]

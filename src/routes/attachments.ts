@@ -1,0 +1,152 @@
+// The attachment endpoints (docs/attachments.md): thin handlers over AttachmentService. The upload is read as a
+// stream in a scope of its own, the only one with a multipart parser; a file answer carries the headers that keep
+// an untrusted file from acting in the service's origin.
+import multipart from '@fastify/multipart'
+import type { Static } from '@sinclair/typebox'
+import { create as contentDisposition } from 'content-disposition'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import parseRange from 'range-parser'
+import { attachmentAnswer, type AttachmentRecord } from '../attachment-shape.js'
+import { ContractError, badRequest } from '../errors.js'
+import type { Authenticate } from '../plugins/auth.js'
+import {
+  type AttachmentParams,
+  type FileParams,
+  deleteAttachment,
+  getAttachment,
+  getAttachments,
+  uploadAttachment,
+} from '../schemas/attachments.js'
+import { servedInline } from '../services/attachment-files.js'
+import type { AttachmentService } from '../services/attachments.js'
+
+export const UPLOAD_FORM = 'Upload a file as multipart/form-data, in one part named "file"'
+export const UPLOAD_CUT_OFF = 'The upload was cut off before the file ended'
+
+/** The most bytes of part headers and boundaries a one-file upload's body carries beside the file. */
+const FORM_OVERHEAD = 64 * 1024
+
+/** What every file answer carries: the type is ours, and the file runs nothing, even opened on its own. */
+const FILE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "sandbox; default-src 'none'",
+  'cache-control': 'private, no-cache',
+  vary: 'Authorization',
+  'accept-ranges': 'bytes',
+}
+
+const declaredLength = (request: FastifyRequest): number | undefined => {
+  const value = Number(request.headers['content-length'])
+  return Number.isSafeInteger(value) ? value : undefined
+}
+
+async function upload(request: FastifyRequest, attachments: AttachmentService): Promise<AttachmentRecord> {
+  if (!request.isMultipart()) throw badRequest(UPLOAD_FORM)
+  const declared = declaredLength(request)
+  if (declared !== undefined && declared > attachments.maxBytes + FORM_OVERHEAD) throw attachments.tooLarge()
+  await attachments.checkRoom(request.user._id, declared)
+  const part = await request
+    .file({ limits: { files: 1, fileSize: attachments.maxBytes + 1, fields: 10, parts: 20 } })
+    .catch((err: unknown) => {
+      throw err instanceof ContractError ? err : badRequest(UPLOAD_FORM)
+    })
+  if (!part || part.fieldname !== 'file') throw badRequest(UPLOAD_FORM)
+  const raw = request.raw
+  const cutOff = () => {
+    if (!raw.complete) part.file.destroy(new ContractError(400, UPLOAD_CUT_OFF))
+  }
+  raw.once('close', cutOff)
+  try {
+    return await attachments.upload(request.user._id, { filename: part.filename, bytes: part.file })
+  } catch (err) {
+    // The rest of the file is read and dropped, so the answer reaches a client still sending (unread-body.ts).
+    part.file.resume()
+    const code = (err as { code?: unknown }).code
+    throw code === 'FST_REQ_FILE_TOO_LARGE' ? attachments.tooLarge() : err
+  } finally {
+    raw.off('close', cutOff)
+  }
+}
+
+/** Sends the record's bytes, or the one range asked for; several ranges, or an If-Range of another version, get all. */
+async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  attachments: AttachmentService,
+  record: AttachmentRecord,
+) {
+  const etag = `"${record.sha256}"`
+  const disposition = servedInline(record.type, record.name) ? 'inline' : 'attachment'
+  void reply
+    .headers(FILE_HEADERS)
+    .header('etag', etag)
+    .header('content-disposition', contentDisposition(record.name, { type: disposition }))
+  if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send()
+  const header = request.headers.range
+  const ifRange = request.headers['if-range']
+  const ranges = header && (ifRange === undefined || ifRange === etag) ? parseRange(record.size, header) : -2
+  if (ranges === -1) {
+    throw new ContractError(416, 'Range Not Satisfiable', true, { 'content-range': `bytes */${record.size}` })
+  }
+  void reply.type(record.type)
+  if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
+    const range = ranges[0]!
+    void reply
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${record.size}`)
+      .header('content-length', range.end - range.start + 1)
+    return reply.send(request.method === 'HEAD' ? '' : await attachments.read(record, range))
+  }
+  void reply.header('content-length', record.size)
+  return reply.send(request.method === 'HEAD' || record.size === 0 ? '' : await attachments.read(record))
+}
+
+export async function attachmentRoutes(
+  app: FastifyInstance,
+  attachments: AttachmentService,
+  authenticate: Authenticate,
+): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(multipart)
+    // Any other type reaches the handler, which names the form it wants.
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null))
+    scope.post('/upload-attachment', {
+      onRequest: authenticate,
+      schema: uploadAttachment,
+      handler: async (request) => ({
+        error: false,
+        attachment: attachmentAnswer(await upload(request, attachments)),
+        message: 'Attachment uploaded successfully',
+      }),
+    })
+  })
+
+  app.get<{ Params: Static<typeof FileParams> }>('/attachments/:attachmentId/:name?', {
+    onRequest: authenticate,
+    schema: getAttachment,
+    handler: async (request, reply) => {
+      const { attachmentId, name } = request.params
+      const record = await attachments.find(request.user._id, attachmentId, name === '' ? undefined : name)
+      return sendFile(request, reply, attachments, record)
+    },
+  })
+
+  app.get('/get-attachments', {
+    onRequest: authenticate,
+    schema: getAttachments,
+    handler: async (request) => ({
+      error: false,
+      ...(await attachments.list(request.user._id)),
+      message: 'Attachments retrieved successfully',
+    }),
+  })
+
+  app.delete<{ Params: Static<typeof AttachmentParams> }>('/delete-attachment/:attachmentId', {
+    onRequest: authenticate,
+    schema: deleteAttachment,
+    handler: async (request) => {
+      await attachments.delete(request.user._id, request.params.attachmentId)
+      return { error: false, message: 'Attachment deleted successfully' }
+    },
+  })
+}
