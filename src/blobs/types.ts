@@ -27,6 +27,12 @@ export interface ListedBlob {
   writtenOn: Date
 }
 
+/**
+ * What an attachment id may be, as `write` takes it: letters, digits, '-' and '_', 1 to 64 of them. The drivers
+ * build keys, file names and object names from it, so nothing else gets that far.
+ */
+export const BLOB_ID = /^[A-Za-z0-9_-]{1,64}$/
+
 /** A write refused past its byte limit: nothing of it is kept. */
 export class BlobTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -35,19 +41,32 @@ export class BlobTooLargeError extends Error {
   }
 }
 
+/** An id or key of a shape the driver never makes (a path out of its directory, say): refused before any use. */
+export class BlobKeyError extends Error {
+  constructor(readonly key: string) {
+    super(`Not a blob key or id of this driver: ${JSON.stringify(key.slice(0, 200))}`)
+    this.name = 'BlobKeyError'
+  }
+}
+
 export interface BlobStorage {
   readonly driver: BlobDriverName
   /**
    * Streams `source` into a new blob for the attachment `id`, hashing as it goes; the bytes are never held whole in
    * memory. It resolves only once the blob is durable and readable in full; before that no read can see any of it.
-   * When `source` fails, or passes `limit` bytes (BlobTooLargeError), it rejects and keeps nothing readable.
+   * When `source` fails or ends early (destroyed), or passes `limit` bytes (BlobTooLargeError), it rejects and keeps
+   * nothing readable; whenever it rejects, `source` is destroyed. `id` must match BLOB_ID (BlobKeyError otherwise) and be written once: the
+   * drivers do not promise what a second write under the same id does.
    */
   write(id: string, source: Readable, limit: number): Promise<StoredBlob>
-  /** The bytes under `key`, or those of `range` (within the blob: callers check); undefined when there is no such blob. */
+  /**
+   * The bytes under `key`, or those of `range` (within the blob: callers check); undefined when there is no such blob.
+   * A key of a shape the driver never makes rejects with BlobKeyError, here and in remove.
+   */
   read(key: string, range?: ByteRange): Promise<Readable | undefined>
   /** Erases the blob; erasing an absent one is not an error. */
   remove(key: string): Promise<void>
-  /** Every finished blob held (never a write in progress). */
+  /** Every finished blob held (never a write in progress), and nothing of a shape the driver never makes. */
   list(): AsyncIterable<ListedBlob>
   /** Erases the leftovers of writes that never finished (a process killed mid-write) begun before `before`. */
   removeUnfinished(before: Date): Promise<number>

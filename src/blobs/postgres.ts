@@ -1,0 +1,169 @@
+// Blobs as rows of PostgreSQL: the bytes in chunks of POSTGRES_CHUNK_BYTES (attachment_chunks), then one row that
+// says the blob is whole (attachment_blobs), all written in one transaction. Until its COMMIT nothing of a write is
+// visible, and a write that fails, passes its limit or dies with its process (the server rolls back a transaction
+// whose connection ends) leaves nothing at all. The key is the attachment's id.
+//
+// A write holds one connection of `pool` for as long as its source takes to arrive: the caller gives the driver a pool
+// of its own, sized for the uploads it lets run at once, so slow uploads never starve other queries. Each statement
+// moves at most a few chunks, well within a statement_timeout; an idle_in_transaction_session_timeout, though, ends a
+// write whose client sends slower than it allows. The pool is the caller's: close() leaves it open.
+import { Readable } from 'node:stream'
+import type pg from 'pg'
+import { ByteMeter, checkBlobId } from './metering.js'
+import { BlobKeyError, type BlobStorage, type ListedBlob, BLOB_ID } from './types.js'
+
+/**
+ * The tables the driver needs, for the store's migrations to create (each statement may run again). The chunks are
+ * kept out of line and uncompressed (STORAGE EXTERNAL): attachments are mostly compressed already, and a range read
+ * then fetches only the pages it needs.
+ */
+export const POSTGRES_BLOB_TABLES = `
+CREATE TABLE IF NOT EXISTS attachment_blobs (
+  key TEXT PRIMARY KEY,
+  size BIGINT NOT NULL,
+  sha256 TEXT NOT NULL,
+  written_on TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS attachment_chunks (
+  key TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (key, seq)
+);
+ALTER TABLE attachment_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+`
+
+/** The bytes of every chunk but a blob's last: chunk `seq` holds bytes from seq × this on. Fixed for stored blobs. */
+export const POSTGRES_CHUNK_BYTES = 2 ** 20
+/** Chunks one read query fetches: a few MiB per statement, and no more than that held in memory. */
+const CHUNKS_PER_QUERY = 4
+
+export interface PostgresBlobOptions {
+  /** Rows per query of list(); small ones let a test see it page. */
+  listPageRows?: number
+}
+
+function checkKey(key: string): void {
+  if (!BLOB_ID.test(key)) throw new BlobKeyError(key)
+}
+
+export function postgresBlobs(pool: pg.Pool, options: PostgresBlobOptions = {}): BlobStorage {
+  const pageRows = options.listPageRows ?? 1000
+
+  /** Runs `work` in a transaction on one connection; a connection whose ROLLBACK failed is discarded, not reused. */
+  async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
+      throw err
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  /** The bytes `start`..`end` (inclusive) of the blob `key`, a few chunks per query, only the chunks they lie in. */
+  async function* chunksOf(key: string, start: number, end: number): AsyncGenerator<Buffer> {
+    const last = Math.floor(end / POSTGRES_CHUNK_BYTES)
+    for (let from = Math.floor(start / POSTGRES_CHUNK_BYTES); from <= last; from += CHUNKS_PER_QUERY) {
+      const to = Math.min(from + CHUNKS_PER_QUERY - 1, last)
+      const { rows } = await pool.query<{ seq: number; data: Buffer }>(
+        'SELECT seq, data FROM attachment_chunks WHERE key = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq',
+        [key, from, to],
+      )
+      if (rows.length !== to - from + 1) throw new Error(`The blob ${key} was removed while it was read`)
+      for (const { seq, data } of rows) {
+        const offset = seq * POSTGRES_CHUNK_BYTES
+        yield data.subarray(Math.max(start - offset, 0), Math.min(end - offset + 1, data.length))
+      }
+    }
+  }
+
+  return {
+    driver: 'postgresql',
+
+    async write(id, source, limit) {
+      try {
+        checkBlobId(id)
+        const meter = new ByteMeter(limit)
+        return await inTransaction(async (client) => {
+          let seq = 0
+          const insert = (data: Buffer) =>
+            client.query('INSERT INTO attachment_chunks (key, seq, data) VALUES ($1, $2, $3)', [id, seq++, data])
+          // The bytes not yet in a chunk: less than one chunk's worth once each piece is handled.
+          let held: Buffer[] = []
+          let heldBytes = 0
+          // Each piece is taken only once the chunks before it are inserted: the source waits meanwhile.
+          for await (const piece of source) {
+            const bytes = meter.add(piece)
+            held.push(bytes)
+            heldBytes += bytes.length
+            while (heldBytes >= POSTGRES_CHUNK_BYTES) {
+              const joined = Buffer.concat(held, heldBytes)
+              await insert(joined.subarray(0, POSTGRES_CHUNK_BYTES))
+              held = [joined.subarray(POSTGRES_CHUNK_BYTES)]
+              heldBytes -= POSTGRES_CHUNK_BYTES
+            }
+          }
+          if (heldBytes > 0) await insert(Buffer.concat(held, heldBytes))
+          const sha256 = meter.sha256()
+          // The time of this statement, not of the transaction's start: a long upload is written when it ends.
+          await client.query(
+            'INSERT INTO attachment_blobs (key, size, sha256, written_on) VALUES ($1, $2, $3, clock_timestamp())',
+            [id, meter.size, sha256],
+          )
+          return { key: id, size: meter.size, sha256 }
+        })
+      } catch (err) {
+        source.destroy()
+        throw err
+      }
+    },
+
+    async read(key, range) {
+      checkKey(key)
+      const { rows } = await pool.query<{ size: string }>('SELECT size FROM attachment_blobs WHERE key = $1', [key])
+      const found = rows[0]
+      if (!found) return undefined
+      const size = Number(found.size)
+      const start = range?.start ?? 0
+      const end = Math.min(range?.end ?? size - 1, size - 1)
+      return Readable.from(end >= start ? chunksOf(key, start, end) : [], { objectMode: false })
+    },
+
+    async remove(key) {
+      checkKey(key)
+      await inTransaction(async (client) => {
+        await client.query('DELETE FROM attachment_blobs WHERE key = $1', [key])
+        await client.query('DELETE FROM attachment_chunks WHERE key = $1', [key])
+      })
+    },
+
+    async *list(): AsyncIterable<ListedBlob> {
+      let after = ''
+      for (;;) {
+        const { rows } = await pool.query<{ key: string; size: string; written_on: Date }>(
+          'SELECT key, size, written_on FROM attachment_blobs WHERE key > $1 ORDER BY key LIMIT $2',
+          [after, pageRows],
+        )
+        for (const row of rows) yield { key: row.key, size: Number(row.size), writtenOn: row.written_on }
+        const last = rows.at(-1)
+        if (!last || rows.length < pageRows) return
+        after = last.key
+      }
+    },
+
+    // A write's rows exist only inside its transaction, which commits whole or not at all (a dead process's
+    // connection ends, and the server rolls its transaction back): no write can be left half done.
+    async removeUnfinished() {
+      return 0
+    },
+
+    async close() {},
+  }
+}
