@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto'
 import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { ByteMeter, checkBlobId } from './metering.js'
 import { BlobKeyError, type BlobStorage, type ListedBlob } from './types.js'
 
@@ -48,21 +47,17 @@ export function diskBlobs(dir: string): BlobStorage {
 
   /** Streams `source` into a new temporary file, flushed to the disk; the meter has its size and hash. */
   async function writeTemporary(tmp: string, source: Readable, meter: ByteMeter): Promise<void> {
-    let handle: FileHandle | undefined
+    // Opened here, before any byte is read, so the file exists before any failure and its removal cannot come first.
+    const handle = await open(tmp, 'wx')
     try {
-      // Opened here, not by the stream, so the file exists before any failure and its removal cannot come first.
-      handle = await open(tmp, 'wx')
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<unknown>) {
-          for await (const chunk of chunks) yield meter.add(chunk)
-        },
-        handle.createWriteStream({ autoClose: false }),
-      )
+      // Each piece is read only once the one before is written: the source waits meanwhile.
+      for await (const piece of source) {
+        const bytes = meter.add(piece)
+        for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at)).bytesWritten
+      }
       await handle.sync()
     } finally {
-      // close() waits for a write still in flight after a failure.
-      await handle?.close()
+      await handle.close()
     }
   }
 

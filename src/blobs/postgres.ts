@@ -38,6 +38,21 @@ export const POSTGRES_CHUNK_BYTES = 2 ** 20
 /** Chunks one read query fetches: a few MiB per statement, and no more than that held in memory. */
 const CHUNKS_PER_QUERY = 4
 
+/**
+ * Chunks $4..$5 of the blob $1, each cut to the bytes $2..$3 of the blob it holds: `first` and `last` are positions
+ * within the chunk (bigint: a blob may pass 2 GiB).
+ */
+const READ_CHUNKS = `
+SELECT substring(data FROM (first + 1)::int FOR (last - first + 1)::int) AS data
+FROM (
+  SELECT seq, data,
+    greatest($2::bigint - seq::bigint * ${POSTGRES_CHUNK_BYTES}, 0) AS first,
+    least($3::bigint - seq::bigint * ${POSTGRES_CHUNK_BYTES}, ${POSTGRES_CHUNK_BYTES - 1}) AS last
+  FROM attachment_chunks
+  WHERE key = $1 AND seq BETWEEN $4 AND $5
+) AS chunk
+ORDER BY seq`
+
 export interface PostgresBlobOptions {
   /** Rows per query of list(); small ones let a test see it page. */
   listPageRows?: number
@@ -67,20 +82,17 @@ export function postgresBlobs(pool: pg.Pool, options: PostgresBlobOptions = {}):
     }
   }
 
-  /** The bytes `start`..`end` (inclusive) of the blob `key`, a few chunks per query, only the chunks they lie in. */
+  /**
+   * The bytes `start`..`end` (inclusive) of the blob `key`, a few chunks per query, only the chunks they lie in, and
+   * of the first and last only the part within the range (out-of-line storage fetches just that part).
+   */
   async function* chunksOf(key: string, start: number, end: number): AsyncGenerator<Buffer> {
     const last = Math.floor(end / POSTGRES_CHUNK_BYTES)
     for (let from = Math.floor(start / POSTGRES_CHUNK_BYTES); from <= last; from += CHUNKS_PER_QUERY) {
       const to = Math.min(from + CHUNKS_PER_QUERY - 1, last)
-      const { rows } = await pool.query<{ seq: number; data: Buffer }>(
-        'SELECT seq, data FROM attachment_chunks WHERE key = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq',
-        [key, from, to],
-      )
+      const { rows } = await pool.query<{ data: Buffer }>(READ_CHUNKS, [key, start, end, from, to])
       if (rows.length !== to - from + 1) throw new Error(`The blob ${key} was removed while it was read`)
-      for (const { seq, data } of rows) {
-        const offset = seq * POSTGRES_CHUNK_BYTES
-        yield data.subarray(Math.max(start - offset, 0), Math.min(end - offset + 1, data.length))
-      }
+      for (const { data } of rows) yield data
     }
   }
 
