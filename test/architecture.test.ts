@@ -33,9 +33,8 @@ function layerOf(file: string): string | undefined {
   }
   if (single[file]) return single[file]
   if (file.startsWith('src/accounts-cli/')) return 'accountscli'
-  const folder = /^src\/(?:store\/(sqlite|postgres|cache)\/|(routes|plugins|schemas|services|transfer|store|blobs)\/)/.exec(
-    file,
-  )
+  const folder =
+    /^src\/(?:store\/(sqlite|postgres|cache)\/|(routes|plugins|schemas|services|transfer|store|blobs)\/)/.exec(file)
   return folder ? (folder[1] ?? folder[2]) : undefined
 }
 

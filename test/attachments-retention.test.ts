@@ -7,7 +7,7 @@ import type { ListedAttachmentAnswer } from '../src/attachment-shape.js'
 import { sweepAttachments } from '../src/services/attachments-sweep.js'
 import { type Account, type Harness, addNote, register, startHarness } from './support/harness.js'
 import { openTestStore, storeKinds } from './support/stores.js'
-import { uploaded } from './attachments.test.js'
+import { uploaded } from './support/attachments.js'
 
 const DAY_MS = 86_400_000
 const GRACE_DAYS = 7

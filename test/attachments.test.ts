@@ -4,22 +4,13 @@
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { parse as parseDisposition } from 'content-disposition'
 import type { AttachmentAnswer, ListedAttachmentAnswer } from '../src/attachment-shape.js'
 import { type Account, type Harness, type Reply, register, startHarness, targets } from './support/harness.js'
-import { type FilePart, GIF_HTML_POLYGLOT, SVG_WITH_SCRIPT, TINY_PNG, multipartBody } from './support/multipart.js'
+import { uploadFile, uploaded } from './support/attachments.js'
+import { GIF_HTML_POLYGLOT, SVG_WITH_SCRIPT, TINY_PNG } from './support/multipart.js'
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex')
-
-export async function uploadFile(h: Harness, token: string, part: FilePart): Promise<Reply> {
-  const { body, contentType } = multipartBody(part)
-  return h.client.request('POST', '/upload-attachment', { token, raw: body, headers: { 'content-type': contentType } })
-}
-
-export async function uploaded(h: Harness, token: string, part: FilePart): Promise<AttachmentAnswer> {
-  const reply = await uploadFile(h, token, part)
-  assert.equal(reply.status, 200, reply.text)
-  return (reply.json as { attachment: AttachmentAnswer }).attachment
-}
 
 async function listed(h: Harness, token: string) {
   const reply = await h.client.request('GET', '/get-attachments', { token })
@@ -63,7 +54,16 @@ for (const { mode, storeKind } of targets()) {
       assert.equal(header(got, 'content-security-policy'), "sandbox; default-src 'none'")
       assert.match(header(got, 'cache-control') ?? '', /^private\b/)
       assert.equal(header(got, 'etag'), `"${file.sha256}"`)
-      assert.equal(header(got, 'content-disposition'), 'inline; filename="dot.png"')
+      assert.deepEqual(
+        {
+          ...parseDisposition(header(got, 'content-disposition')!),
+          parameters: { ...parseDisposition(header(got, 'content-disposition')!).parameters },
+        },
+        {
+          type: 'inline',
+          parameters: { filename: 'dot.png' },
+        },
+      )
       // Without the name segment too; with another one, 404.
       assert.deepEqual((await h.client.request('GET', `/attachments/${file._id}`, { token: a.token })).bytes, TINY_PNG)
       const wrongName = await h.client.request('GET', `/attachments/${file._id}/other.png`, { token: a.token })
@@ -112,7 +112,9 @@ for (const { mode, storeKind } of targets()) {
       for (const file of [svg, html, polyglot]) {
         const got = await h.client.request('GET', file.url, { token: a.token })
         assert.equal(got.status, 200)
-        assert.match(header(got, 'content-disposition') ?? '', /^attachment; filename="/, file.name)
+        const disposition = parseDisposition(header(got, 'content-disposition')!)
+        assert.equal(disposition.type, 'attachment', file.name)
+        assert.equal(disposition.parameters.filename, file.name)
         assert.equal(header(got, 'content-security-policy'), "sandbox; default-src 'none'")
         assert.equal(header(got, 'x-content-type-options'), 'nosniff')
       }
@@ -122,6 +124,8 @@ for (const { mode, storeKind } of targets()) {
       assert.equal(controls.name, 'agnp.exe')
       const long = await uploaded(h, a.token, { filename: `${'é'.repeat(300)}.txt`, bytes: 'x' })
       assert.ok(Buffer.byteLength(long.name) <= 255 && long.name.endsWith('.txt'), long.name)
+      const named = await h.client.request('GET', long.url, { token: a.token })
+      assert.equal(parseDisposition(header(named, 'content-disposition')!).parameters.filename, long.name)
       const empty = await uploaded(h, a.token, { filename: 'empty.txt', bytes: '' })
       assert.equal(empty.size, 0)
       const got = await h.client.request('GET', empty.url, { token: a.token })

@@ -185,7 +185,13 @@ for (const mode of MODES) {
         const stream = await openStream(baseOf(h.app), { token: a.token, headers: { origin: ORIGIN } })
         try {
           assert.equal(stream.status, 200)
-          const reply: Reply = { status: stream.status, headers: stream.headers, text: '', bytes: Buffer.alloc(0), json: undefined }
+          const reply: Reply = {
+            status: stream.status,
+            headers: stream.headers,
+            text: '',
+            bytes: Buffer.alloc(0),
+            json: undefined,
+          }
           assert.equal(header(reply, 'access-control-allow-origin'), '*', `${verb} ${path}`)
           assert.equal(
             header(reply, 'access-control-allow-methods'),

@@ -121,15 +121,18 @@ export async function attachmentRoutes(
     })
   })
 
-  app.get<{ Params: Static<typeof FileParams> }>('/attachments/:attachmentId/:name?', {
+  // The name segment is a wildcard: a name of 255 bytes, percent-encoded, passes the router's limit for a parameter.
+  const serve = {
     onRequest: authenticate,
     schema: getAttachment,
-    handler: async (request, reply) => {
-      const { attachmentId, name } = request.params
+    handler: async (request: FastifyRequest<{ Params: Static<typeof FileParams> }>, reply: FastifyReply) => {
+      const { attachmentId, '*': name } = request.params
       const record = await attachments.find(request.user._id, attachmentId, name === '' ? undefined : name)
       return sendFile(request, reply, attachments, record)
     },
-  })
+  }
+  app.get('/attachments/:attachmentId', serve)
+  app.get('/attachments/:attachmentId/*', serve)
 
   app.get('/get-attachments', {
     onRequest: authenticate,

@@ -11,7 +11,7 @@ const attachmentOperation = operationsOf('attachments', true)
 const ok = Type.Literal(false)
 
 export const AttachmentParams = Type.Object({ attachmentId: Type.String() })
-export const FileParams = Type.Object({ attachmentId: Type.String(), name: Type.Optional(Type.String()) })
+export const FileParams = Type.Object({ attachmentId: Type.String(), '*': Type.Optional(Type.String()) })
 
 const UploadOk = Type.Object(
   { error: ok, attachment: Attachment, message: Type.String() },
@@ -27,6 +27,13 @@ const ListOk = Type.Object(
   { description: "The user's files, newest first, each with the notes that link to it (live, trashed or in history)." },
 )
 const DoneOk = Type.Object({ error: ok, message: Type.String() }, { description: 'Done.' })
+
+/** A file's bytes, typed by the file itself. */
+const fileBytes = (description: string) => ({
+  description,
+  content: { '*/*': { schema: Type.Unsafe<string>({ type: 'string', description: "The file's bytes." }) } },
+})
+const NotModified = { description: 'The If-None-Match names the file as it is: no body.', type: 'null' }
 
 const NotFound = errorBody('The user has no attachment with this id (or by this name).', [ATTACHMENT_NOT_FOUND])
 const UploadRefused = errorBody('The body is not multipart/form-data with one file part named "file".')
@@ -61,7 +68,14 @@ export const getAttachment = {
     'With ETag, Range (206, 416) and a sandboxing Content-Security-Policy. Only images, PDF, audio and video are inline.',
   ),
   params: FileParams,
-  response: { ...authErrors, 404: NotFound, 416: RangeRefused },
+  response: {
+    200: fileBytes('The whole file, with its ETag, Content-Disposition and Content-Security-Policy.'),
+    206: fileBytes('The one range asked for, with Content-Range.'),
+    304: NotModified,
+    ...authErrors,
+    404: NotFound,
+    416: RangeRefused,
+  },
 }
 
 export const getAttachments = {

@@ -66,6 +66,8 @@ export interface Harness {
   app: FastifyInstance
   store: Store
   blobs: BlobStorage
+  /** The disk driver's folder, when the harness made it (not given `blobs`). */
+  blobDir: string | undefined
   client: Client
   close(): Promise<void>
 }
@@ -210,6 +212,7 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
     app,
     store,
     blobs,
+    blobDir: files?.path,
     client,
     async close() {
       await app.close()

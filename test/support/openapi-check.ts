@@ -66,7 +66,8 @@ export function responseChecker(document: unknown): ResponseCheck {
       String(response.headers['content-type'] ?? '')
         .split(';')[0]
         ?.trim() ?? ''
-    const media = documented.content[mediaType]
+    // A file's answer documents any type (`*/*`): its type is the file's own.
+    const media = documented.content[mediaType] ?? documented.content['*/*']
     if (!media)
       throw new Error(
         `${where}: content type "${mediaType}" is not documented (${Object.keys(documented.content).join(', ')})`,

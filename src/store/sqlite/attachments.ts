@@ -2,7 +2,7 @@
 // at a time makes the quota's sum and the insert one step; the links from notes are the triggers' (migration 18).
 import type { Database } from 'better-sqlite3'
 import type { AttachmentRecord } from '../../attachment-shape.js'
-import type { AttachmentStore, ErasedAttachment } from '../attachments.js'
+import type { AttachmentStore } from '../attachments.js'
 import { AttachmentQuotaExceededError } from '../errors.js'
 import type { StoreLimits } from '../limits.js'
 import { SWEEP_BATCH } from '../trash-history.js'
