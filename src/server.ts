@@ -8,6 +8,7 @@ import { resolveSecret } from './secret.js'
 import type { LimiterFactory } from './services/brute-force.js'
 import { openChangeBus } from './services/change-bus/choose.js'
 import { openStoreWithVersions } from './store/open.js'
+import { openConfiguredBlobs } from './blobs/configured.js'
 import { buildSearchIndexLogged } from './services/search-index-build.js'
 
 const PASSWORD_FIELDS = ['password', 'currentPassword', 'newPassword']
@@ -41,10 +42,13 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   const { store, versions } = await openStoreWithVersions(config)
   let app: FastifyInstance
   const bus = await openChangeBus(config)
+  // After the store, whose migrations make the PostgreSQL blob driver's tables.
+  const blobs = await openConfiguredBlobs(config)
   try {
     app = await buildApp({
       config,
       store,
+      blobs,
       secret,
       logger: loggerOptions(config.logLevel),
       limiterFactory: limiters?.factory ?? limiterFactory,
@@ -53,6 +57,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
     })
   } catch (err) {
     await bus.close()
+    await blobs.close()
     await store.close()
     throw err
   }
@@ -70,6 +75,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
     // Release the pool and Redis too, so the process can exit with the error.
     await app.close()
     await bus.close()
+    await blobs.close()
     await store.close()
     await limiters?.close()
     throw err
@@ -87,6 +93,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
         clearInterval(sweeper)
       }
       await bus.close()
+      await blobs.close()
       await store.close()
       await indexBuilt
       await limiters?.close()

@@ -85,6 +85,16 @@ describe('parseConfig', () => {
       STREAM_BUFFER_BYTES: '256kb',
       STREAM_HEARTBEAT_MS: '20000',
       STREAM_RETRY_MS: '5000',
+      MAX_ATTACHMENT_MB: '10',
+      MAX_ATTACHMENT_MB_PER_ACCOUNT: '0',
+      ATTACHMENT_GRACE_DAYS: '3',
+      ATTACHMENTS_STORAGE: 'S3',
+      ATTACHMENTS_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      ATTACHMENTS_S3_BUCKET: 'notes-files',
+      ATTACHMENTS_S3_REGION: 'eu-central-1',
+      ATTACHMENTS_S3_ACCESS_KEY_ID: 'key-id',
+      ATTACHMENTS_S3_SECRET_ACCESS_KEY: 'key secret',
+      ATTACHMENTS_S3_FORCE_PATH_STYLE: 'false',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -118,6 +128,20 @@ describe('parseConfig', () => {
       minFreeDiskMb: 0,
       metrics: { enabled: true, port: 9100, host: '127.0.0.2' },
       streams: { perAccount: 3, perInstance: 500, bufferBytes: 256 * 1024, heartbeatMs: 20_000, retryMs: 5000 },
+      attachments: {
+        megabytes: 10,
+        megabytesPerAccount: 0,
+        graceDays: 3,
+        storage: 's3',
+        s3: {
+          endpoint: 'http://127.0.0.1:9000',
+          bucket: 'notes-files',
+          region: 'eu-central-1',
+          accessKeyId: 'key-id',
+          secretAccessKey: 'key secret',
+          forcePathStyle: false,
+        },
+      },
       databaseUrl: 'postgres://u@db.example:5432/notes',
       databasePoolSize: 7,
       databaseStatementTimeoutMs: 1500,
@@ -129,6 +153,23 @@ describe('parseConfig', () => {
       searchTimeoutMs: 750,
       passwordHashing: defaultConfig.passwordHashing,
     })
+  })
+
+  it('names the attachment setting that cannot work with the others', () => {
+    assert.throws(() => parseConfig({ ATTACHMENTS_STORAGE: 's3' }), /^ConfigError: ATTACHMENTS_S3_BUCKET: must be set/)
+    assert.throws(
+      () => parseConfig({ ATTACHMENTS_STORAGE: 'postgresql' }),
+      /^ConfigError: ATTACHMENTS_STORAGE: can be postgresql only/,
+    )
+    assert.throws(
+      () => parseConfig({ ATTACHMENTS_STORAGE: 'ftp' }),
+      /^ConfigError: ATTACHMENTS_STORAGE: must be one of disk, postgresql, s3/,
+    )
+    assert.throws(() => parseConfig({ MAX_ATTACHMENT_MB: '0' }), /^ConfigError: MAX_ATTACHMENT_MB: must be between 1/)
+    assert.throws(
+      () => parseConfig({ ATTACHMENTS_S3_ENDPOINT: 'ftp://x' }),
+      /^ConfigError: ATTACHMENTS_S3_ENDPOINT: must start with https:\/\/ or http:\/\//,
+    )
   })
 
   it('gives search half the cores by default, shared by the WORKERS processes, at least one thread each', () => {

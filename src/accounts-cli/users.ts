@@ -8,6 +8,8 @@ import { Type } from '@sinclair/typebox'
 import { type Env, parseConfig } from '../config.js'
 import { firstProblem } from '../schemas/check.js'
 import { email as emailField, fullName, password as passwordField } from '../schemas/fields.js'
+import { openConfiguredBlobs } from '../blobs/configured.js'
+import { AttachmentService } from '../services/attachments.js'
 import { type AccountDetails, AccountAdmin, AdminError, generatePassword } from '../services/account-admin.js'
 import { emailKeyOf, publicUser } from '../services/accounts.js'
 import { defaultPasswordHasher } from '../services/passwords.js'
@@ -31,7 +33,7 @@ export const USERS_USAGE = `  users     list [--json]              every account
             create EMAIL --name NAME   a new account, also while REGISTRATION=closed
             reset-password EMAIL       a new password; every session of the account ends
             revoke-sessions EMAIL      every session and token of the account ends
-            delete EMAIL [--yes]       the account, its notes and its sessions (asks first)
+            delete EMAIL [--yes]       the account, its notes, files and sessions (asks first)
             create and reset-password read the password from standard input; on a terminal
             or with an empty input they generate one and print it once (docs/accounts.md)
 `
@@ -179,16 +181,20 @@ export async function runUsers(args: string[], env: Env, io: CliIo = process): P
     const [command = '', ...emails] = positionals
     const known = command === 'list' || Object.hasOwn(ON_ONE_ACCOUNT, command)
     if (!known) throw new UsageError(command ? `unknown users command "${command}"` : 'users needs a command')
-    const store = await openCommandStore(parseConfig(env))
+    const config = parseConfig(env)
+    const store = await openCommandStore(config)
+    const blobs = await openConfiguredBlobs(config)
     try {
+      const files = new AttachmentService(store, blobs, config.attachments)
       return await run(
-        new AccountAdmin(store, defaultPasswordHasher, new SessionService(store)),
+        new AccountAdmin(store, defaultPasswordHasher, new SessionService(store), files),
         command,
         emails,
         values,
         io,
       )
     } finally {
+      await blobs.close()
       await store.close()
     }
   } catch (err) {

@@ -45,7 +45,7 @@ const UserUpdated = Type.Object(
   { error: ok, user: User, message: Type.String() },
   { description: 'The user as stored now.' },
 )
-const AccountDeleted = done('The account, its notes and its sessions are deleted; its tokens get 401.')
+const AccountDeleted = done('The account, its notes, its files and its sessions are deleted; its tokens get 401.')
 
 const SessionNotFound = errorBody('No session with this id belongs to the user (a malformed id included).', [
   SESSION_NOT_FOUND,
@@ -119,7 +119,7 @@ export const deleteAccount = {
   ...about(
     'deleteAccount',
     'Delete the account',
-    "Checks the password (wrong ones are counted per session), then deletes the account, its notes and its sessions, while the caller's session is alive.",
+    "Checks the password (wrong ones are counted per session), then deletes the account, its notes, its files and its sessions, while the caller's session is alive.",
   ),
   body: DeleteAccountBody,
   response: { 200: AccountDeleted, ...withBody, 400: WrongPassword },

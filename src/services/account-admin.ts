@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { Store, TransferStore, UserRecord } from '../store/types.js'
 import { emailKeyOf, newUser } from './accounts.js'
 import type { PasswordHasher } from './passwords.js'
+import type { AttachmentService } from './attachments.js'
 import { type SessionService, revokeNow } from './sessions.js'
 
 /** 144 bits, as 24 base64url characters. */
@@ -26,6 +27,8 @@ export class AccountAdmin {
     private readonly store: Store & Pick<TransferStore, 'usersAfter'>,
     private readonly passwords: PasswordHasher,
     private readonly sessions: SessionService,
+    /** The account's files, erased with it. */
+    private readonly files?: AttachmentService,
   ) {}
 
   async *list(pageSize = 500): AsyncGenerator<UserRecord> {
@@ -76,7 +79,8 @@ export class AccountAdmin {
   }
 
   async delete(user: UserRecord): Promise<void> {
-    if (!(await this.store.deleteUser(user._id))) throw noAccount(user.email)
+    const erase = () => this.store.deleteUser(user._id)
+    if (!(await (this.files ? this.files.eraseWithAccount(user._id, erase) : erase()))) throw noAccount(user.email)
   }
 }
 
