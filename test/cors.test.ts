@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
+import { uploaded } from './support/attachments.js'
+import { multipartBody } from './support/multipart.js'
 import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import {
   type Account,
@@ -58,7 +60,15 @@ async function successfulRequest(
   account: Account,
   method: string,
   template: string,
-): Promise<{ url: string; body?: unknown; token: string }> {
+): Promise<{ url: string; body?: unknown; token: string; form?: { raw: Buffer; contentType: string } }> {
+  if (template === '/upload-attachment') {
+    const { body, contentType } = multipartBody({ filename: 'cors.txt', bytes: 'across origins' })
+    return { url: template, token: account.token, form: { raw: body, contentType } }
+  }
+  if (template.startsWith('/attachments/') || template.includes('{attachmentId}')) {
+    const file = await uploaded(h, account.token, { filename: 'cors.txt', bytes: 'across origins' })
+    return { url: template.replace('{attachmentId}', file._id).replace('{*}', 'cors.txt'), token: account.token }
+  }
   if (ACCOUNT_OPERATIONS.some(([m, t]) => m === method && t === template)) {
     const own = await register(h.client)
     const sessions = (await h.client.request('GET', '/get-sessions', { token: own.token })).json as {
@@ -140,7 +150,7 @@ for (const mode of MODES) {
     for (const [method, template] of OPERATIONS) {
       const verb = method.toUpperCase()
       it(`${verb} ${template}: preflight 204 allowing ${verb}, then the answer carries origin *`, async () => {
-        const { url, body, token } = await successfulRequest(h, a, method, template)
+        const { url, body, token, form } = await successfulRequest(h, a, method, template)
         const where = `OPTIONS ${url} for ${verb}`
         const preflight = await h.client.request('OPTIONS', url, {
           headers: {
@@ -154,8 +164,9 @@ for (const mode of MODES) {
 
         const actual = await h.client.request(verb, url, {
           token,
-          headers: { origin: ORIGIN },
+          headers: { origin: ORIGIN, ...(form && { 'content-type': form.contentType }) },
           ...(body === undefined ? {} : { body }),
+          ...(form && { raw: form.raw }),
         })
         assert.equal(actual.status, 200, `${verb} ${url}: ${actual.text.slice(0, 200)}`)
         assert.equal(header(actual, 'access-control-allow-origin'), '*', `${verb} ${url}`)

@@ -1,4 +1,4 @@
-// The attachment sweep (docs/attachments.md, "Retention"): erases the records no note has linked to for long enough
+// The attachment sweep (docs/attachments.md, "Links and retention"): erases the records no note has linked to for long enough
 // and their bytes, then bytes no record names (left by a process that stopped between the two steps of an upload or
 // of an erasure) and unfinished writes. Every instance runs it: the store's sweep hands each record to one of them,
 // and erasing bytes already gone is no error.
