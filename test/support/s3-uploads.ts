@@ -44,4 +44,5 @@ export function listUploadsAnswer(bucket: string, uploads: PendingUpload[], quer
 }
 
 export const NO_SUCH_UPLOAD =
-  '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
