@@ -14,35 +14,34 @@ import { blobContract, newBlobId, sourceOf } from '../support/blob-contract.js'
 import { NO_SUCH_UPLOAD, type PendingUpload, listUploadsAnswer } from '../support/s3-uploads.js'
 import { type LocalS3, startLocalS3 } from '../support/s3rver.js'
 
+// One s3rver for the file, a bucket for each suite: list() shows a whole bucket.
+let started: Promise<LocalS3> | undefined
+const localS3 = () => (started ??= startLocalS3(['attachments', 'listing', 'leftovers']))
+after(async () => {
+  if (started) await (await started).close()
+})
+
 blobContract({
   name: 's3 (s3rver)',
   unitBytes: 5 * 2 ** 20,
   keyOf: (id) => id,
   async open() {
-    const local = await startLocalS3()
-    const blobs = s3Blobs(local.options)
+    const local = await localS3()
+    const blobs = s3Blobs(local.optionsFor('attachments'))
     return {
       blobs,
-      unfinished: async () => local.uploads().length,
-      async close() {
-        await blobs.close()
-        await local.close()
-      },
+      unfinished: async () => local.uploads('attachments').length,
+      close: () => blobs.close(),
     }
   },
 })
 
 describe('s3 blobs: listing', { timeout: 120_000 }, () => {
-  let local: LocalS3
   let blobs: BlobStorage
   before(async () => {
-    local = await startLocalS3('listing')
-    blobs = s3Blobs({ ...local.options, listPageKeys: 2 })
+    blobs = s3Blobs({ ...(await localS3()).optionsFor('listing'), listPageKeys: 2 })
   })
-  after(async () => {
-    await blobs?.close()
-    await local?.close()
-  })
+  after(() => blobs?.close())
 
   it('lists page by page, every blob once', async () => {
     const written = new Set<string>()
@@ -93,11 +92,12 @@ function uploadsStandIn(uploads: Array<PendingUpload & { gone?: boolean }>, buck
 
 describe('s3 blobs: removeUnfinished', { timeout: 120_000 }, () => {
   it('aborts the uploads a killed process left, begun before the time given, and no others', async () => {
-    const local = await startLocalS3('leftovers')
-    const blobs = s3Blobs(local.options)
+    const local = await localS3()
+    const options = local.optionsFor('leftovers')
+    const blobs = s3Blobs(options)
     const client = new S3Client({
-      endpoint: local.options.endpoint,
-      region: local.options.region,
+      endpoint: options.endpoint,
+      region: options.region,
       forcePathStyle: true,
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     })
@@ -114,16 +114,15 @@ describe('s3 blobs: removeUnfinished', { timeout: 120_000 }, () => {
       const stale = await begin()
       const recent = await begin()
       const longAgo = new Date(Date.now() - 2 * 3600_000)
-      utimesSync(join(local.uploadFolder(stale), 'key'), longAgo, longAgo)
+      utimesSync(join(local.uploadFolder('leftovers', stale), 'key'), longAgo, longAgo)
 
-      assert.deepEqual(local.uploads().sort(), [stale, recent].sort())
+      assert.deepEqual(local.uploads('leftovers').sort(), [stale, recent].sort())
       assert.equal(await blobs.removeUnfinished(new Date(Date.now() - 3600_000)), 1)
-      assert.deepEqual(local.uploads(), [recent])
+      assert.deepEqual(local.uploads('leftovers'), [recent])
       assert.ok((await blobs.read(finished.key)) !== undefined, 'finished blobs stay')
     } finally {
       client.destroy()
       await blobs.close()
-      await local.close()
     }
   })
 

@@ -1,5 +1,5 @@
 // s3rver in a process of its own (test/support/s3rver.ts starts it): on a free port of 127.0.0.1, silent, storing
-// under the directory given, with the bucket given. It prints `{"port":…}` once it listens and stops when its
+// under the directory given, with the buckets given. It prints `{"port":…}` once it listens and stops when its
 // standard input closes, so it never outlives the test that started it.
 //
 // s3rver 3.7.1 lacks two requests the S3 driver makes: ListMultipartUploads (it answers NotImplemented) and
@@ -21,10 +21,10 @@ interface S3rverServer {
 type S3rverClass = new (options: Record<string, unknown>) => S3rverServer
 
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass
-const [directory = '', bucket = ''] = process.argv.slice(2)
-const uploadsDir = join(directory, bucket, '._S3rver_uploads')
+const [directory = '', ...buckets] = process.argv.slice(2)
 
-function pendingUploads(): PendingUpload[] {
+function pendingUploads(bucket: string): PendingUpload[] {
+  const uploadsDir = join(directory, bucket, '._S3rver_uploads')
   if (!existsSync(uploadsDir)) return []
   return readdirSync(uploadsDir).map((uploadId) => {
     const keyFile = join(uploadsDir, uploadId, 'key')
@@ -35,19 +35,19 @@ function pendingUploads(): PendingUpload[] {
 /** Answers ListMultipartUploads and AbortMultipartUpload; false for any other request. */
 function answerUploads(request: IncomingMessage, response: ServerResponse): boolean {
   const url = new URL(request.url ?? '/', 'http://s3rver')
-  const [, name, ...rest] = url.pathname.split('/')
-  if (name !== bucket) return false
+  const [, bucket = '', ...rest] = url.pathname.split('/')
+  if (!buckets.includes(bucket)) return false
   const key = decodeURIComponent(rest.join('/'))
   const uploadId = url.searchParams.get('uploadId')
   response.setHeader('content-type', 'application/xml')
   if (request.method === 'GET' && key === '' && url.searchParams.has('uploads')) {
-    response.end(listUploadsAnswer(bucket, pendingUploads(), url.searchParams))
+    response.end(listUploadsAnswer(bucket, pendingUploads(bucket), url.searchParams))
     return true
   }
   if (request.method === 'DELETE' && key !== '' && uploadId !== null) {
-    const upload = pendingUploads().find((u) => u.uploadId === uploadId && u.key === key)
+    const upload = pendingUploads(bucket).find((u) => u.uploadId === uploadId && u.key === key)
     if (upload) {
-      rmSync(join(uploadsDir, upload.uploadId), { recursive: true, force: true })
+      rmSync(join(directory, bucket, '._S3rver_uploads', upload.uploadId), { recursive: true, force: true })
       response.statusCode = 204
       response.end()
     } else {
@@ -64,7 +64,7 @@ const server = new S3rver({
   port: 0,
   silent: true,
   directory,
-  configureBuckets: [{ name: bucket }],
+  configureBuckets: buckets.map((name) => ({ name })),
 })
 const s3rverHandler = server.callback.bind(server)
 server.callback = () => {

@@ -15,12 +15,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const UPLOADS = '._S3rver_uploads'
 
 export interface LocalS3 {
-  /** What s3Blobs takes to use the bucket. */
-  options: S3BlobOptions
-  /** The folders of the multipart uploads in progress, each named by its upload id. */
-  uploads(): string[]
+  /** What s3Blobs takes to use `bucket`, one of those the server was started with. */
+  optionsFor(bucket: string): S3BlobOptions
+  /** The folders of the multipart uploads in progress in `bucket`, each named by its upload id. */
+  uploads(bucket: string): string[]
   /** The folder where s3rver keeps the upload `uploadId` (its `key` file's time is when it began). */
-  uploadFolder(uploadId: string): string
+  uploadFolder(bucket: string, uploadId: string): string
   close(): Promise<void>
 }
 
@@ -40,32 +40,32 @@ async function portOf(child: ChildProcess): Promise<number> {
   }
 }
 
-export async function startLocalS3(bucket = 'attachments'): Promise<LocalS3> {
+export async function startLocalS3(buckets: string[]): Promise<LocalS3> {
   const dir = tempDir('notes-s3rver-')
   const child = spawn(
     process.execPath,
-    ['--openssl-legacy-provider', '--import', 'tsx', 'test/support/s3rver-child.ts', dir.path, bucket],
+    ['--openssl-legacy-provider', '--import', 'tsx', 'test/support/s3rver-child.ts', dir.path, ...buckets],
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   )
   try {
     const port = await portOf(child)
     return {
-      options: {
+      optionsFor: (bucket) => ({
         endpoint: `http://127.0.0.1:${port}`,
         region: 'us-east-1',
         bucket,
         accessKeyId: 'S3RVER',
         secretAccessKey: 'S3RVER',
         forcePathStyle: true,
-      },
-      uploads() {
+      }),
+      uploads(bucket) {
         try {
           return readdirSync(join(dir.path, bucket, UPLOADS))
         } catch {
           return []
         }
       },
-      uploadFolder: (uploadId) => join(dir.path, bucket, UPLOADS, uploadId),
+      uploadFolder: (bucket, uploadId) => join(dir.path, bucket, UPLOADS, uploadId),
       async close() {
         const exited = once(child, 'exit')
         child.stdin?.end()
