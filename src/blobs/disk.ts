@@ -5,7 +5,7 @@
 // which removeUnfinished erases.
 import { randomBytes } from 'node:crypto'
 import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { ByteMeter, checkBlobId } from './metering.js'
 import { BlobKeyError, type BlobStorage, type ListedBlob } from './types.js'
@@ -70,7 +70,9 @@ export function diskBlobs(dir: string): BlobStorage {
       try {
         checkBlobId(id)
         const meter = new ByteMeter(limit)
-        await mkdir(tmpDir, { recursive: true })
+        const madeFirst = await mkdir(tmpDir, { recursive: true })
+        // The first write makes the directories: their entries must outlast a crash as the file's does.
+        if (madeFirst !== undefined) await syncDirectory(dirname(madeFirst))
         tmp = join(tmpDir, `${id}.${randomBytes(8).toString('hex')}`)
         await writeTemporary(tmp, source, meter)
         const sha256 = meter.sha256()

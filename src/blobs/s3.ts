@@ -1,10 +1,12 @@
 // Blobs as objects of one S3 bucket (or of a service that speaks its API), named by the attachment's id: the hash is
 // known only once the bytes have passed, so it cannot name them; the attachment's record keeps the hash and size.
-// A write streams through an upload in parts (PART_BYTES each, QUEUE_SIZE sent at once, so about
-// (QUEUE_SIZE + 1) × PART_BYTES held per write); its object appears only when the upload completes. A write that
-// fails or passes its limit aborts the upload, which erases the parts sent; parts left by a process killed mid-write
-// are erased by removeUnfinished. The bucket is the driver's: list() and removeUnfinished look only at names of the
-// shape it makes, but a bucket shared with other data is still better avoided. Nothing is ever presigned.
+// A write streams through an upload in parts of PART_BYTES, QUEUE_SIZE of them sent at once, so a write holds a few
+// parts in memory (some 15 to 20 MiB), whatever its size; its object appears only when the upload completes. A
+// write that fails or passes its limit aborts its multipart upload, which erases the parts sent; the parts of an
+// upload whose abort failed, or of a process killed mid-write, are erased by removeUnfinished (a bucket lifecycle
+// rule that aborts incomplete multipart uploads does the same). The bucket is the driver's: list() and
+// removeUnfinished look only at names of the shape it makes, but a bucket shared with other data is still better
+// avoided. Nothing is ever presigned.
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -153,7 +155,8 @@ export function s3Blobs(options: S3BlobOptions): BlobStorage {
         )
         for (const object of page.Contents ?? []) {
           if (object.Key === undefined || !BLOB_ID.test(object.Key)) continue
-          yield { key: object.Key, size: object.Size ?? 0, writtenOn: object.LastModified ?? new Date(0) }
+          // S3 always dates an object; were one undated, it reads as new, so no sweep takes it for old.
+          yield { key: object.Key, size: object.Size ?? 0, writtenOn: object.LastModified ?? new Date() }
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined
       } while (token !== undefined)

@@ -55,8 +55,8 @@ export interface BlobStorage {
    * Streams `source` into a new blob for the attachment `id`, hashing as it goes; the bytes are never held whole in
    * memory. It resolves only once the blob is durable and readable in full; before that no read can see any of it.
    * When `source` fails or ends early (destroyed), or passes `limit` bytes (BlobTooLargeError), it rejects and keeps
-   * nothing readable; whenever it rejects, `source` is destroyed. `id` must match BLOB_ID (BlobKeyError otherwise) and be written once: the
-   * drivers do not promise what a second write under the same id does.
+   * nothing readable; whenever it rejects, `source` is destroyed. `id` matches BLOB_ID (BlobKeyError otherwise) and
+   * is written once: the drivers do not promise what a second write under the same id does.
    */
   write(id: string, source: Readable, limit: number): Promise<StoredBlob>
   /**
@@ -68,7 +68,11 @@ export interface BlobStorage {
   remove(key: string): Promise<void>
   /** Every finished blob held (never a write in progress), and nothing of a shape the driver never makes. */
   list(): AsyncIterable<ListedBlob>
-  /** Erases the leftovers of writes that never finished (a process killed mid-write) begun before `before`. */
+  /**
+   * Erases the leftovers of writes that never finished (a process killed mid-write) begun before `before`, and
+   * answers how many it erased. `before` lies further back than the longest write lasts: a write begun before it and
+   * still running may be erased too (an S3 upload is dated by its start).
+   */
   removeUnfinished(before: Date): Promise<number>
   close(): Promise<void>
 }
