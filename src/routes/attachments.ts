@@ -131,8 +131,9 @@ async function sendFile(
 }
 
 /**
- * Sends the thumbnail, made or cached; its ETag names the file's bytes and the width, so it changes with neither
- * the name nor anything else. The headers are set once it is made: a refusal carries none of them.
+ * Sends the thumbnail, made or cached. Its ETag is the file's hash and the width: renaming the file keeps it, and a
+ * change to how thumbnails are made must change its form, or browsers keep the old ones. The headers are set once
+ * it is made: a refusal carries none of them.
  */
 async function sendThumbnail(
   request: FastifyRequest,
