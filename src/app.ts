@@ -14,7 +14,7 @@ import { ContractError, DATABASE_UNREACHABLE, LOW_DISK_SPACE } from './errors.js
 import { authenticateWith, sendUnauthorized } from './plugins/auth.js'
 import { createMetrics } from './plugins/metrics/definitions.js'
 import { registerMetrics } from './plugins/metrics/endpoint.js'
-import { countingGuard, recordRequests, streamMetrics, timedStore } from './plugins/metrics/hooks.js'
+import { attachmentMetrics, countingGuard, recordRequests, streamMetrics, timedStore } from './plugins/metrics/hooks.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerWebApp } from './plugins/web-app.js'
 import { accountManagementRoutes } from './routes/account-management.js'
@@ -22,6 +22,7 @@ import { accountRoutes } from './routes/accounts.js'
 import { attachmentRoutes } from './routes/attachments.js'
 import type { BlobStorage } from './blobs/types.js'
 import { AttachmentService } from './services/attachments.js'
+import { ThumbnailService } from './services/thumbnails.js'
 import { healthRoutes } from './routes/health.js'
 import { noteRoutes } from './routes/notes.js'
 import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
@@ -267,7 +268,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   streamRoutes(app, streams, authenticate)
   const { blobs } = options
   const files = blobs && new AttachmentService(store, blobs, config.attachments)
-  if (files) await attachmentRoutes(app, files, authenticate)
+  if (files) {
+    const counted = metrics && attachmentMetrics(metrics)
+    const thumbnails = new ThumbnailService(
+      (record) => files.read(record),
+      (source) => counted?.thumbnail(source),
+    )
+    await attachmentRoutes(app, { attachments: files, thumbnails, metrics: counted }, authenticate)
+  }
   const stopSweeps = startSweeps(
     store,
     config.retention,

@@ -45,3 +45,8 @@ export const attachmentTooLargeMessage = (megabytes: number) =>
   `File is too large: one upload carries at most ${megabytes} MB`
 export const attachmentQuotaMessage = (megabytes: number) =>
   `Attachment limit reached: an account keeps at most ${megabytes} MB of files`
+/** The answers of GET /attachments/:id/thumbnail that make no thumbnail (docs/attachments.md, "Thumbnails"). */
+export const THUMBNAIL_WIDTH_REFUSED = 'width must be 64, 256 or 1024'
+export const NOT_A_PICTURE = 'Only pictures have thumbnails'
+export const PICTURE_TOO_LARGE = 'The picture is too large to make a thumbnail of'
+export const PICTURE_UNREADABLE = 'The picture cannot be read to make a thumbnail of'

@@ -2,8 +2,10 @@
 // every answered request is counted under (method, route pattern or "(unmatched)", status), as
 // `request.routeOptions.url` names it, and every Store call under (operation, ok | error).
 // The per-route hooks and the plain-object timed store that record them are built for speed;
-// these tests keep them equal to what docs/operations.md documents.
+// these tests keep them equal to what docs/operations.md documents. The attachment counters move with uploads of each
+// outcome, downloads and thumbnails.
 import assert from 'node:assert/strict'
+import type { Readable } from 'node:stream'
 import { describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
@@ -11,8 +13,13 @@ import { UNMATCHED_ROUTE, createMetrics } from '../src/plugins/metrics/definitio
 import { timedStore } from '../src/plugins/metrics/hooks.js'
 import { openSqliteStore } from '../src/store/sqlite/index.js'
 import { type Store, StoreUnavailableError } from '../src/store/types.js'
+import { diskBlobs } from '../src/blobs/disk.js'
+import { defaultConfig } from '../src/config.js'
+import { uploadFile, uploaded } from './support/attachments.js'
+import { MODES, TEST_SECRET, register, startHarness, testConfig } from './support/harness.js'
+import { picture } from './support/pictures.js'
+import { tempDir } from './support/temp.js'
 import { SERVICE_LIMITS } from './support/stores.js'
-import { MODES, TEST_SECRET, testConfig } from './support/harness.js'
 
 /** Every sample of one metric family, keyed by its label set as written in the text format. */
 function samples(text: string, metric: string): Map<string, number> {
@@ -218,5 +225,91 @@ describe('store metrics', () => {
       assert.equal(sample(text, `store_query_duration_seconds_count${series}`), count, series)
     }
     assert.doesNotMatch(text, /operation="close"/)
+  })
+})
+
+describe('attachment metrics', () => {
+  it('counts uploads by outcome and their bytes, downloads and their bytes, and thumbnails made or cached', async () => {
+    const limits = { megabytes: 1, megabytesPerAccount: 1 }
+    const h = await startHarness('inject', { config: { attachments: { ...defaultConfig.attachments, ...limits } } })
+    try {
+      const a = await register(h.client)
+      const text = await uploaded(h, a.token, { filename: 'a.txt', bytes: 'x'.repeat(1000) })
+      const photo = await uploaded(h, a.token, { filename: 'p.png', bytes: await picture(300, 200) })
+
+      assert.equal((await h.client.request('GET', text.url, { token: a.token })).status, 200)
+      const range = { range: 'bytes=0-99' }
+      assert.equal((await h.client.request('GET', text.url, { token: a.token, headers: range })).status, 206)
+      // No body: not a download.
+      const etag = { 'if-none-match': `"${text.sha256}"` }
+      assert.equal((await h.client.request('GET', text.url, { token: a.token, headers: etag })).status, 304)
+      assert.equal((await h.client.request('HEAD', text.url, { token: a.token })).status, 200)
+      for (let i = 0; i < 2; i++) {
+        const thumbnail = await h.client.request('GET', `/attachments/${photo._id}/thumbnail?width=64`, {
+          token: a.token,
+        })
+        assert.equal(thumbnail.status, 200)
+      }
+
+      // Past MAX_ATTACHMENT_MB by its declared length (refused before the body), then by its bytes.
+      for (const size of [1.5 * 2 ** 20, 2 ** 20 + 10]) {
+        const big = await uploadFile(h, a.token, { filename: 'big.bin', bytes: Buffer.alloc(size) })
+        assert.equal(big.status, 413, String(size))
+      }
+      const json = await h.client.request('POST', '/upload-attachment', { token: a.token, body: { file: 'x' } })
+      assert.equal(json.status, 400)
+      const fill = 2 ** 20 - text.size - photo.size - 1000
+      await uploaded(h, a.token, { filename: 'fill.bin', bytes: Buffer.alloc(fill) })
+      // Passes the check before the body; the quota's transaction refuses it.
+      const over = await uploadFile(h, a.token, { filename: 'over.bin', bytes: Buffer.alloc(5000) })
+      assert.equal(over.status, 403, over.text)
+
+      await new Promise((resolve) => setImmediate(resolve))
+      const scraped = (await h.client.request('GET', '/metrics')).text
+      const expected: Array<[string, number]> = [
+        ['attachment_uploads_total{outcome="stored"}', 3],
+        ['attachment_uploads_total{outcome="too_large"}', 2],
+        ['attachment_uploads_total{outcome="refused"}', 1],
+        ['attachment_uploads_total{outcome="over_quota"}', 1],
+        ['attachment_uploads_total{outcome="failed"}', 0],
+        ['attachment_upload_bytes_total', text.size + photo.size + fill],
+        ['attachment_downloads_total', 2],
+        ['attachment_download_bytes_total', 1000 + 100],
+        ['attachment_thumbnails_total{source="made"}', 1],
+        ['attachment_thumbnails_total{source="cache"}', 1],
+      ]
+      assert.deepEqual(
+        expected.map(([series]) => [series, sample(scraped, series)]),
+        expected,
+      )
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('counts an upload the storage fails as failed, with no bytes', async () => {
+    const dir = tempDir('notes-blobs-')
+    const disk = diskBlobs(dir.path)
+    const broken = {
+      ...disk,
+      write: async (_id: string, source: Readable) => {
+        source.destroy()
+        throw new Error('the disk is gone')
+      },
+    }
+    const h = await startHarness('inject', { blobs: broken })
+    try {
+      const a = await register(h.client)
+      const reply = await uploadFile(h, a.token, { filename: 'a.txt', bytes: 'x'.repeat(1000) })
+      assert.equal(reply.status, 500)
+      const scraped = (await h.client.request('GET', '/metrics')).text
+      assert.equal(sample(scraped, 'attachment_uploads_total{outcome="failed"}'), 1)
+      assert.equal(sample(scraped, 'attachment_uploads_total{outcome="stored"}'), 0)
+      assert.equal(sample(scraped, 'attachment_upload_bytes_total'), 0)
+    } finally {
+      await h.close()
+      await disk.close()
+      dir.remove()
+    }
   })
 })

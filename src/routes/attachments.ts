@@ -1,6 +1,6 @@
-// The attachment endpoints (docs/attachments.md): thin handlers over AttachmentService. The upload is read as a
-// stream in a scope of its own, the only one with a multipart parser; a file answer carries the headers that keep
-// an untrusted file from acting in the service's origin.
+// The attachment endpoints (docs/attachments.md): thin handlers over AttachmentService and ThumbnailService. The
+// upload is read as a stream in a scope of its own, the only one with a multipart parser; a file answer and a
+// thumbnail carry the headers that keep an untrusted file from acting in the service's origin.
 import multipart from '@fastify/multipart'
 import type { Static } from '@sinclair/typebox'
 import { create as contentDisposition } from 'content-disposition'
@@ -12,13 +12,16 @@ import type { Authenticate } from '../plugins/auth.js'
 import {
   type AttachmentParams,
   type FileParams,
+  type ThumbnailQuery,
   deleteAttachment,
   getAttachment,
   getAttachments,
+  getThumbnail,
   uploadAttachment,
 } from '../schemas/attachments.js'
 import { servedInline } from '../services/attachment-files.js'
-import type { AttachmentService } from '../services/attachments.js'
+import type { AttachmentMetrics, AttachmentService, UploadOutcome } from '../services/attachments.js'
+import type { ThumbnailService, ThumbnailWidth } from '../services/thumbnails.js'
 
 export const UPLOAD_FORM = 'Upload a file as multipart/form-data, in one part named "file"'
 export const UPLOAD_CUT_OFF = 'The upload was cut off before the file ended'
@@ -26,13 +29,22 @@ export const UPLOAD_CUT_OFF = 'The upload was cut off before the file ended'
 /** The most bytes of part headers and boundaries a one-file upload's body carries beside the file. */
 const FORM_OVERHEAD = 64 * 1024
 
-/** What every file answer carries: the type is ours, and the file runs nothing, even opened on its own. */
-const FILE_HEADERS = {
+/** What every file answer and thumbnail carries: the type is ours, and the file runs nothing, even opened on its own. */
+const SAFETY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'content-security-policy': "sandbox; default-src 'none'",
   'cache-control': 'private, no-cache',
   vary: 'Authorization',
-  'accept-ranges': 'bytes',
+}
+const FILE_HEADERS = { ...SAFETY_HEADERS, 'accept-ranges': 'bytes' }
+
+const NO_METRICS: AttachmentMetrics = { uploaded: () => {}, downloaded: () => {}, thumbnail: () => {} }
+
+/** What the attachment endpoints are made of (app.ts builds them). */
+export interface AttachmentEndpoints {
+  attachments: AttachmentService
+  thumbnails: ThumbnailService
+  metrics?: AttachmentMetrics | undefined
 }
 
 const declaredLength = (request: FastifyRequest): number | undefined => {
@@ -68,11 +80,22 @@ async function upload(request: FastifyRequest, attachments: AttachmentService): 
   }
 }
 
+/** How a failed upload counts: the limits' answers by name, the other client errors as refused. */
+function failedOutcome(err: unknown): UploadOutcome {
+  if (!(err instanceof ContractError) || err.statusCode >= 500) return 'failed'
+  if (err.statusCode === 413) return 'too_large'
+  if (err.statusCode === 403) return 'over_quota'
+  return 'refused'
+}
+
+const ifNoneMatch = (request: FastifyRequest, etag: string) =>
+  request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag) === true
+
 /** Sends the record's bytes, or the one range asked for; several ranges, or an If-Range of another version, get all. */
 async function sendFile(
   request: FastifyRequest,
   reply: FastifyReply,
-  attachments: AttachmentService,
+  { attachments, metrics = NO_METRICS }: AttachmentEndpoints,
   record: AttachmentRecord,
 ) {
   const etag = `"${record.sha256}"`
@@ -81,7 +104,7 @@ async function sendFile(
     .headers(FILE_HEADERS)
     .header('etag', etag)
     .header('content-disposition', contentDisposition(record.name, { type: disposition }))
-  if (request.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) return reply.code(304).send()
+  if (ifNoneMatch(request, etag)) return reply.code(304).send()
   const header = request.headers.range
   const ifRange = request.headers['if-range']
   const ranges = header && (ifRange === undefined || ifRange === etag) ? parseRange(record.size, header) : -2
@@ -95,17 +118,44 @@ async function sendFile(
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${record.size}`)
       .header('content-length', range.end - range.start + 1)
-    return reply.send(request.method === 'HEAD' ? '' : await attachments.read(record, range))
+    if (request.method === 'HEAD') return reply.send('')
+    const bytes = await attachments.read(record, range)
+    metrics.downloaded(range.end - range.start + 1)
+    return reply.send(bytes)
   }
   void reply.header('content-length', record.size)
-  return reply.send(request.method === 'HEAD' || record.size === 0 ? '' : await attachments.read(record))
+  if (request.method === 'HEAD') return reply.send('')
+  const bytes = record.size === 0 ? '' : await attachments.read(record)
+  metrics.downloaded(record.size)
+  return reply.send(bytes)
+}
+
+/**
+ * Sends the thumbnail, made or cached. Its ETag is the file's hash and the width: renaming the file keeps it, and a
+ * change to how thumbnails are made must change its form, or browsers keep the old ones. The headers are set once
+ * it is made: a refusal carries none of them.
+ */
+async function sendThumbnail(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  thumbnails: ThumbnailService,
+  record: AttachmentRecord,
+  width: ThumbnailWidth,
+) {
+  thumbnails.checkPicture(record)
+  const etag = `"${record.sha256}-w${width}"`
+  const headers = { ...SAFETY_HEADERS, etag, 'content-disposition': 'inline' }
+  if (ifNoneMatch(request, etag)) return reply.headers(headers).code(304).send()
+  const thumbnail = await thumbnails.thumbnail(record, width)
+  return reply.headers(headers).type('image/webp').send(thumbnail)
 }
 
 export async function attachmentRoutes(
   app: FastifyInstance,
-  attachments: AttachmentService,
+  endpoints: AttachmentEndpoints,
   authenticate: Authenticate,
 ): Promise<void> {
+  const { attachments, thumbnails, metrics = NO_METRICS } = endpoints
   await app.register(async (scope) => {
     await scope.register(multipart)
     // Any other type reaches the handler, which names the form it wants.
@@ -113,12 +163,37 @@ export async function attachmentRoutes(
     scope.post('/upload-attachment', {
       onRequest: authenticate,
       schema: uploadAttachment,
-      handler: async (request) => ({
-        error: false,
-        attachment: attachmentAnswer(await upload(request, attachments)),
-        message: 'Attachment uploaded successfully',
-      }),
+      handler: async (request) => {
+        const record = await upload(request, attachments).catch((err: unknown) => {
+          metrics.uploaded(failedOutcome(err), 0)
+          throw err
+        })
+        metrics.uploaded('stored', record.size)
+        return { error: false, attachment: attachmentAnswer(record), message: 'Attachment uploaded successfully' }
+      },
     })
+  })
+
+  /** The file answer of both routes below; `name`, when given, must be the file's. */
+  const serveFile = async (request: FastifyRequest, reply: FastifyReply, attachmentId: string, name?: string) =>
+    sendFile(request, reply, endpoints, await attachments.find(request.user._id, attachmentId, name))
+
+  // Static, so the router prefers it to the wildcard below. Without width it is the wildcard's answer for a file
+  // named "thumbnail"; with one, the thumbnail of whatever picture the id names. Registered first, so the OpenAPI
+  // document lists it before the wildcard.
+  app.get('/attachments/:attachmentId/thumbnail', {
+    onRequest: authenticate,
+    schema: getThumbnail,
+    handler: async (
+      request: FastifyRequest<{ Params: Static<typeof AttachmentParams>; Querystring: Static<typeof ThumbnailQuery> }>,
+      reply: FastifyReply,
+    ) => {
+      const { attachmentId } = request.params
+      const { width } = request.query
+      if (width === undefined) return serveFile(request, reply, attachmentId, 'thumbnail')
+      const record = await attachments.find(request.user._id, attachmentId)
+      return sendThumbnail(request, reply, thumbnails, record, Number(width) as ThumbnailWidth)
+    },
   })
 
   // The name segment is a wildcard: a name of 255 bytes, percent-encoded, passes the router's limit for a parameter.
@@ -127,8 +202,7 @@ export async function attachmentRoutes(
     schema: getAttachment,
     handler: async (request: FastifyRequest<{ Params: Static<typeof FileParams> }>, reply: FastifyReply) => {
       const { attachmentId, '*': name } = request.params
-      const record = await attachments.find(request.user._id, attachmentId, name === '' ? undefined : name)
-      return sendFile(request, reply, attachments, record)
+      return serveFile(request, reply, attachmentId, name === '' ? undefined : name)
     },
   }
   app.get('/attachments/:attachmentId', serve)

@@ -11,11 +11,24 @@ import { ContractError, attachmentNotFound, attachmentQuotaMessage, attachmentTo
 import { AttachmentQuotaExceededError, SessionEndedError, type Store } from '../store/types.js'
 import { storedName, storedType } from './attachment-files.js'
 import { isWellFormedId, newId } from './ids.js'
+import type { ThumbnailSource } from './thumbnails.js'
 
 const MB = 2 ** 20
 
 /** The bytes file-type reads to tell a type (its own sample size). */
 const SAMPLE_BYTES = 4100
+
+/** How an upload ended, for the metrics: a refused one is a 400 (not a one-file form, cut off). */
+export type UploadOutcome = 'stored' | 'too_large' | 'over_quota' | 'refused' | 'failed'
+
+/** What the attachment endpoints record (plugins/metrics/hooks.ts); each is a no-op without metrics. */
+export interface AttachmentMetrics {
+  /** An upload's end; `bytes`: what was stored, 0 unless stored. */
+  uploaded(outcome: UploadOutcome, bytes: number): void
+  /** A file answer with a body (200 or 206): the bytes of that body. */
+  downloaded(bytes: number): void
+  thumbnail(source: ThumbnailSource): void
+}
 
 /** An upload as the route hands it over: the name the client gave and the file's bytes as they arrive. */
 export interface Upload {

@@ -14,3 +14,11 @@ export async function uploaded(h: Harness, token: string, part: FilePart): Promi
   assert.equal(reply.status, 200, reply.text)
   return (reply.json as { attachment: AttachmentAnswer }).attachment
 }
+
+/** One sample of the app's /metrics (0 when the series is absent), e.g. `attachment_thumbnails_total{source="made"}`. */
+export async function metricSample(h: Harness, series: string): Promise<number> {
+  const reply = await h.client.request('GET', '/metrics')
+  assert.equal(reply.status, 200)
+  const line = reply.text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line ? Number(line.slice(series.length + 1)) : 0
+}

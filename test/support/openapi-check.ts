@@ -37,9 +37,10 @@ export function responseChecker(document: unknown): ResponseCheck {
   const doc = document as Document
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   const validators = new Map<string, ValidateFunction>()
-  // Literal paths first, so a template never shadows a fixed path.
+  // Fewer parameters first, so a template never shadows a more literal path (`/x/{id}/thumbnail` before `/x/{id}/{*}`).
+  const parameters = (template: string) => template.split('{').length
   const templates = Object.keys(doc.paths ?? {})
-    .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
+    .sort((a, b) => parameters(a) - parameters(b))
     .map((template) => ({ template, matcher: templateMatcher(template) }))
 
   return (method, url, response) => {

@@ -86,5 +86,32 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 30],
       registers,
     }),
+    attachmentUploads: new Counter({
+      name: 'attachment_uploads_total',
+      help: 'Attachment uploads, by outcome: stored, too_large (413), over_quota (403), refused (400), failed (any other).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    attachmentUploadBytes: new Counter({
+      name: 'attachment_upload_bytes_total',
+      help: 'Bytes stored by attachment uploads.',
+      registers,
+    }),
+    attachmentDownloads: new Counter({
+      name: 'attachment_downloads_total',
+      help: 'Attachment file answers with a body (200 or 206; not 304 or HEAD).',
+      registers,
+    }),
+    attachmentDownloadBytes: new Counter({
+      name: 'attachment_download_bytes_total',
+      help: "Bytes of those answers' bodies: a file's size, or a range's length.",
+      registers,
+    }),
+    attachmentThumbnails: new Counter({
+      name: 'attachment_thumbnails_total',
+      help: 'Thumbnails served, by source: made (a picture decoded) or cache.',
+      labelNames: ['source'],
+      registers,
+    }),
   }
 }

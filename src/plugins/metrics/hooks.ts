@@ -1,6 +1,7 @@
 // Where the metrics are recorded: a hook on every route, a wrapper around every Store call and around the brute-force
 // guard, and what the live update streams report.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AttachmentMetrics } from '../../services/attachments.js'
 import type { BruteForceGuard } from '../../services/brute-force.js'
 import type { StreamMetrics } from '../../services/streams.js'
 import type { Store } from '../../store/types.js'
@@ -18,6 +19,21 @@ export function streamMetrics(metrics: Metrics): StreamMetrics {
     refused: (limit) => metrics.streamsRefused.inc({ limit }),
     sent: (events) => metrics.streamEvents.inc(events),
     lag: (ms) => metrics.fanOutLag.observe(ms / 1000),
+  }
+}
+
+/** What the attachment endpoints record (src/routes/attachments.ts, src/services/thumbnails.ts). */
+export function attachmentMetrics(metrics: Metrics): AttachmentMetrics {
+  return {
+    uploaded: (outcome, bytes) => {
+      metrics.attachmentUploads.inc({ outcome })
+      if (bytes > 0) metrics.attachmentUploadBytes.inc(bytes)
+    },
+    downloaded: (bytes) => {
+      metrics.attachmentDownloads.inc()
+      if (bytes > 0) metrics.attachmentDownloadBytes.inc(bytes)
+    },
+    thumbnail: (source) => metrics.attachmentThumbnails.inc({ source }),
   }
 }
 
