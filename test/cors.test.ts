@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { ACCOUNT_OPERATIONS } from './support/account-operations.js'
 import { uploaded } from './support/attachments.js'
 import { multipartBody } from './support/multipart.js'
+import { picture } from './support/pictures.js'
 import { HISTORY_OPERATIONS, historyPath } from './support/history-operations.js'
 import {
   type Account,
@@ -64,6 +65,10 @@ async function successfulRequest(
   if (template === '/upload-attachment') {
     const { body, contentType } = multipartBody({ filename: 'cors.txt', bytes: 'across origins' })
     return { url: template, token: account.token, form: { raw: body, contentType } }
+  }
+  if (template === '/attachments/{attachmentId}/thumbnail') {
+    const file = await uploaded(h, account.token, { filename: 'cors.png', bytes: await picture(8, 8) })
+    return { url: `/attachments/${file._id}/thumbnail?width=64`, token: account.token }
   }
   if (template.startsWith('/attachments/') || template.includes('{attachmentId}')) {
     const file = await uploaded(h, account.token, { filename: 'cors.txt', bytes: 'across origins' })
