@@ -4,8 +4,9 @@
 // right. A record whose bytes are missing or differ is left out of attachments.json and reported.
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import type { AttachmentRecord } from '../attachment-shape.js'
-import type { BlobStorage } from '../blobs/types.js'
+import { BlobKeyError, type BlobStorage } from '../blobs/types.js'
 import type { TransferStore } from '../store/types.js'
 import { attachmentToEjson } from './attachment-records.js'
 import { type ExportFormat, PAGE_SIZE, paged, render, write } from './export-pages.js'
@@ -25,7 +26,13 @@ export interface AttachmentsOut {
 
 /** Writes the record's bytes to DIR/<id>: why not, or undefined once it is there. */
 async function writeBytes(out: AttachmentsOut, record: AttachmentRecord): Promise<string | undefined> {
-  const bytes = await out.blobs.read(record.blobKey)
+  let bytes: Readable | undefined
+  try {
+    bytes = await out.blobs.read(record.blobKey)
+  } catch (err) {
+    if (!(err instanceof BlobKeyError)) throw err
+    return `its bytes (${record.blobKey}) are in a blob storage this configuration does not open`
+  }
   if (!bytes) return 'its bytes are missing from the blob storage'
   const path = join(out.dir, record._id)
   const partial = `${path}.partial`
