@@ -98,7 +98,7 @@ for (const kind of storeKinds()) {
       const adas = (text: string) => docs(text).filter((d) => d.userId === ada!.userId)
       assert.deepEqual(docs(dir.read('ada-trash.json')), adas(full.texts.trash))
       assert.deepEqual(docs(dir.read('ada-history.json')), adas(full.texts.history))
-      assert.deepEqual(summary, { users: 0, notes: 0, trash: 2, revisions: 3 })
+      assert.deepEqual(summary, { users: 0, notes: 0, trash: 2, revisions: 3, attachments: 0, attachmentsLeftOut: 0 })
     })
 
     it('reports malformed records, missing users and notes, and taken ids, by file and line, and imports the rest', async () => {

@@ -130,11 +130,18 @@ export class AttachmentService {
     return record
   }
 
-  /** The record's bytes, or those of `range`; a record whose bytes are missing is a 404, never a 500. */
+  /**
+   * The record's bytes, or those of `range`; a record whose bytes are missing is a 404, never a 500. Bytes missing
+   * under the key read a moment ago may have been moved to another driver since (`attachments migrate`): the record
+   * is read again, and its new key tried.
+   */
   async read(record: AttachmentRecord, range?: ByteRange): Promise<Readable> {
     const bytes = await this.blobs.read(record.blobKey, range)
-    if (!bytes) throw attachmentNotFound()
-    return bytes
+    if (bytes) return bytes
+    const now = await this.store.findAttachment(record.userId, record._id)
+    const moved = now && now.blobKey !== record.blobKey ? await this.blobs.read(now.blobKey, range) : undefined
+    if (!moved) throw attachmentNotFound()
+    return moved
   }
 
   async list(userId: string) {

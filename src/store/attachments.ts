@@ -1,7 +1,7 @@
 // The Store's attachments section (docs/attachments.md): the records of uploaded files, whose bytes live in the blob
 // storage (src/blobs/), and what links to them. Notes' links are kept by the database itself in each note write's
-// transaction (migration 18), so no note method takes part. Every query takes the owner's id but the sweep's. Each
-// driver implements it in its attachments.ts.
+// transaction (migration 18), so no note method takes part. Every query takes the owner's id but the sweep's and
+// the move between blob drivers' (`attachments migrate`). Each driver implements it in its attachments.ts.
 import type { AttachmentRecord } from '../attachment-shape.js'
 
 /** An attachment with the notes whose text, trash or kept history links to it, in id order. */
@@ -35,4 +35,9 @@ export interface AttachmentStore {
   sweepAttachments(cutoffs: AttachmentCutoffs): Promise<ErasedAttachment[]>
   /** Of these blob keys, those some record names. */
   knownBlobKeys(keys: readonly string[]): Promise<Set<string>>
+  /**
+   * Points the record at its bytes' new key (`attachments migrate`), only while it still names `fromKey`: false when
+   * it was erased or moved meanwhile. The caller erases the bytes no record names any more.
+   */
+  moveAttachmentBlob(attachmentId: string, fromKey: string, toKey: string): Promise<boolean>
 }

@@ -91,6 +91,8 @@ export const STORE_METHODS = {
   deleteAttachment: read,
   sweepAttachments: read,
   knownBlobKeys: read,
+  // Changes only where a record's bytes are: no answer holds the key, and the bytes stay the same.
+  moveAttachmentBlob: read,
   ping: { forgets: 'lifecycle', publishes: 'nothing' },
   close: { forgets: 'lifecycle', publishes: 'nothing' },
 } as const satisfies StoreMethods

@@ -1,6 +1,7 @@
 // The transfer store (notes-service import / export, and the operator's `users list`): a store of its own beside the
 // Store, which the cache layer and the change bus never wrap, as only operator commands use it (open.ts,
 // openCommandStore). Records keep their own ids, hashes and dates. Each driver implements it in its transfer.ts.
+import type { AttachmentRecord } from '../attachment-shape.js'
 import type { UserRecord } from './accounts.js'
 import type { NoteField, RevisionField, TrashedNoteField } from './note-differences.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
@@ -20,6 +21,9 @@ export type TrashImportOutcome = 'inserted' | 'exists' | 'missing-user' | 'live'
  */
 export type RevisionImportOutcome =
   'inserted' | 'exists' | 'missing-user' | 'missing-note' | { differs: RevisionField[] }
+
+/** What importing one attachment's record did: 'exists' when its _id is taken (the import compares the two). */
+export type AttachmentImportOutcome = 'inserted' | 'exists' | 'missing-user'
 
 /** A revision's place in note_revisions' key order: a history is one range of it (TransferStore.revisionsAfter). */
 export type RevisionKey = Pick<StoredRevisionRecord, 'noteId' | 'editedOn' | '_id'>
@@ -44,6 +48,17 @@ export interface TransferStore {
    * `limit` after `after` (from the first when undefined), only userId's when given.
    */
   revisionsAfter(after: RevisionKey | undefined, limit: number, userId?: string): Promise<StoredRevisionRecord[]>
+  /**
+   * Inserts the attachments' records, their bytes already stored, in one transaction: an outcome each. The links of
+   * the notes, trashed notes and revisions already stored are made as a note's write makes them, so no order of
+   * imports loses one; a record nothing links to starts its grace period now, as if its last link had just gone (the
+   * sweep would otherwise take it for an upload never linked, a day old by its createdOn).
+   */
+  importAttachments(records: AttachmentRecord[]): Promise<AttachmentImportOutcome[]>
+  /** Keyset page, as notesAfter, of the attachments' records. */
+  attachmentsAfter(afterId: string | undefined, limit: number, userId?: string): Promise<AttachmentRecord[]>
+  /** The attachment with this _id, whichever account's it is. */
+  attachmentById(attachmentId: string): Promise<AttachmentRecord | undefined>
   /** How many accounts keep more than the store's quota allows (an import is not held to it); none when it has no quota. */
   accountsOverQuota(): Promise<number>
 }

@@ -1,27 +1,34 @@
-// The `import`, `export` and `backup` commands of the CLI: arguments, the store, the output.
+// The `import`, `export`, `backup` and `attachments` commands of the CLI: arguments, the store, the output.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
-import { type Env, type NoteQuotaConfig, parseConfig } from '../config.js'
+import { openConfiguredBlobs } from '../blobs/configured.js'
+import type { BlobStorage } from '../blobs/types.js'
+import { type Config, type Env, type NoteQuotaConfig, parseConfig } from '../config.js'
 import { backupSqlite } from '../store/sqlite/backup.js'
 import { openCommandStore } from '../store/open.js'
 import type { TransferStore } from '../store/types.js'
 import { escapeForTerminal } from '../unicode.js'
+import { runAttachments } from './attachment-commands.js'
+import { type FilesBackup, backupAttachmentFiles, filesBesideBackup } from './backup-files.js'
 import { UnknownUserError, exportData } from './export.js'
 import { StrictStop, describeSummary, importData, phasesOf } from './import.js'
 import { Progress } from './progress.js'
+import { type Command, UsageError, withUsage } from './usage.js'
 
-export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--trash FILE] [--history FILE] [--strict] [--threads N]
-            load mongoexport files of the original service, or an export's (see docs/migration.md)
-  export    [--users FILE] [--notes FILE] [--trash FILE] [--history FILE] [--user EMAIL]
-            [--with-password-hashes] [--jsonArray] [--jsonFormat relaxed|canonical]
-            write users, notes, the trash and the history as mongoexport does
-            (notes to standard output by default)
-  backup    FILE   consistent copy of the SQLite database, also while the server runs
-`
+export { TRANSFER_USAGE } from './usage.js'
 
-class UsageError extends Error {}
+/** Runs `use` with the configured blob storage when `needed`, closing it after. */
+async function withBlobs<T>(config: Config, needed: boolean, use: (blobs?: BlobStorage) => Promise<T>): Promise<T> {
+  if (!needed) return use()
+  const blobs = await openConfiguredBlobs(config)
+  try {
+    return await use(blobs)
+  } finally {
+    await blobs.close()
+  }
+}
 
 /** libuv's thread pool, where argon2 runs: its size is fixed before any of our code runs. */
 const threadPoolSize = (env: Env) => Number(env.UV_THREADPOOL_SIZE) || 4
@@ -53,12 +60,15 @@ async function runImport(args: string[], env: Env): Promise<number> {
       notes: { type: 'string' },
       trash: { type: 'string' },
       history: { type: 'string' },
+      attachments: { type: 'string' },
       strict: { type: 'boolean', default: false },
       threads: { type: 'string' },
     },
   })
-  if (!values.users && !values.notes && !values.trash && !values.history) {
-    throw new UsageError('import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE')
+  if (!values.users && !values.notes && !values.trash && !values.history && !values.attachments) {
+    throw new UsageError(
+      'import needs at least one of --users FILE, --notes FILE, --trash FILE, --history FILE and --attachments DIR',
+    )
   }
   const threads = values.threads === undefined ? availableParallelism() : Number(values.threads)
   if (!Number.isInteger(threads) || threads < 1)
@@ -72,16 +82,20 @@ async function runImport(args: string[], env: Env): Promise<number> {
   const progress = new Progress(process.stderr)
   progress.note(`importing; hashing passwords on ${poolSize} threads`)
   try {
-    const summary = await importData({
-      store,
-      ...(values.users ? { usersFile: values.users } : {}),
-      ...(values.notes ? { notesFile: values.notes } : {}),
-      ...(values.trash ? { trashFile: values.trash } : {}),
-      ...(values.history ? { historyFile: values.history } : {}),
-      strict: values.strict,
-      hashConcurrency: poolSize * 2, // a finished hash always finds the next one queued
-      progress,
-    })
+    const attachmentsDir = values.attachments
+    const summary = await withBlobs(config, attachmentsDir !== undefined, (blobs) =>
+      importData({
+        store,
+        ...(values.users ? { usersFile: values.users } : {}),
+        ...(values.notes ? { notesFile: values.notes } : {}),
+        ...(values.trash ? { trashFile: values.trash } : {}),
+        ...(values.history ? { historyFile: values.history } : {}),
+        ...(attachmentsDir && blobs ? { attachments: { dir: attachmentsDir, blobs } } : {}),
+        strict: values.strict,
+        hashConcurrency: poolSize * 2, // a finished hash always finds the next one queued
+        progress,
+      }),
+    )
     process.stdout.write(`${describeSummary(summary)}\n`)
     await warnOverQuota(store, config.noteQuota)
     const rejected = phasesOf(summary).reduce((sum, [, phase]) => sum + phase.rejected, 0)
@@ -116,6 +130,7 @@ async function runExport(args: string[], env: Env): Promise<number> {
       notes: { type: 'string' },
       trash: { type: 'string' },
       history: { type: 'string' },
+      attachments: { type: 'string' },
       user: { type: 'string' },
       'with-password-hashes': { type: 'boolean', default: false },
       jsonArray: { type: 'boolean', default: false },
@@ -125,26 +140,42 @@ async function runExport(args: string[], env: Env): Promise<number> {
   if (values.jsonFormat !== 'relaxed' && values.jsonFormat !== 'canonical') {
     throw new UsageError(`--jsonFormat must be relaxed or canonical, got "${values.jsonFormat}"`)
   }
+  const mode = values.jsonFormat
   const kept = values.trash !== undefined || values.history !== undefined
-  const toStdout = values.users === undefined && values.notes === undefined && !kept
-  const store = await openCommandStore(parseConfig(env))
+  const attachmentsDir = values.attachments
+  const toStdout = values.users === undefined && values.notes === undefined && !kept && attachmentsDir === undefined
+  const config = parseConfig(env)
+  const store = await openCommandStore(config)
   try {
-    const summary = await exportData({
-      store,
-      ...(values.users !== undefined ? { usersOut: values.users } : {}),
-      ...(values.notes !== undefined || toStdout ? { notesOut: values.notes ?? '-' } : {}),
-      ...(values.trash !== undefined ? { trashOut: values.trash } : {}),
-      ...(values.history !== undefined ? { historyOut: values.history } : {}),
-      ...(values.user !== undefined ? { userEmail: values.user } : {}),
-      withPasswordHashes: values['with-password-hashes'],
-      format: values.jsonArray ? 'array' : 'lines',
-      mode: values.jsonFormat,
-    })
-    const counted = kept
-      ? `${summary.users} user(s), ${summary.notes} note(s), ${summary.trash} trashed note(s) and ${summary.revisions} revision(s)`
-      : `${summary.users} user(s) and ${summary.notes} note(s)`
-    process.stderr.write(`exported ${counted}\n`)
-    return 0
+    const summary = await withBlobs(config, attachmentsDir !== undefined, (blobs) =>
+      exportData({
+        store,
+        ...(values.users !== undefined ? { usersOut: values.users } : {}),
+        ...(values.notes !== undefined || toStdout ? { notesOut: values.notes ?? '-' } : {}),
+        ...(values.trash !== undefined ? { trashOut: values.trash } : {}),
+        ...(values.history !== undefined ? { historyOut: values.history } : {}),
+        ...(attachmentsDir !== undefined && blobs
+          ? {
+              attachmentsOut: {
+                dir: attachmentsDir,
+                blobs,
+                report: (message: string) => process.stderr.write(`${escapeForTerminal(message)}\n`),
+              },
+            }
+          : {}),
+        ...(values.user !== undefined ? { userEmail: values.user } : {}),
+        withPasswordHashes: values['with-password-hashes'],
+        format: values.jsonArray ? 'array' : 'lines',
+        mode,
+      }),
+    )
+    const counts = [`${summary.users} user(s)`, `${summary.notes} note(s)`]
+    if (kept) counts.push(`${summary.trash} trashed note(s)`, `${summary.revisions} revision(s)`)
+    if (attachmentsDir !== undefined) counts.push(`${summary.attachments} attachment(s)`)
+    process.stderr.write(`exported ${counts.slice(0, -1).join(', ')} and ${counts.at(-1)}\n`)
+    if (summary.attachmentsLeftOut === 0) return 0
+    process.stderr.write(`${summary.attachmentsLeftOut} attachment(s) left out, each reported above\n`)
+    return 3
   } catch (err) {
     if (!(err instanceof UnknownUserError)) throw err
     process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\n`) // it quotes the email given
@@ -158,32 +189,26 @@ async function runBackup(args: string[], env: Env): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('backup needs exactly one FILE')
-  const result = await backupSqlite(parseConfig(env).dataDir, file)
-  process.stdout.write(
-    `backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok\n`,
-  )
+  const { dataDir } = parseConfig(env)
+  const filesDir = filesBesideBackup(file)
+  let files: FilesBackup | undefined
+  const result = await backupSqlite(dataDir, file, {
+    beforePlacing: async (attachments) => {
+      files = await backupAttachmentFiles(dataDir, filesDir, attachments)
+    },
+  })
+  const lines = [`backup written to ${result.file}: ${result.users} user(s), ${result.notes} note(s), integrity ok`]
+  if (files?.copied) lines.push(`${files.copied} attachment file(s) copied to ${filesDir}, sha256 checked`)
+  if (files?.elsewhere)
+    lines.push(`${files.elsewhere} attachment(s) kept in another blob storage (S3) are not copied: back it up too`)
+  if (files?.erased) lines.push(`${files.erased} attachment(s) erased while the backup ran have no file in it`)
+  process.stdout.write(`${lines.join('\n')}\n`)
   return 0
 }
-
-type Command = (args: string[], env: Env) => Promise<number>
-
-const withUsage =
-  (run: Command): Command =>
-  async (args, env) => {
-    try {
-      return await run(args, env)
-    } catch (err) {
-      const isUsage =
-        err instanceof UsageError ||
-        (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
-      if (!isUsage) throw err
-      process.stderr.write(`notes-service: ${escapeForTerminal(err.message)}\nusage:\n${TRANSFER_USAGE}`)
-      return 2
-    }
-  }
 
 export const transferCommands: Record<string, Command> = {
   import: withUsage(runImport),
   export: withUsage(runExport),
   backup: withUsage(runBackup),
+  attachments: withUsage(runAttachments),
 }

@@ -1,8 +1,6 @@
 // notes-service export: mongoexport's shape, one keyset page in memory at a time. Standard output is often a
 // terminal, so the JSON is escaped for one (unicode.ts): the same data to a JSON reader, the same bytes in a file.
-import { createWriteStream } from 'node:fs'
-import { Readable, type Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
 import { emailKeyOf } from '../services/accounts.js'
 import type {
   NoteRecord,
@@ -12,11 +10,9 @@ import type {
   TrashedNoteRecord,
   UserRecord,
 } from '../store/types.js'
-import { escapeJsonForTerminal } from '../unicode.js'
+import { type AttachmentsOut, exportAttachments } from './attachments-export.js'
+import { type ExportFormat, PAGE_SIZE, paged, render, write } from './export-pages.js'
 import { type EjsonMode, noteToEjson, revisionToEjson, trashedNoteToEjson, userToEjson } from './records.js'
-
-type ExportFormat = 'lines' | 'array'
-const PAGE_SIZE = 1000
 
 export interface ExportOptions {
   store: Store & TransferStore
@@ -26,6 +22,8 @@ export interface ExportOptions {
   /** notes-service's own collections: the trash (notes and deletedOn) and every note's revisions. */
   trashOut?: string
   historyOut?: string
+  /** The attachments' records and bytes, into a directory of their own (attachments-export.ts). */
+  attachmentsOut?: AttachmentsOut
   /** Only this user (matched like a login: trimmed, case-insensitive) and their notes, trash and history. */
   userEmail?: string
   /** Include the argon2id hashes as `password`, so the accounts can be imported elsewhere. */
@@ -36,55 +34,21 @@ export interface ExportOptions {
 
 export class UnknownUserError extends Error {}
 
-/** Keyset pages, each after the last record of the one before. */
-async function* paged<T>(page: (after: T | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
-  let after: T | undefined
-  for (;;) {
-    const records = await page(after)
-    if (records.length === 0) return
-    yield records
-    after = records[records.length - 1]
-  }
-}
-
-/** One string per page: fewer, larger writes. */
-async function* render<T>(
-  pages: AsyncIterable<T[]>,
-  toText: (record: T) => string,
-  format: ExportFormat,
-  count: () => void,
-): AsyncGenerator<string> {
-  let first = true
-  if (format === 'array') yield '['
-  for await (const records of pages) {
-    let text = ''
-    for (const record of records) {
-      if (format === 'array') text += first ? toText(record) : `,\n${toText(record)}`
-      else text += `${toText(record)}\n`
-      first = false
-      count()
-    }
-    yield escapeJsonForTerminal(text)
-  }
-  if (format === 'array') yield ']\n'
-}
-
-async function write(target: string, chunks: AsyncIterable<string>): Promise<void> {
-  const source = Readable.from(chunks)
-  if (target === '-') await pipeline(source, process.stdout as Writable, { end: false })
-  else await pipeline(source, createWriteStream(target))
-}
-
-export async function exportData(
-  options: ExportOptions,
-): Promise<{ users: number; notes: number; trash: number; revisions: number }> {
+export async function exportData(options: ExportOptions): Promise<{
+  users: number
+  notes: number
+  trash: number
+  revisions: number
+  attachments: number
+  attachmentsLeftOut: number
+}> {
   const { store, format = 'lines', mode = 'relaxed', withPasswordHashes = false } = options
   let only: UserRecord | undefined
   if (options.userEmail !== undefined) {
     only = await store.findUserByEmailKey(emailKeyOf(options.userEmail))
     if (!only) throw new UnknownUserError(`no user has the email "${options.userEmail}"`)
   }
-  const summary = { users: 0, notes: 0, trash: 0, revisions: 0 }
+  const summary = { users: 0, notes: 0, trash: 0, revisions: 0, attachments: 0, attachmentsLeftOut: 0 }
   if (options.usersOut !== undefined) {
     const pages: AsyncIterable<UserRecord[]> = only
       ? Readable.from([[only]])
@@ -134,6 +98,15 @@ export async function exportData(
         () => summary.revisions++,
       ),
     )
+  }
+  if (options.attachmentsOut !== undefined) {
+    const { written, leftOut } = await exportAttachments(store, options.attachmentsOut, {
+      userId: only?._id,
+      format,
+      mode,
+    })
+    summary.attachments = written
+    summary.attachmentsLeftOut = leftOut
   }
   return summary
 }

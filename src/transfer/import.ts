@@ -2,6 +2,7 @@
 // store's idempotent bulk methods. Reading waits on the window of hashes and the batch: memory stays flat.
 import { defaultPasswordHasher, isArgon2idHash } from '../services/passwords.js'
 import type { Store, UserRecord } from '../store/types.js'
+import { importAttachments } from './attachments-import.js'
 import { HISTORY, NOTES, TRASH, importBatched } from './batched.js'
 import type { RawRecord } from './json-splitter.js'
 import { type ImportOptions, type PhaseSummary, conflictMessage, emptyPhase, openPhase } from './phase.js'
@@ -94,18 +95,23 @@ async function importUsers(file: string, options: ImportOptions): Promise<PhaseS
 }
 
 /**
- * Users first, so that notes find their owners; then the trash, which checks that no live note has its ids; then the
- * history, whose notes are live or trashed by then. The trash and the history are summarised only when their file is
- * given, so an import of the original's two collections reports what it always has.
+ * Users first, so that notes and attachments find their owners; then the attachments, so that the notes' writes make
+ * their links; then the trash, which checks that no live note has its ids; then the history, whose notes are live or
+ * trashed by then. The attachments, the trash and the history are summarised only when given, so an import of the
+ * original's two collections reports what it always has.
  */
 export async function importData(options: ImportOptions) {
   const started = performance.now()
   const users = options.usersFile ? await importUsers(options.usersFile, options) : emptyPhase()
+  const attachments = options.attachments
+    ? await importAttachments(options.attachments.dir, options.attachments.blobs, options)
+    : undefined
   const notes = options.notesFile ? await importBatched(NOTES, options.notesFile, options) : emptyPhase()
   const trash = options.trashFile ? await importBatched(TRASH, options.trashFile, options) : undefined
   const history = options.historyFile ? await importBatched(HISTORY, options.historyFile, options) : undefined
   return {
     users,
+    ...(attachments ? { attachments } : {}),
     notes,
     ...(trash ? { trash } : {}),
     ...(history ? { history } : {}),
@@ -115,7 +121,7 @@ export async function importData(options: ImportOptions) {
 
 /** The phases that ran or always report, in order, by name. */
 export const phasesOf = (summary: ImportSummary): [string, PhaseSummary][] =>
-  (['users', 'notes', 'trash', 'history'] as const).flatMap((name) =>
+  (['users', 'attachments', 'notes', 'trash', 'history'] as const).flatMap((name) =>
     summary[name] ? [[name, summary[name]] as [string, PhaseSummary]] : [],
   )
 

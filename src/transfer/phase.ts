@@ -1,5 +1,6 @@
 // What every phase of the import shares: its options, its counts, the records of its file as they parse, and how a
 // rejected record is reported (with its file and line) or stops --strict.
+import type { BlobStorage } from '../blobs/types.js'
 import type { Store, TransferStore } from '../store/types.js'
 import type { RawRecord } from './json-splitter.js'
 import { type Progress, zeroCounts } from './progress.js'
@@ -13,6 +14,8 @@ export interface ImportOptions {
   /** notes-service's own trash and history exports (docs/migration.md), after the notes they belong with. */
   trashFile?: string
   historyFile?: string
+  /** An export's attachments (attachments.json and a file per id), and the blob storage their bytes go to. */
+  attachments?: { dir: string; blobs: BlobStorage }
   /** Stop at the first rejected record instead of reporting it and going on. */
   strict?: boolean
   /** Users looked up and hashed at once: keep it above the thread pool's size. */
@@ -27,7 +30,10 @@ export class StrictStop extends Error {
   override name = 'StrictStop'
 }
 
-/** rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user', 'missing note' or 'conflicting _id'. */
+/**
+ * rejectedBy: by cause, 'malformed', 'duplicate email', 'missing user', 'missing note', 'conflicting _id', and for
+ * attachments 'missing file' or 'sha256 mismatch'.
+ */
 export const emptyPhase = () => ({ ...zeroCounts(), rejectedBy: {} as Record<string, number> })
 export type PhaseSummary = ReturnType<typeof emptyPhase>
 

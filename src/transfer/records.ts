@@ -26,14 +26,14 @@ export type IncomingUser = Omit<UserRecord, 'passwordHash'> & { password: string
 
 const HEX_ID = /^[0-9a-fA-F]{24}$/
 
-type Doc = Record<string, unknown>
+export type Doc = Record<string, unknown>
 
-function asDocument(value: unknown): Doc {
+export function asDocument(value: unknown): Doc {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RecordError('not a JSON object')
   return value as Doc
 }
 
-function idOf(doc: Doc, field: string): string {
+export function idOf(doc: Doc, field: string): string {
   const value = doc[field]
   if (value instanceof ObjectId) return value.toHexString()
   if (typeof value === 'string' && HEX_ID.test(value)) return value.toLowerCase()
@@ -41,7 +41,7 @@ function idOf(doc: Doc, field: string): string {
   throw new RecordError(`${field} is not an ObjectId`)
 }
 
-function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
+export function stringOf(doc: Doc, field: string, allowEmpty: boolean): string {
   const value = doc[field]
   if (value === undefined || value === null) throw new RecordError(`${field} is missing`)
   if (typeof value !== 'string') throw new RecordError(`${field} is not a string`)
@@ -68,7 +68,7 @@ function dateOf(doc: Doc, fields: string[], fallback: () => string): string {
 }
 
 /** A date of notes-service's own records (trash, history): its export always writes it, so none is guessed. */
-const requiredDateOf = (doc: Doc, field: string) =>
+export const requiredDateOf = (doc: Doc, field: string) =>
   dateOf(doc, [field], () => {
     throw new RecordError(`${field} is missing`)
   })
@@ -175,7 +175,11 @@ export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash:
 }
 
 /** The record with its _id as an ObjectId and `dates` as dates, each key where it was; other ids stay strings. */
-function recordToEjson(record: { _id: string }, dates: readonly string[], mode: EjsonMode): string {
+export function recordToEjson(
+  record: { _id: string } & Record<string, unknown>,
+  dates: readonly string[],
+  mode: EjsonMode,
+): string {
   const doc: Record<string, unknown> = { ...record, _id: ObjectId.createFromHexString(record._id) }
   for (const field of dates) doc[field] = new Date(doc[field] as string)
   return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })

@@ -108,7 +108,7 @@ for (const kind of storeKinds()) {
       assert.equal(usage.code, 2)
       assert.match(
         usage.stderr,
-        /import needs at least one of --users FILE, --notes FILE, --trash FILE and --history FILE\nusage:/,
+        /import needs at least one of --users FILE, --notes FILE, --trash FILE, --history FILE and --attachments DIR\nusage:/,
       )
     })
   })

@@ -9,12 +9,12 @@ import type { StoreLimits } from '../limits.js'
 import { SWEEP_BATCH } from '../trash-history.js'
 import { type Query, inTransaction, queryOn, unlessAccountGone } from './query.js'
 
-const COLUMNS = 'id, user_id, name, type, size, sha256, blob_key, created_on'
+export const ATTACHMENT_COLUMNS = 'id, user_id, name, type, size, sha256, blob_key, created_on'
 
 /** The advisory lock class of an account's attachment quota (another class than the change feed's). */
 const ATTACHMENT_LOCK_CLASS = 7_300_018
 
-type AttachmentRow = {
+export type AttachmentRow = {
   id: string
   user_id: string
   name: string
@@ -25,7 +25,7 @@ type AttachmentRow = {
   created_on: string
 }
 
-const recordOf = (row: AttachmentRow): AttachmentRecord => ({
+export const attachmentFromRow = (row: AttachmentRow): AttachmentRecord => ({
   _id: row.id,
   name: row.name,
   type: row.type,
@@ -36,14 +36,24 @@ const recordOf = (row: AttachmentRow): AttachmentRecord => ({
   blobKey: row.blob_key,
 })
 
-const valuesOf = (r: AttachmentRecord) => [r._id, r.userId, r.name, r.type, r.size, r.sha256, r.blobKey, r.createdOn]
+export const attachmentValues = (r: AttachmentRecord) => [
+  r._id,
+  r.userId,
+  r.name,
+  r.type,
+  r.size,
+  r.sha256,
+  r.blobKey,
+  r.createdOn,
+]
 
 export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLimits): AttachmentStore {
-  const insert = `INSERT INTO attachments (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+  const insert = `INSERT INTO attachments (${ATTACHMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
   const limit = limits.attachmentBytes
   return {
     insertAttachment: (record) => {
-      if (limit === 0) return unlessAccountGone(query('attachments.insert', insert, valuesOf(record)).then(() => true))
+      if (limit === 0)
+        return unlessAccountGone(query('attachments.insert', insert, attachmentValues(record)).then(() => true))
       return unlessAccountGone(
         inTransaction(pool, async (client) => {
           const on = queryOn(client)
@@ -57,7 +67,7 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
             [record.userId],
           )
           if (Number(rows[0]!.bytes) + record.size > limit) throw new AttachmentQuotaExceededError(limit)
-          await on('attachments.insert', insert, valuesOf(record))
+          await on('attachments.insert', insert, attachmentValues(record))
           return true
         }),
       )
@@ -65,20 +75,20 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
     findAttachment: async (userId, attachmentId) => {
       const { rows } = await query<AttachmentRow>(
         'attachments.find',
-        `SELECT ${COLUMNS} FROM attachments WHERE user_id = $1 AND id = $2`,
+        `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE user_id = $1 AND id = $2`,
         [userId, attachmentId],
       )
-      return rows[0] && recordOf(rows[0])
+      return rows[0] && attachmentFromRow(rows[0])
     },
     listAttachments: async (userId) => {
       const { rows } = await query<AttachmentRow & { notes: string[] }>(
         'attachments.list',
-        `SELECT ${COLUMNS}, ARRAY(SELECT DISTINCT note_id FROM attachment_refs r WHERE r.attachment_id = a.id
+        `SELECT ${ATTACHMENT_COLUMNS}, ARRAY(SELECT DISTINCT note_id FROM attachment_refs r WHERE r.attachment_id = a.id
            ORDER BY note_id) AS notes
          FROM attachments a WHERE user_id = $1 ORDER BY created_on DESC, id DESC`,
         [userId],
       )
-      return rows.map((row) => ({ ...recordOf(row), notes: row.notes }))
+      return rows.map((row) => ({ ...attachmentFromRow(row), notes: row.notes }))
     },
     attachmentBytes: async (userId) => {
       const { rows } = await query<{ bytes: string }>(
@@ -91,10 +101,10 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
     deleteAttachment: async (userId, attachmentId) => {
       const { rows } = await query<AttachmentRow>(
         'attachments.delete',
-        `DELETE FROM attachments WHERE user_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+        `DELETE FROM attachments WHERE user_id = $1 AND id = $2 RETURNING ${ATTACHMENT_COLUMNS}`,
         [userId, attachmentId],
       )
-      return rows[0] && recordOf(rows[0])
+      return rows[0] && attachmentFromRow(rows[0])
     },
     // SKIP LOCKED: instances sweeping at once take different rows, and none waits for another.
     sweepAttachments: async ({ uploadedBefore, unreferencedBefore }) => {
@@ -115,6 +125,14 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
         [keys],
       )
       return new Set(rows.map((r) => r.blob_key))
+    },
+    moveAttachmentBlob: async (attachmentId, fromKey, toKey) => {
+      const { rowCount } = await query(
+        'attachments.moveBlob',
+        'UPDATE attachments SET blob_key = $1 WHERE id = $2 AND blob_key = $3',
+        [toKey, attachmentId, fromKey],
+      )
+      return rowCount === 1
     },
   }
 }

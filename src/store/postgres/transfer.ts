@@ -4,6 +4,7 @@ import type pg from 'pg'
 import { bound } from '../note-quota.js'
 import type { NoteQuota } from '../notes.js'
 import type {
+  AttachmentImportOutcome,
   NoteImportOutcome,
   RevisionImportOutcome,
   TrashImportOutcome,
@@ -12,6 +13,7 @@ import type {
 } from '../transfer.js'
 import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
 import { type Query, inTransaction } from './query.js'
+import { ATTACHMENT_COLUMNS, type AttachmentRow, attachmentFromRow, attachmentValues } from './attachments.js'
 import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
 import type { UserRow } from '../row-shapes.js'
 import {
@@ -52,6 +54,21 @@ const REVISION_INSERT = `INSERT INTO note_revisions (${REVISION}, bytes) SELECT 
          OR EXISTS (SELECT 1 FROM trashed_notes WHERE id = ${REVISED_NOTE} AND user_id = ${REVISER}))
     AND NOT EXISTS (SELECT 1 FROM note_revisions WHERE ${revisionOfNote(REVISED_NOTE, at(revisionColumns, '_id'), at(revisionColumns, 'editedOn'))})
   ON CONFLICT DO NOTHING RETURNING id`
+
+/** An attachment's record, only when its account exists; an _id taken inserts nothing. */
+const ATTACHMENT_INSERT = `INSERT INTO attachments (${ATTACHMENT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8
+  WHERE EXISTS (SELECT 1 FROM users WHERE id = $2) ON CONFLICT DO NOTHING RETURNING id`
+/** Does the row's text link to the attachment $3 ('/attachments/<id>'), as migration 18's triggers read it. */
+const LINKS = '(strpos(title, $3::text) > 0 OR strpos(content, $3::text) > 0)'
+/** The references an attachment imported after the notes gets from them ($1 its id, $2 its account's). */
+const RELINK = `INSERT INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+  SELECT $1::text, 'n', id, id FROM notes WHERE user_id = $2::text AND ${LINKS}
+  UNION ALL SELECT $1::text, 't', id, id FROM trashed_notes WHERE user_id = $2::text AND ${LINKS}
+  UNION ALL SELECT $1::text, 'r', id, note_id FROM note_revisions WHERE user_id = $2::text AND ${LINKS}
+  ON CONFLICT DO NOTHING`
+const GRACE_FROM_NOW = `UPDATE attachments SET referenced = true,
+  unreferenced_since = to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  WHERE id = $1 AND NOT referenced`
 
 /** One batch in one transaction on one pooled connection: an outcome per item, in order. */
 async function importEach<T, O>(
@@ -154,6 +171,41 @@ export function postgresTransfer(query: Query, pool: pg.Pool, quota: NoteQuota):
         if (rows[0]) return sameOrDiffers(revisionDifferences(recordFromRow(revisionColumns, rows[0]), r))
         return (await exists(client, 'SELECT 1 FROM users WHERE id = $1', [r.userId])) ? 'missing-note' : 'missing-user'
       }),
+
+    importAttachments: (records) =>
+      importEach(pool, records, async (client, a): Promise<AttachmentImportOutcome> => {
+        const inserted = await client.query(ATTACHMENT_INSERT, attachmentValues(a))
+        if (inserted.rowCount !== 1)
+          return (await exists(client, 'SELECT 1 FROM attachments WHERE id = $1', [a._id])) ? 'exists' : 'missing-user'
+        await client.query(RELINK, [a._id, a.userId, `/attachments/${a._id}`])
+        await client.query(GRACE_FROM_NOW, [a._id])
+        return 'inserted'
+      }),
+
+    async attachmentsAfter(afterId, limit, userId) {
+      const { rows } =
+        userId === undefined
+          ? await query<AttachmentRow>(
+              'transfer.attachmentsAfter',
+              `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE id > $1 ORDER BY id LIMIT $2`,
+              [afterId ?? '', limit],
+            )
+          : await query<AttachmentRow>(
+              'transfer.attachmentsOfUserAfter',
+              `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+              [userId, afterId ?? '', limit],
+            )
+      return rows.map(attachmentFromRow)
+    },
+
+    async attachmentById(attachmentId) {
+      const { rows } = await query<AttachmentRow>(
+        'transfer.attachmentById',
+        `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE id = $1`,
+        [attachmentId],
+      )
+      return rows[0] && attachmentFromRow(rows[0])
+    },
 
     async usersAfter(afterId, limit) {
       const { rows } = await query<UserRow>(

@@ -9,9 +9,9 @@ import { SWEEP_BATCH } from '../trash-history.js'
 import type { Writes } from './group-commit.js'
 import { unlessAccountGone } from './rows.js'
 
-const COLUMNS = 'id, user_id, name, type, size, sha256, blob_key, created_on'
+export const ATTACHMENT_COLUMNS = 'id, user_id, name, type, size, sha256, blob_key, created_on'
 
-type AttachmentRow = {
+export type AttachmentRow = {
   id: string
   user_id: string
   name: string
@@ -22,7 +22,7 @@ type AttachmentRow = {
   created_on: string
 }
 
-const recordOf = (row: AttachmentRow): AttachmentRecord => ({
+export const attachmentFromRow = (row: AttachmentRow): AttachmentRecord => ({
   _id: row.id,
   name: row.name,
   type: row.type,
@@ -34,20 +34,20 @@ const recordOf = (row: AttachmentRow): AttachmentRecord => ({
 })
 
 export function sqliteAttachments(db: Database, { write, adding }: Writes, limits: StoreLimits): AttachmentStore {
-  const inserted = db.prepare(`INSERT INTO attachments (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+  const inserted = db.prepare(`INSERT INTO attachments (${ATTACHMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
   const bytesOf = db
     .prepare<[string], number>('SELECT coalesce(sum(size), 0) FROM attachments WHERE user_id = ?')
     .pluck()
   const byId = db.prepare<[string, string], AttachmentRow>(
-    `SELECT ${COLUMNS} FROM attachments WHERE user_id = ? AND id = ?`,
+    `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE user_id = ? AND id = ?`,
   )
   const listed = db.prepare<[string], AttachmentRow & { notes: string }>(
-    `SELECT ${COLUMNS}, (SELECT json_group_array(note_id) FROM (SELECT DISTINCT note_id FROM attachment_refs r
+    `SELECT ${ATTACHMENT_COLUMNS}, (SELECT json_group_array(note_id) FROM (SELECT DISTINCT note_id FROM attachment_refs r
        WHERE r.attachment_id = a.id ORDER BY note_id)) AS notes
      FROM attachments a WHERE user_id = ? ORDER BY created_on DESC, id DESC`,
   )
   const removed = db.prepare<[string, string], AttachmentRow>(
-    `DELETE FROM attachments WHERE user_id = ? AND id = ? RETURNING ${COLUMNS}`,
+    `DELETE FROM attachments WHERE user_id = ? AND id = ? RETURNING ${ATTACHMENT_COLUMNS}`,
   )
   const swept = db.prepare<[string, string], ErasedAttachmentRow>(
     `DELETE FROM attachments WHERE id IN (SELECT id FROM attachments
@@ -57,6 +57,9 @@ export function sqliteAttachments(db: Database, { write, adding }: Writes, limit
   const known = db
     .prepare<[string], string>('SELECT blob_key FROM attachments WHERE blob_key IN (SELECT value FROM json_each(?))')
     .pluck()
+  const moved = db.prepare<[string, string, string]>(
+    'UPDATE attachments SET blob_key = ? WHERE id = ? AND blob_key = ?',
+  )
   const limit = limits.attachmentBytes
   return {
     insertAttachment: (record) =>
@@ -79,15 +82,15 @@ export function sqliteAttachments(db: Database, { write, adding }: Writes, limit
       }),
     findAttachment: async (userId, attachmentId) => {
       const row = byId.get(userId, attachmentId)
-      return row && recordOf(row)
+      return row && attachmentFromRow(row)
     },
     listAttachments: async (userId) =>
-      listed.all(userId).map((row) => ({ ...recordOf(row), notes: JSON.parse(row.notes) as string[] })),
+      listed.all(userId).map((row) => ({ ...attachmentFromRow(row), notes: JSON.parse(row.notes) as string[] })),
     attachmentBytes: async (userId) => bytesOf.get(userId)!,
     deleteAttachment: (userId, attachmentId) =>
       write(() => {
         const row = removed.get(userId, attachmentId)
-        return row && recordOf(row)
+        return row && attachmentFromRow(row)
       }),
     sweepAttachments: ({ uploadedBefore, unreferencedBefore }) =>
       write(() =>
@@ -99,6 +102,8 @@ export function sqliteAttachments(db: Database, { write, adding }: Writes, limit
         })),
       ),
     knownBlobKeys: async (keys) => new Set(known.all(JSON.stringify(keys))),
+    moveAttachmentBlob: (attachmentId, fromKey, toKey) =>
+      write(() => moved.run(toKey, attachmentId, fromKey).changes === 1),
   }
 }
 

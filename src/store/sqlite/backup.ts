@@ -4,11 +4,34 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import type { AttachmentRecord } from '../../attachment-shape.js'
 import { SQLITE_FILE } from './index.js'
+
+/** What the copy's records say of an attachment's bytes, for the files that go with the database. */
+export type BackedUpAttachment = Pick<AttachmentRecord, '_id' | 'blobKey' | 'size' | 'sha256'>
+
+export interface BackupOptions {
+  /**
+   * Runs once the copy is whole and checked, before FILE takes its name, with the attachments the copy names, in id
+   * order: files copied after the database are there for every record of it (a file is never changed once written).
+   */
+  beforePlacing?: (attachments: AsyncIterable<BackedUpAttachment>) => Promise<void>
+}
+
+/** The copy's attachments, a page at a time; none in a database from before attachments. */
+async function* attachmentsOf(copy: Database.Database): AsyncGenerator<BackedUpAttachment> {
+  const hasTable = copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attachments'").get()
+  if (!hasTable) return
+  const page = copy.prepare<[string], BackedUpAttachment>(
+    'SELECT id AS _id, blob_key AS blobKey, size, sha256 FROM attachments WHERE id > ? ORDER BY id LIMIT 500',
+  )
+  for (let rows = page.all(''); rows.length > 0; rows = page.all(rows.at(-1)!._id)) yield* rows
+}
 
 export async function backupSqlite(
   dataDir: string,
   target: string,
+  options: BackupOptions = {},
 ): Promise<{ file: string; pages: number; users: number; notes: number }> {
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`)
   const sourceFile = join(dataDir, SQLITE_FILE)
@@ -28,6 +51,7 @@ export async function backupSqlite(
       copy.pragma('journal_mode = DELETE')
       const users = copy.prepare('SELECT count(*) FROM users').pluck().get() as number
       const notes = copy.prepare('SELECT count(*) FROM notes').pluck().get() as number
+      await options.beforePlacing?.(attachmentsOf(copy))
       copy.close()
       renameSync(partial, target)
       return { file: target, pages: totalPages, users, notes }

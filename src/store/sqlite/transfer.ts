@@ -1,6 +1,7 @@
 // The transfer store of the SQLite driver (mirrors postgres/transfer.ts; store/transfer.ts): bulk import and paged
 // export. Each import batch is one IMMEDIATE transaction: one fsync, and its checks and inserts see a consistent database.
 import type { Database } from 'better-sqlite3'
+import type { AttachmentRecord } from '../../attachment-shape.js'
 import type { UserRecord } from '../accounts.js'
 import { type Column, columnList, noteColumns, revisionColumns, trashedNoteColumns } from '../note-columns.js'
 import { noteDifferences, revisionDifferences, sameOrDiffers, trashedNoteDifferences } from '../note-differences.js'
@@ -9,6 +10,7 @@ import type { NoteQuota } from '../notes.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 import type { UserRow } from '../row-shapes.js'
 import type {
+  AttachmentImportOutcome,
   NoteImportOutcome,
   RevisionImportOutcome,
   RevisionKey,
@@ -27,6 +29,7 @@ import {
   recordParams,
   userFromRow,
 } from './rows.js'
+import { ATTACHMENT_COLUMNS, type AttachmentRow, attachmentFromRow } from './attachments.js'
 import { BYTES } from './trash-history.js'
 
 /** The record's named parameters as a one-row table, so that BYTES reads them as the columns it sizes. */
@@ -61,6 +64,29 @@ function revisionPages(db: Database): TransferStore['revisionsAfter'] {
   }
 }
 
+/** Does the row's text link to the attachment `@link` ('/attachments/<id>'), as migration 18's triggers read it. */
+const LINKS = '(instr(content, @link) > 0 OR instr(title, @link) > 0)'
+
+/** The references an attachment imported after the notes gets from them, as migration 18's triggers make them. */
+const RELINK = `INSERT OR IGNORE INTO attachment_refs (attachment_id, holder_kind, holder_id, note_id)
+  SELECT @id, 'n', id, id FROM notes WHERE user_id = @userId AND ${LINKS}
+  UNION ALL SELECT @id, 't', id, id FROM trashed_notes WHERE user_id = @userId AND ${LINKS}
+  UNION ALL SELECT @id, 'r', id, note_id FROM note_revisions WHERE user_id = @userId AND ${LINKS}`
+
+/** The attachments' keyset pages by id, of one user's when asked (as keysetPages). */
+function attachmentPages(db: Database): TransferStore['attachmentsAfter'] {
+  const all = db.prepare<[string, number], AttachmentRow>(
+    `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE id > ? ORDER BY id LIMIT ?`,
+  )
+  const ofUser = db.prepare<[string, string, number], AttachmentRow>(
+    `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`,
+  )
+  return async (afterId, limit, userId) =>
+    (userId === undefined ? all.all(afterId ?? '', limit) : ofUser.all(userId, afterId ?? '', limit)).map(
+      attachmentFromRow,
+    )
+}
+
 /** The transfer store over `db`; `quota`: the store's, which accountsOverQuota counts against. */
 export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
   const userIdExists = db.prepare<[string], number>('SELECT 1 FROM users WHERE id = ?').pluck()
@@ -87,6 +113,16 @@ export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
        UNION ALL SELECT 1 FROM trashed_notes WHERE id = @noteId AND user_id = @userId`,
     )
     .pluck()
+  const attachmentById = db.prepare<[string], AttachmentRow>(
+    `SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE id = ?`,
+  )
+  const insertAttachment = db.prepare(`INSERT INTO attachments (${ATTACHMENT_COLUMNS})
+    VALUES (@_id, @userId, @name, @type, @size, @sha256, @blobKey, @createdOn)`)
+  const relink = db.prepare<[{ id: string; userId: string; link: string }]>(RELINK)
+  const graceFromNow = db.prepare<[string]>(
+    `UPDATE attachments SET referenced = 1, unreferenced_since = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+     WHERE id = ? AND referenced = 0`,
+  )
   const over = db
     .prepare<[number, number], number>('SELECT count(*) FROM account_usage WHERE notes > ? OR bytes > ?')
     .pluck()
@@ -129,6 +165,16 @@ export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
       return 'inserted'
     }),
   )
+  const importAttachments = db.transaction((records: AttachmentRecord[]) =>
+    records.map((record): AttachmentImportOutcome => {
+      if (attachmentById.get(record._id)) return 'exists'
+      if (!userIdExists.get(record.userId)) return 'missing-user'
+      insertAttachment.run(record)
+      relink.run({ id: record._id, userId: record.userId, link: `/attachments/${record._id}` })
+      graceFromNow.run(record._id)
+      return 'inserted'
+    }),
+  )
   return {
     importUsers: async (users) => (users.length ? importUsers.immediate(users) : []),
     importNotes: async (notes) => (notes.length ? importNotes.immediate(notes) : []),
@@ -138,6 +184,12 @@ export function sqliteTransfer(db: Database, quota: NoteQuota): TransferStore {
     notesAfter: keysetPages(db, 'notes', noteColumns),
     trashAfter: keysetPages(db, 'trashed_notes', trashedNoteColumns),
     revisionsAfter: revisionPages(db),
+    importAttachments: async (records) => (records.length ? importAttachments.immediate(records) : []),
+    attachmentsAfter: attachmentPages(db),
+    attachmentById: async (attachmentId) => {
+      const row = attachmentById.get(attachmentId)
+      return row && attachmentFromRow(row)
+    },
     accountsOverQuota: async () => over.get(bound(quota.notes), bound(quota.bytes)) ?? 0,
   }
 }
