@@ -80,6 +80,15 @@ export function forgetFile(userId: string, url: string): Promise<void> {
   return using(userId, (db) => db.delete('files', url)).then(() => undefined)
 }
 
+/** Forgets everything kept of attachment `id` (deleted): its thumbnails, its bytes, its facts. */
+export function forgetAttachment(userId: string, id: string): Promise<void> {
+  return using(userId, async (db) => {
+    const tx = db.transaction('files', 'readwrite')
+    for (const url of await tx.store.getAllKeys()) if (url.includes(`/attachments/${id}`)) void tx.store.delete(url)
+    await tx.done
+  }).then(() => undefined)
+}
+
 export function pendingUpload(userId: string, id: string): Promise<PendingUpload | undefined> {
   return using(userId, (db) => db.get('uploads', id))
 }

@@ -2,7 +2,7 @@
 // (never in a URL), from the network first (an ETag the device already has makes it a 304), and
 // from what this device kept (file-store.ts) when the network is not there. A picture shows from
 // a blob: URL made here, shared by every place that shows the same one and revoked once none does.
-import { type KeptFile, forgetFile, keepFile, keptFile, pendingUpload } from './file-store'
+import { type KeptFile, forgetAttachment, forgetFile, keepFile, keptFile, pendingUpload } from './file-store'
 import { type ThumbnailWidth, fileUrl, isPicture, thumbnailUrl } from './urls'
 
 /** Whose the files are: the signed-in token and its account. */
@@ -98,6 +98,27 @@ interface Shared {
 }
 const shared = new Map<string, Shared>()
 
+/** Lets the shared answer of `key` go, revoking its picture's URL. */
+function drop(key: string, entry: Shared): void {
+  if (shared.get(key) === entry) shared.delete(key)
+  void entry.shown.then((shown) => {
+    if (shown.kind === 'picture') URL.revokeObjectURL(shown.src)
+  })
+}
+
+/**
+ * The attachment was deleted: what this page and this device keep of it goes, so nothing shows it
+ * from memory or for offline. A picture still on screen keeps its URL until its place lets it go.
+ */
+export async function forget(who: Who, id: string): Promise<void> {
+  for (const [key, entry] of shared)
+    if (key.startsWith(`${who.userId} `) && key.includes(` ${id} `)) {
+      if (entry.refs === 0) drop(key, entry)
+      else shared.delete(key)
+    }
+  await forgetAttachment(who.userId, id)
+}
+
 function picture(blob: Blob): Shown {
   return { kind: 'picture', src: URL.createObjectURL(blob) }
 }
@@ -182,13 +203,12 @@ export function acquire(
       if (released) return
       released = true
       if (--held.refs > 0) return
-      held.timer = setTimeout(() => {
-        if (held.refs > 0 || shared.get(key) !== held) return
-        shared.delete(key)
-        void held.shown.then((shown) => {
-          if (shown.kind === 'picture') URL.revokeObjectURL(shown.src)
-        })
-      }, REVOKE_AFTER_MS)
+      // Only a picture is worth keeping a while: a file's facts or a missing file is asked again.
+      void held.shown.then((shown) => {
+        if (held.refs > 0) return
+        if (shown.kind !== 'picture' || shared.get(key) !== held) return drop(key, held)
+        held.timer = setTimeout(() => held.refs === 0 && drop(key, held), REVOKE_AFTER_MS)
+      })
     },
   }
 }

@@ -33,6 +33,13 @@ function span(className: string, text: string): HTMLSpanElement {
   return element
 }
 
+/** The name and the facts as one run of text, which wraps as text does when the chip is narrow. */
+function label(name: string, facts: HTMLElement): HTMLSpanElement {
+  const text = span('attachment-text', '')
+  text.append(span('attachment-name', name), ' ', facts)
+  return text
+}
+
 /** Starts a download of `blob` as `name`; the bytes are typed as a download, so nothing of them is ever opened here. */
 function save(blob: Blob, name: string): void {
   const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }))
@@ -61,7 +68,7 @@ function chip(slot: Slot, who: Who, type: string | undefined, size: number | und
   button.className = 'attachment-chip'
   button.title = `Download ${name}`
   const factsText = span('attachment-facts', facts)
-  button.append(fileIcon(), span('attachment-name', name), factsText)
+  button.append(fileIcon(), label(name, factsText))
   button.addEventListener('click', () => {
     button.disabled = true
     factsText.textContent = 'Downloading…'
@@ -80,7 +87,7 @@ function chip(slot: Slot, who: Who, type: string | undefined, size: number | und
 
 function notice(slot: Slot, text: string, className: string): HTMLElement {
   const element = span(`attachment-chip ${className}`, '')
-  element.append(fileIcon(), span('attachment-name', slot.name ?? slot.label), span('attachment-facts', text))
+  element.append(fileIcon(), label(slot.name ?? slot.label, span('attachment-facts', text)))
   return element
 }
 

@@ -6,7 +6,7 @@
 import { useEffect, useId, useRef, useState } from 'react'
 import { type AttachmentUsage, type ListedAttachment, accountApi } from '../../account-api'
 import { SessionEndedError, api, messageOf } from '../../api'
-import { acquire } from '../../attachments/files'
+import { acquire, forget } from '../../attachments/files'
 import { describeType, formatBytes } from '../../attachments/format'
 import { isPicture } from '../../attachments/urls'
 import { useSession, useSignedIn } from '../../session'
@@ -38,7 +38,10 @@ export function deleteQuestion(linked: number, titles: string[]): string {
   return `${count} to this file${named} will show it as missing. It is deleted for good.`
 }
 
-/** A picture's smallest thumbnail, when the server makes one; a file icon otherwise. */
+/** A picture no larger than this shows whole where the server makes no thumbnail of it. */
+const SMALL_PICTURE = 1024 * 1024
+
+/** A picture's smallest thumbnail (or the picture, when small); its type's short name otherwise. */
 function Thumb({ file }: { file: ListedAttachment }) {
   const { token, user } = useSignedIn()
   const [src, setSrc] = useState<string>()
@@ -46,13 +49,14 @@ function Thumb({ file }: { file: ListedAttachment }) {
   useEffect(() => {
     if (!picture) return
     let live = true
-    const held = acquire({ token, userId: user._id }, file._id, file.name, 'image', 64, false)
+    const whole = file.size <= SMALL_PICTURE
+    const held = acquire({ token, userId: user._id }, file._id, file.name, 'image', 64, whole)
     void held.shown.then((shown) => live && shown.kind === 'picture' && setSrc(shown.src))
     return () => {
       live = false
       held.release()
     }
-  }, [picture, token, user._id, file._id, file.name])
+  }, [picture, token, user._id, file._id, file.name, file.size])
   if (src) return <img className="file-thumb" src={src} alt="" />
   return (
     <span className="file-thumb" aria-hidden="true">
@@ -63,7 +67,7 @@ function Thumb({ file }: { file: ListedAttachment }) {
 
 export function Files() {
   const { ended } = useSession()
-  const { token } = useSignedIn()
+  const { token, user } = useSignedIn()
   const [files, setFiles] = useState<ListedAttachment[]>()
   const [usage, setUsage] = useState<AttachmentUsage>()
   const [loadError, setLoadError] = useState<string>()
@@ -110,6 +114,7 @@ export function Files() {
     setAsking(undefined)
     void action.run(async () => {
       await accountApi.deleteAttachment(token, file._id)
+      await forget({ token, userId: user._id }, file._id)
       setFiles((list) => list?.filter((f) => f._id !== file._id))
       setUsage((used) => used && { ...used, bytes: Math.max(0, used.bytes - file.size) })
       // The button is gone with its row: the list's heading takes the focus.
@@ -132,7 +137,7 @@ export function Files() {
         </div>
       )}
       <p className="panel-hint">
-        Files you paste, drop or attach in your notes. Deleting one removes it from every note that links to it.
+        Files you paste, drop or attach in your notes. A note that links to a file you delete shows it as missing.
       </p>
       {loadError ? (
         <div className="form-error" role="alert">
@@ -155,9 +160,9 @@ export function Files() {
               <div className="file-about">
                 <p className="file-name">{file.name}</p>
                 <p className="file-facts">
-                  {describeType(file.type)} · {formatBytes(file.size)} · {dateOnly.format(new Date(file.createdOn))} ·{' '}
-                  {linkedText(file.notes.length)}
+                  {describeType(file.type)} · {formatBytes(file.size)} · {dateOnly.format(new Date(file.createdOn))}
                 </p>
+                <p className="file-facts">{linkedText(file.notes.length)}</p>
               </div>
               <button
                 type="button"
