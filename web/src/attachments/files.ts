@@ -65,26 +65,38 @@ async function get(who: Who, url: string, picture: boolean): Promise<Got> {
   return { ok: true, blob, type, size: blob.size }
 }
 
-/** A file's type and size, from a one-byte range (`Content-Range: bytes 0-0/<size>`); kept for offline. */
+/**
+ * A file's type and size, kept for offline: a HEAD of its first byte, whose `Content-Range: bytes
+ * 0-0/<size>` names the size (the HEAD's own Content-Length is of no body), and which sends no file.
+ */
 async function facts(who: Who, url: string): Promise<Got> {
   const key = `facts ${url}`
   let response: Response
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${who.token}`, range: 'bytes=0-0' } })
+    response = await fetch(url, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${who.token}`, range: 'bytes=0-0' },
+    })
   } catch {
     const kept = await keptFile(who.userId, key)
-    return kept ? { ok: false, status: NOT_A_PICTURE, type: kept.type, size: kept.size } : { ok: false, status: 0 }
+    if (!kept) return { ok: false, status: UNREACHABLE }
+    return {
+      ok: false,
+      status: NOT_A_PICTURE,
+      type: kept.type || undefined,
+      size: kept.size >= 0 ? kept.size : undefined,
+    }
   }
   void response.body?.cancel()
   if (response.status !== 206 && response.status !== 200 && response.status !== 416) {
     if (response.status === 404) void forgetFile(who.userId, key)
     return { ok: false, status: response.status }
   }
-  const type = baseType(response.headers.get('content-type')) || undefined
+  // A 416 is an empty file's (no first byte): its body is the error's, not the file's.
+  const type = response.status === 416 ? undefined : baseType(response.headers.get('content-type')) || undefined
   const total = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1]
-  const size = total !== undefined ? Number(total) : Number(response.headers.get('content-length') ?? NaN)
-  const known = Number.isFinite(size) ? size : undefined
-  void keepFile(who.userId, { url: key, type: type ?? '', size: known ?? 0 })
+  const known = total !== undefined ? Number(total) : undefined
+  void keepFile(who.userId, { url: key, type: type ?? '', size: known ?? -1 })
   return { ok: false, status: NOT_A_PICTURE, type, size: known }
 }
 

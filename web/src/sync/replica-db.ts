@@ -20,6 +20,7 @@ export interface KeptFile {
   /** The bytes; absent when only the file's facts were asked for (a chip's HEAD). */
   blob?: Blob
   type: string
+  /** In bytes; -1 when the server did not say. */
   size: number
   etag?: string
   /** When it was last shown (ms): the oldest go first when the kept bytes pass their bound. */
