@@ -28,6 +28,8 @@ async function check(page: Page, name: string, viewport: ViewportName, colorSche
     return documentElement.scrollWidth - documentElement.clientWidth
   })
   assert.equal(overflow, 0, `${name}: no horizontal scrolling`)
+  // No pointer left hovering over what the last step clicked.
+  await page.mouse.move(0, 0)
   if (SCREENSHOTS)
     await page.screenshot({ path: join(SCREENSHOTS, `attachments-${name}-${viewport}-${colorScheme}.png`) })
 }

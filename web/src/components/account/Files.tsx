@@ -133,7 +133,12 @@ export function Files() {
       </div>
       {usage && usage.limit > 0 && (
         <div className="usage-bar" aria-hidden="true">
-          <span style={{ width: `${Math.min(100, (usage.bytes / usage.limit) * 100)}%` }} />
+          {/* Some bytes used show as a sliver at least, none as none. */}
+          <span
+            style={{
+              width: `${Math.min(100, Math.max(usage.bytes > 0 ? 0.5 : 0, (usage.bytes / usage.limit) * 100))}%`,
+            }}
+          />
         </div>
       )}
       <p className="panel-hint">
