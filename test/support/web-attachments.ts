@@ -49,7 +49,7 @@ export async function uploadThroughApi(
 
 /** The browser's constructors the scripts below use, typed for them alone (the tests compile without the DOM library). */
 interface TransferWindow {
-  DataTransfer: new () => { items: { add(file: unknown): void } }
+  DataTransfer: new () => { items: { add(file: unknown): void }; setData(type: string, text: string): void }
   File: new (bits: unknown[], name: string, options: { type: string }) => unknown
   Uint8Array: typeof Uint8Array
   atob(data: string): string
@@ -57,18 +57,23 @@ interface TransferWindow {
   DragEvent: new (type: string, init: object) => unknown
 }
 
-/** Pastes (`paste`) or drops (`drop`, after a `dragover`) a file into the editor's content field. */
+/**
+ * Pastes (`paste`) or drops (`drop`, after a `dragover`) a file into the editor's content field;
+ * with `text`, the transfer holds that as text/plain too (cells copied from a spreadsheet).
+ */
 export async function handOver(
   field: Locator,
   how: 'paste' | 'drop',
   file: { name: string; type: string; bytes: Buffer },
+  text = '',
 ): Promise<void> {
   await field.evaluate(
-    (element, { how, name, type, base64 }) => {
+    (element, { how, name, type, base64, text }) => {
       const w = globalThis as unknown as TransferWindow
       const bytes = w.Uint8Array.from(w.atob(base64), (c) => c.charCodeAt(0))
       const transfer = new w.DataTransfer()
       transfer.items.add(new w.File([bytes], name, { type }))
+      if (text) transfer.setData('text/plain', text)
       const target = element as unknown as { dispatchEvent(event: unknown): boolean }
       const init = { bubbles: true, cancelable: true }
       if (how === 'paste') target.dispatchEvent(new w.ClipboardEvent('paste', { ...init, clipboardData: transfer }))
@@ -77,7 +82,7 @@ export async function handOver(
         target.dispatchEvent(new w.DragEvent('drop', { ...init, dataTransfer: transfer }))
       }
     },
-    { how, name: file.name, type: file.type, base64: file.bytes.toString('base64') },
+    { how, name: file.name, type: file.type, base64: file.bytes.toString('base64'), text },
   )
 }
 

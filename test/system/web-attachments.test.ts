@@ -103,6 +103,8 @@ describe('attachments in the web app', () => {
             uploadThroughput,
           })
         await throttle(128 * 1024)
+        // Text with a picture of it (cells from a spreadsheet) is text: no upload, so the picture's is the first.
+        await handOver(field, 'paste', { name: 'cells.png', type: 'image/png', bytes: PDF }, 'a\tb')
         await handOver(field, 'paste', { name: 'image.png', type: 'image/png', bytes: noise })
         const progress = editor.getByRole('progressbar', { name: 'Uploading image.png' })
         await page.waitForFunction(() => {
@@ -113,6 +115,7 @@ describe('attachments in the web app', () => {
         assert.ok(await progress.isVisible())
         assert.equal(await editor.getByRole('button', { name: 'Uploading…' }).isDisabled(), true, 'no save meanwhile')
         assert.equal(await field.inputValue(), 'Before\n![Uploading image.png…](#uploading-1)After')
+        assert.equal(await editor.getByRole('progressbar').count(), 1, 'the text pasted uploads nothing')
         await throttle(-1)
         await waitForContent(page, new RegExp(`^Before\\n!\\[image\\.png\\]\\(/attachments/${ID}/image\\.png\\)After$`))
         await progress.waitFor({ state: 'detached' })

@@ -59,7 +59,13 @@ async function get(who: Who, url: string, picture: boolean): Promise<Got> {
     void response.body?.cancel()
     return { ok: false, status: NOT_A_PICTURE, type, size }
   }
-  const blob = new Blob([await response.blob()], { type })
+  let blob: Blob
+  try {
+    blob = new Blob([await response.blob()], { type })
+  } catch {
+    // The network failed in the middle of the bytes.
+    return kept?.blob ? fromKept(kept) : { ok: false, status: UNREACHABLE }
+  }
   const etag = response.headers.get('etag') ?? undefined
   void keepFile(who.userId, { url, blob, type, size: blob.size, ...(etag ? { etag } : {}) })
   return { ok: true, blob, type, size: blob.size }
@@ -194,10 +200,8 @@ export function acquire(
   const key = `${who.userId} ${kind} ${width} ${whole} ${id} ${name ?? ''}`
   let entry = shared.get(key)
   if (!entry) {
-    entry = {
-      shown: kind === 'image' ? loadPicture(who, id, name, width, whole) : loadFile(who, id, name),
-      refs: 0,
-    }
+    const loaded = kind === 'image' ? loadPicture(who, id, name, width, whole) : loadFile(who, id, name)
+    entry = { shown: loaded.catch((): Shown => ({ kind: 'unavailable' })), refs: 0 }
     shared.set(key, entry)
     // What could not be loaded is asked for again by the next slot that shows it.
     const loading = entry

@@ -72,15 +72,17 @@ function chip(slot: Slot, who: Who, type: string | undefined, size: number | und
   button.addEventListener('click', () => {
     button.disabled = true
     factsText.textContent = 'Downloading…'
-    void download(who, slot.id, slot.name).then((got) => {
-      button.disabled = false
-      if (got instanceof Blob) {
-        factsText.textContent = facts
-        save(got, name)
-      } else {
-        factsText.textContent = got === 404 ? 'File not found' : 'Could not be downloaded: check your connection'
-      }
-    })
+    void download(who, slot.id, slot.name)
+      .catch(() => 0)
+      .then((got) => {
+        button.disabled = false
+        if (got instanceof Blob) {
+          factsText.textContent = facts
+          save(got, name)
+        } else {
+          factsText.textContent = got === 404 ? 'File not found' : 'Could not be downloaded: check your connection'
+        }
+      })
   })
   return button
 }

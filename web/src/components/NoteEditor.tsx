@@ -230,8 +230,9 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
                 value={content}
                 onChange={(e) => setContent(e.target.value)}
                 onPaste={(e) => {
+                  // Text with a picture of it beside (cells copied from a spreadsheet) pastes as the text.
                   const files = Array.from(e.clipboardData.files)
-                  if (files.length === 0) return
+                  if (files.length === 0 || e.clipboardData.getData('text/plain')) return
                   e.preventDefault()
                   attach(files)
                 }}
