@@ -4,10 +4,11 @@
 // synthetic paste or drop event whose DataTransfer holds a File made in the page.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import type { Locator } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import sharp from 'sharp'
 import type { AttachmentAnswer } from '../../src/attachment-shape.js'
 import { eventually } from './eventually.js'
+import { PASSWORD } from './web-flows.js'
 
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n')
 
@@ -109,4 +110,35 @@ export async function showsPictures(scope: Locator, count: number): Promise<Arra
   )
   for (const picture of shown) assert.match(picture.src, /^blob:/)
   return shown
+}
+
+export const card = (page: Page, title: string) =>
+  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
+
+export async function signIn(page: Page, base: string, email: string): Promise<void> {
+  await page.goto(`${base}/sign-in`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Your notes' }).waitFor({ state: 'attached' })
+}
+
+/** Waits until the open editor's content matches `pattern`. */
+export const waitForContent = (page: Page, pattern: RegExp) =>
+  eventually(
+    `the content matches ${String(pattern)}`,
+    async () => pattern.test(await page.getByLabel('Content', { exact: true }).inputValue()),
+    15_000,
+  )
+
+/** Sets how fast the page uploads, in bytes per second (-1: no limit), through the DevTools protocol. */
+export async function uploadThrottle(page: Page): Promise<(bytesPerSecond: number) => Promise<unknown>> {
+  const cdp = await page.context().newCDPSession(page)
+  return (uploadThroughput) =>
+    cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput,
+    })
 }

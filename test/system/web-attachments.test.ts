@@ -19,31 +19,24 @@ import { eventually } from '../support/eventually.js'
 import { uniqueEmail } from '../support/harness.js'
 import type { PageWindow } from '../support/page-globals.js'
 import { storeKinds } from '../support/stores.js'
-import { PDF, handOver, landscape, noisePicture, showsPictures, uploadThroughApi } from '../support/web-attachments.js'
-import { PASSWORD, apiCall, assertClean, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
+import {
+  PDF,
+  card,
+  handOver,
+  landscape,
+  noisePicture,
+  showsPictures,
+  signIn,
+  uploadThrottle,
+  uploadThroughApi,
+  waitForContent,
+} from '../support/web-attachments.js'
+import { apiCall, assertClean, signUp, suiteChromium, tokenOf } from '../support/web-flows.js'
 import { VIEWPORTS, type WebServer, startWebServer } from '../support/web.js'
 import { attachmentScreens } from '../support/web-attachment-screens.js'
 
 const LIMITS = { MAX_ATTACHMENT_MB: '1', MAX_ATTACHMENT_MB_PER_ACCOUNT: '3' }
 const ID = '[0-9a-f]{24}'
-
-const card = (page: Page, title: string) =>
-  page.locator('article.note', { has: page.getByRole('heading', { name: title, exact: true }) })
-
-async function signIn(page: Page, base: string, email: string): Promise<void> {
-  await page.goto(`${base}/sign-in`)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('heading', { name: 'Your notes' }).waitFor({ state: 'attached' })
-}
-
-const waitForContent = (page: Page, pattern: RegExp) =>
-  eventually(
-    `the content matches ${String(pattern)}`,
-    async () => pattern.test(await page.getByLabel('Content', { exact: true }).inputValue()),
-    15_000,
-  )
 
 describe('attachments in the web app', () => {
   const browser = suiteChromium()
@@ -94,14 +87,7 @@ describe('attachments in the web app', () => {
           (element as unknown as { setSelectionRange(from: number, to: number): void }).setSelectionRange(7, 7),
         )
         // Uploads at 128 KB/s, so the progress shows between its ends.
-        const cdp = await page.context().newCDPSession(page)
-        const throttle = (uploadThroughput: number) =>
-          cdp.send('Network.emulateNetworkConditions', {
-            offline: false,
-            latency: 0,
-            downloadThroughput: -1,
-            uploadThroughput,
-          })
+        const throttle = await uploadThrottle(page)
         await throttle(128 * 1024)
         // Text with a picture of it (cells from a spreadsheet) is text: no upload, so the picture's is the first.
         await handOver(field, 'paste', { name: 'cells.png', type: 'image/png', bytes: PDF }, 'a\tb')
