@@ -42,6 +42,11 @@ const API_PATHS = [
   '/change-password',
   '/edit-user',
   '/delete-account',
+  // The account's files (docs/attachments.md): uploads, their bytes, the listing, deleting one.
+  '/upload-attachment',
+  '/attachments/',
+  '/get-attachments',
+  '/delete-attachment',
 ]
 
 function precompressAndReport(): Plugin {
@@ -84,6 +89,22 @@ export default defineConfig({
     target: 'es2022',
     rolldownOptions: {
       input: { app: `${webDir}index.html`, docs: `${webDir}docs/index.html` },
+      output: {
+        // The code that shows, uploads and keeps attachments is one chunk, whichever of the notes,
+        // the editor, the outbox or the account page asks first: split by who shares what, it made
+        // five small files, each a name more in the first download's list of chunks. Its
+        // dependencies stay where they are (the API client in the first download, IndexedDB's
+        // with the replica).
+        codeSplitting: {
+          groups: [
+            {
+              name: 'attachments',
+              test: /web[\\/]src[\\/]attachments[\\/]/,
+              includeDependenciesRecursively: false,
+            },
+          ],
+        },
+      },
     },
   },
   // `npx vite` serves the app with hot reload; the API comes from a service on port 8000.

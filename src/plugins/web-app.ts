@@ -28,7 +28,8 @@ const NO_BASE_FORM_OR_FRAME = ["base-uri 'none'", "form-action 'none'", "frame-a
  * (web/src/pwa/ServiceWorker.tsx).
  */
 export const APP_CSP = [
-  ...SAME_ORIGIN,
+  // Pictures attached to notes are fetched with the token (never in a URL) and shown from blob: URLs the app makes.
+  ...SAME_ORIGIN.map((directive) => (directive.startsWith('img-src') ? `${directive} blob:` : directive)),
   "manifest-src 'self'",
   "worker-src 'self'",
   ...NO_BASE_FORM_OR_FRAME,

@@ -8,6 +8,10 @@
 // - the page's CSP and Trusted Types (plugins/web-app.ts) stop whatever would still get through:
 //   DOMPurify's own policy is the only way HTML reaches the DOM at all.
 // https://github.com/cure53/DOMPurify#what-does-it-do
+// Links and pictures under `/attachments/` (the account's files) are found in what DOMPurify
+// returned, never before: each becomes a slot holding its label as text and the path as data,
+// with no URL the browser would load; the attachments' chunk checks the path (attachments/links.ts)
+// and fills the slot with the picture or the file's chip, fetched with the token.
 import DOMPurify, { type Config } from 'dompurify'
 import { Marked } from 'marked'
 import { MARKS_PER_CARD, matchRanges, segments } from './highlight'
@@ -41,11 +45,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 })
 
 /**
- * Images are not loaded from other hosts (the page's CSP allows this origin and data: only, so a
- * note cannot carry a tracking pixel): an embedded data: image stays, an http(s) image becomes a
- * link to it, anything else becomes its alternative text.
+ * Images are not loaded from other hosts (the page's CSP allows this origin, data: and the app's
+ * own blob: URLs only, so a note cannot carry a tracking pixel): an embedded data: image stays, an
+ * attachment becomes its slot (as does a link to one: the file's chip), an http(s) image becomes
+ * a link to it, anything else becomes its alternative text.
  */
 function replaceImages(fragment: DocumentFragment): void {
+  for (const link of Array.from(fragment.querySelectorAll('a[href^="/attachments/"],img[src^="/attachments/"]'))) {
+    const slot = document.createElement('span')
+    slot.dataset.attachment = link.getAttribute('href') ?? link.getAttribute('src') ?? ''
+    slot.dataset.kind = link.tagName
+    slot.textContent = link.textContent || link.getAttribute('alt') || 'file'
+    link.replaceWith(slot)
+  }
   for (const img of Array.from(fragment.querySelectorAll('img'))) {
     const src = img.getAttribute('src') ?? ''
     if (/^data:image\//i.test(src)) continue

@@ -2,11 +2,14 @@
 // the Markdown content (and its preview) and the tags. Ctrl/Cmd+Enter saves; Esc closes, and asks
 // once more first when there are unsaved changes. A failure stays on screen in the API's words.
 // When the note changed elsewhere since it was opened (a 412), both versions show side by side
-// and the person chooses: nothing they typed is dropped without their say.
+// and the person chooses: nothing they typed is dropped without their say. A file pasted, dropped
+// or attached is uploaded and linked at the cursor (editor/use-uploads.ts); saving waits for it.
 import { type FormEvent, type KeyboardEvent, type RefObject, useEffect, useId, useRef, useState } from 'react'
 import { ConflictError, type Note, type NoteFields, messageOf } from '../api'
 import { useSession } from '../session'
 import { Conflict } from './Conflict'
+import { AttachButton, UploadList } from './editor/Uploads'
+import { useUploads } from './editor/use-uploads'
 import { CloseIcon, HistoryIcon } from './Icons'
 import { NoteContent } from './NoteContent'
 import { TagInput } from './TagInput'
@@ -40,18 +43,22 @@ const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigat
 export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, onHistory, dirtyRef, conflict }: Props) {
   const dialog = useRef<HTMLDialogElement>(null)
   const titleField = useRef<HTMLTextAreaElement>(null)
+  const contentField = useRef<HTMLTextAreaElement>(null)
   const [title, setTitle] = useState(target.title)
   const [content, setContent] = useState(target.content)
   const [tags, setTags] = useState(target.tags)
   const [preview, setPreview] = useState(false)
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
+  const [dropping, setDropping] = useState(false)
   const [confirmingClose, setConfirmingClose] = useState(false)
   const [version, setVersion] = useState(target.version)
   /** The note as saved elsewhere, while the person chooses between it and theirs. */
   const [theirs, setTheirs] = useState<Note>()
   const session = useSession()
   const ids = useId()
+  const { attach, ...uploads } = useUploads(content, setContent, contentField)
+  const uploading = uploads.uploads.length > 0
   const isNew = !target.noteId
   const dirty =
     title !== target.title ||
@@ -98,7 +105,7 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
 
   function save(event?: FormEvent) {
     event?.preventDefault()
-    if (busy || theirs) return
+    if (busy || theirs || uploading) return
     // edit-note leaves a field unchanged when it is sent empty (docs/contract.md,
     // "PUT /edit-note/:noteId"): say so instead, in the words add-note uses.
     if (!isNew && !title) return setError('Title is required')
@@ -140,6 +147,22 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
         requestClose()
       }}
       onKeyDown={onKeyDown}
+      // A file dropped anywhere on the editor is attached (and never opened by the browser in place of the app).
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes('Files') || theirs) return
+        e.preventDefault()
+        e.dataTransfer.dropEffect = 'copy'
+        setDropping(true)
+      }}
+      onDragLeave={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDropping(false)
+      }}
+      onDrop={(e) => {
+        setDropping(false)
+        if (!e.dataTransfer.types.includes('Files')) return
+        e.preventDefault()
+        if (!theirs) attach(Array.from(e.dataTransfer.files))
+      }}
     >
       <form method="post" noValidate onSubmit={(e) => save(e)}>
         <header className="editor-header">
@@ -182,6 +205,7 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
           <div className="field">
             <div className="field-label-row">
               <label htmlFor={`${ids}-content`}>Content</label>
+              <AttachButton attach={attach} />
               <div className="segmented small" role="group" aria-label="Content view">
                 <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)}>
                   Write
@@ -192,17 +216,31 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
               </div>
             </div>
             {preview ? (
-              <NoteContent className="preview markdown" source={content || '*Nothing to preview.*'} />
+              <NoteContent
+                className="preview markdown"
+                source={content || '*Nothing to preview.*'}
+                pictureWidth={1024}
+              />
             ) : (
               <textarea
+                ref={contentField}
                 id={`${ids}-content`}
                 name="content"
+                className={dropping ? 'dropping' : undefined}
                 value={content}
                 onChange={(e) => setContent(e.target.value)}
+                onPaste={(e) => {
+                  // Text with a picture of it beside (cells copied from a spreadsheet) pastes as the text.
+                  const files = Array.from(e.clipboardData.files)
+                  if (files.length === 0 || e.clipboardData.getData('text/plain')) return
+                  e.preventDefault()
+                  attach(files)
+                }}
                 rows={10}
-                placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…)"
+                placeholder="Markdown: **bold**, _italic_, - lists, [links](https://…); paste or drop files"
               />
             )}
+            <UploadList {...uploads} />
           </div>
           <div className="field">
             <span className="label">Tags</span>
@@ -225,8 +263,8 @@ export function NoteEditor({ target, knownTags, onSave, onSaveAsNew, onClose, on
             <button type="button" className="button" onClick={requestClose}>
               {confirmingClose ? 'Discard' : 'Cancel'}
             </button>
-            <button type="submit" className="button primary" disabled={busy}>
-              {busy ? 'Saving…' : 'Save'}
+            <button type="submit" className="button primary" disabled={busy || uploading}>
+              {busy ? 'Saving…' : uploading ? 'Uploading…' : 'Save'}
             </button>
           </footer>
         )}

@@ -3,7 +3,10 @@
 // when the network fails on the way, the caller gets the note as this device now shows it and the
 // change waits for the next flush. A change sent with nobody waiting settles by outbox.ts's rules;
 // an edit of the note the editor holds (`hold`) meets a newer version by waiting for the person's
-// choice instead of becoming a note of its own.
+// choice instead of becoming a note of its own. An add or an edit linking to files added offline
+// uploads them first and sends the note with the links they got (attachments/pending.ts, fetched
+// then: most notes link to none).
+import type { AttachmentAnswer } from '../../../src/attachment-shape.js'
 import type { Note, NoteFields } from '../api'
 import { type Client, statusOf } from './feed'
 import { type Answer, type Change, LOCAL_PREFIX, type Waiting, enqueue, nextToSend, settle, view } from './outbox'
@@ -193,17 +196,31 @@ export class OutboxSender {
     this.events.changed()
   }
 
+  /** `fields` with the files added offline that they link to uploaded, and linked as uploaded. */
+  private async uploaded(fields: NoteFields): Promise<NoteFields> {
+    if (!fields.content.includes('/attachments/local-')) return fields
+    const { token, client } = this
+    // A chunk that cannot be fetched is a failure the outbox waits out, as the network's.
+    const { withUploads, uploadRequest } = await import('../attachments/pending').catch(() => {
+      throw new TypeError('The attachments code could not be loaded')
+    })
+    return withUploads(this.replica.userId, fields, async (blob, name) => {
+      const answer = await client.answerOf<{ attachment: AttachmentAnswer }>(uploadRequest(token, blob, name))
+      return answer.attachment
+    })
+  }
+
   /** The server's answer to one change; throws what the outbox waits out (network, 5xx, 429) and 401. */
   private async send(change: Change): Promise<Answer & { error?: unknown }> {
     const { api } = this.client
     try {
       switch (change.kind) {
         case 'add':
-          return { kind: 'saved', note: (await api.addNote(this.token, change.fields)).note }
+          return { kind: 'saved', note: (await api.addNote(this.token, await this.uploaded(change.fields))).note }
         case 'edit':
           return {
             kind: 'saved',
-            note: (await api.editNote(this.token, change.noteId, change.fields, change.base)).note,
+            note: (await api.editNote(this.token, change.noteId, await this.uploaded(change.fields), change.base)).note,
           }
         case 'pin':
           return {

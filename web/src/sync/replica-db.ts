@@ -1,7 +1,9 @@
 // The replica on this device: one IndexedDB database per account, named by the account's id, so
 // the app never opens another account's. It holds the notes as the server last listed them, the
-// change feed's cursor they are current to, and the outbox (outbox.ts). Signing out deletes the
-// database (docs/web-app.md, "Live and offline").
+// change feed's cursor they are current to, and the outbox (outbox.ts); and, since version 2, the
+// attachments this device has shown (their bytes, for offline) and those added offline that wait
+// to be uploaded (web/src/attachments/file-store.ts). Signing out deletes the database
+// (docs/web-app.md, "Live and offline").
 import { type DBSchema, type IDBPDatabase, deleteDB, openDB } from 'idb'
 import type { Note } from '../api'
 import type { Waiting } from './outbox'
@@ -12,10 +14,62 @@ export const REPLICA_MARK = 'notes-service.replica'
 /** How many changes wait in the outbox, for the sign-out's warning on any page (storage.ts reads it). */
 export const UNSENT_MARK = 'notes-service.unsent'
 
+/** An attachment's answer as this device keeps it, by the URL it was fetched from. */
+export interface KeptFile {
+  url: string
+  /** The bytes; absent when only the file's facts were asked for (a chip's HEAD). */
+  blob?: Blob
+  type: string
+  /** In bytes; -1 when the server did not say. */
+  size: number
+  etag?: string
+  /** When it was last shown (ms): the oldest go first when the kept bytes pass their bound. */
+  usedOn: number
+}
+
+/** A file added offline: its bytes until they are uploaded, then the link it got. */
+export interface PendingUpload {
+  /** The local id the note's link names (`local-<uuid>`). */
+  id: string
+  name: string
+  type: string
+  size: number
+  blob?: Blob
+  /** The link the upload got (`/attachments/<id>/<name>`): what the note's local link becomes. */
+  url?: string
+}
+
 interface ReplicaSchema extends DBSchema {
   notes: { key: string; value: Note }
   outbox: { key: number; value: Waiting }
   meta: { key: string; value: string }
+  files: { key: string; value: KeptFile }
+  uploads: { key: string; value: PendingUpload }
+}
+
+export type ReplicaDatabase = IDBPDatabase<ReplicaSchema>
+
+/** Opens (creating or upgrading) the account's database; it closes itself when another page deletes or upgrades it. */
+export async function openReplicaDatabase(userId: string, onClosed?: () => void): Promise<ReplicaDatabase> {
+  const db = await openDB<ReplicaSchema>(PREFIX + userId, 2, {
+    upgrade(db, oldVersion) {
+      if (oldVersion < 1) {
+        db.createObjectStore('notes', { keyPath: '_id' })
+        db.createObjectStore('outbox', { keyPath: 'seq' })
+        db.createObjectStore('meta')
+      }
+      if (oldVersion < 2) {
+        db.createObjectStore('files', { keyPath: 'url' })
+        db.createObjectStore('uploads', { keyPath: 'id' })
+      }
+    },
+    // Another tab signing out deletes this database, or a newer build upgrades it: let it.
+    blocking() {
+      db.close()
+      onClosed?.()
+    },
+  })
+  return db
 }
 
 export interface Loaded {
@@ -28,18 +82,7 @@ export class ReplicaDb {
   private constructor(private readonly db: IDBPDatabase<ReplicaSchema>) {}
 
   static async open(userId: string): Promise<ReplicaDb> {
-    const db = await openDB<ReplicaSchema>(PREFIX + userId, 1, {
-      upgrade(db) {
-        db.createObjectStore('notes', { keyPath: '_id' })
-        db.createObjectStore('outbox', { keyPath: 'seq' })
-        db.createObjectStore('meta')
-      },
-      // Another tab signing out deletes this database: let it.
-      blocking() {
-        db.close()
-      },
-    })
-    return new ReplicaDb(db)
+    return new ReplicaDb(await openReplicaDatabase(userId))
   }
 
   close(): void {

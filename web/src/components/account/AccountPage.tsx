@@ -1,5 +1,6 @@
 // /account, loaded as a chunk of its own (App.tsx): the name (PUT /edit-user), where the account
-// is signed in (Sessions), the password (PasswordForm) and deleting the account (DeleteAccount).
+// is signed in (Sessions), the password (PasswordForm), the account's files (Files) and deleting
+// the account (DeleteAccount).
 // The endpoints are the account ones beside the contract's (docs/accounts.md).
 import { useEffect, useState } from 'react'
 import { accountApi } from '../../account-api'
@@ -7,6 +8,7 @@ import { navigate } from '../../router'
 import { useSession, useSignedIn } from '../../session'
 import { Header } from '../Header'
 import { DeleteAccount } from './DeleteAccount'
+import { Files } from './Files'
 import { FormPanel } from './FormPanel'
 import { PasswordForm } from './PasswordForm'
 import { Sessions } from './Sessions'
@@ -89,6 +91,7 @@ export function AccountPage() {
         <Profile />
         <Sessions version={sessionsVersion} />
         <PasswordForm onChanged={() => setSessionsVersion((n) => n + 1)} />
+        <Files />
         <DeleteAccount />
       </main>
     </>

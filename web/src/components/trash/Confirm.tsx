@@ -1,6 +1,7 @@
 // A question before something that cannot be undone: a small modal dialog whose safe answer,
 // Cancel, has the focus, so Enter or Esc out of habit changes nothing.
 import { useEffect, useId, useRef } from 'react'
+import './confirm.css'
 
 interface Props {
   title: string
