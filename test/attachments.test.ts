@@ -78,6 +78,18 @@ for (const { mode, storeKind } of targets()) {
       assert.equal(part.status, 206)
       assert.deepEqual(part.bytes, bytes.subarray(10, 20))
       assert.equal(header(part, 'content-range'), `bytes 10-19/${bytes.length}`)
+      // HEAD tells the sizes without a body.
+      const head = await h.client.request('HEAD', file.url, { token: a.token })
+      assert.equal(head.status, 200)
+      assert.equal(header(head, 'content-length'), String(bytes.length))
+      assert.equal(head.bytes.length, 0)
+      const headOfRange = await h.client.request('HEAD', file.url, {
+        token: a.token,
+        headers: { range: 'bytes=10-19' },
+      })
+      assert.equal(headOfRange.status, 206)
+      assert.equal(header(headOfRange, 'content-length'), '10')
+      assert.equal(header(headOfRange, 'content-range'), `bytes 10-19/${bytes.length}`)
       const tail = await h.client.request('GET', file.url, { token: a.token, headers: { range: 'bytes=-5' } })
       assert.deepEqual(tail.bytes, bytes.subarray(bytes.length - 5))
       const past = await h.client.request('GET', file.url, { token: a.token, headers: { range: 'bytes=100000-' } })

@@ -1,6 +1,7 @@
 // The attachment endpoints (docs/attachments.md): thin handlers over AttachmentService and ThumbnailService. The
 // upload is read as a stream in a scope of its own, the only one with a multipart parser; a file answer and a
 // thumbnail carry the headers that keep an untrusted file from acting in the service's origin.
+import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { Static } from '@sinclair/typebox'
 import { create as contentDisposition } from 'content-disposition'
@@ -28,6 +29,12 @@ export const UPLOAD_CUT_OFF = 'The upload was cut off before the file ended'
 
 /** The most bytes of part headers and boundaries a one-file upload's body carries beside the file. */
 const FORM_OVERHEAD = 64 * 1024
+
+/**
+ * A HEAD's body: Fastify's HEAD route sets Content-Length from a string or buffer it is given (0 for nothing), but
+ * keeps the one set here when the body is a stream.
+ */
+const NOTHING = () => Readable.from([])
 
 /** What every file answer and thumbnail carries: the type is ours, and the file runs nothing, even opened on its own. */
 const SAFETY_HEADERS = {
@@ -118,13 +125,13 @@ async function sendFile(
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${record.size}`)
       .header('content-length', range.end - range.start + 1)
-    if (request.method === 'HEAD') return reply.send('')
+    if (request.method === 'HEAD') return reply.send(NOTHING())
     const bytes = await attachments.read(record, range)
     metrics.downloaded(range.end - range.start + 1)
     return reply.send(bytes)
   }
   void reply.header('content-length', record.size)
-  if (request.method === 'HEAD') return reply.send('')
+  if (request.method === 'HEAD') return reply.send(NOTHING())
   const bytes = record.size === 0 ? '' : await attachments.read(record)
   metrics.downloaded(record.size)
   return reply.send(bytes)
