@@ -47,6 +47,16 @@ export const attachmentValues = (r: AttachmentRecord) => [
   r.createdOn,
 ]
 
+/** The bytes an account's attachments hold, over a query function (a transaction's too: the quota's check). */
+async function bytesOf(query: Query, userId: string): Promise<number> {
+  const { rows } = await query<{ bytes: string }>(
+    'attachments.bytes',
+    'SELECT coalesce(sum(size), 0) AS bytes FROM attachments WHERE user_id = $1',
+    [userId],
+  )
+  return Number(rows[0]!.bytes)
+}
+
 export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLimits): AttachmentStore {
   const insert = `INSERT INTO attachments (${ATTACHMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
   const limit = limits.attachmentBytes
@@ -61,12 +71,7 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
             ATTACHMENT_LOCK_CLASS,
             record.userId,
           ])
-          const { rows } = await on<{ bytes: string }>(
-            'attachments.bytes',
-            'SELECT coalesce(sum(size), 0) AS bytes FROM attachments WHERE user_id = $1',
-            [record.userId],
-          )
-          if (Number(rows[0]!.bytes) + record.size > limit) throw new AttachmentQuotaExceededError(limit)
+          if ((await bytesOf(on, record.userId)) + record.size > limit) throw new AttachmentQuotaExceededError(limit)
           await on('attachments.insert', insert, attachmentValues(record))
           return true
         }),
@@ -90,14 +95,7 @@ export function postgresAttachments(query: Query, pool: pg.Pool, limits: StoreLi
       )
       return rows.map((row) => ({ ...attachmentFromRow(row), notes: row.notes }))
     },
-    attachmentBytes: async (userId) => {
-      const { rows } = await query<{ bytes: string }>(
-        'attachments.bytes',
-        'SELECT coalesce(sum(size), 0) AS bytes FROM attachments WHERE user_id = $1',
-        [userId],
-      )
-      return Number(rows[0]!.bytes)
-    },
+    attachmentBytes: (userId) => bytesOf(query, userId),
     deleteAttachment: async (userId, attachmentId) => {
       const { rows } = await query<AttachmentRow>(
         'attachments.delete',
