@@ -6,6 +6,10 @@
 // AbortMultipartUpload (MethodNotAllowed). This process answers them itself from s3rver's own files (an upload in
 // progress is the folder <bucket>/._S3rver_uploads/<upload id>, holding its key and parts), without checking
 // signatures; every other request goes to s3rver.
+//
+// s3rver also writes a PUT's body straight into the object's file, so a PUT cut off mid-body (its client killed)
+// leaves a short object, where S3 keeps none. This process has its store take the whole body first, and store
+// nothing when the connection ends before it: an object appears whole or not at all, as on S3.
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
@@ -20,7 +24,24 @@ interface S3rverServer {
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverServer
 
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass
+const require = createRequire(import.meta.url)
+const S3rver = require('s3rver') as S3rverClass
+interface StoredObject {
+  content: Buffer | AsyncIterable<Buffer>
+}
+const FilesystemStore = require('s3rver/lib/stores/filesystem.js') as {
+  prototype: { putObject: (this: unknown, object: StoredObject) => Promise<unknown> }
+}
+const putObject = FilesystemStore.prototype.putObject
+FilesystemStore.prototype.putObject = async function (object) {
+  if (!Buffer.isBuffer(object.content)) {
+    const pieces: Buffer[] = []
+    // Rejects when the client's connection ends before the body does: nothing is stored then.
+    for await (const piece of object.content) pieces.push(piece)
+    object.content = Buffer.concat(pieces)
+  }
+  return putObject.call(this, object)
+}
 const [directory = '', ...buckets] = process.argv.slice(2)
 
 function pendingUploads(bucket: string): PendingUpload[] {
