@@ -1,8 +1,8 @@
 // notes-service attachments migrate as an operator runs it (a child process of the real CLI) while a service runs:
 // on PostgreSQL from the disk to PostgreSQL's blob tables and back, every file served all along by a service still
 // configured with the driver it started with and by one restarted with the new one; a second run moves only what
-// was uploaded since. On SQLite, whose only other driver is S3 (not run here), a file that differs from its record
-// fails the run, and the usage errors.
+// was uploaded since. On SQLite, from the disk to S3 (a local s3rver) and back, the same; a file that differs from
+// its record fails the run, and the usage errors.
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -14,6 +14,7 @@ import { type AttachmentData, attachmentAnswers, makeAttachmentData } from '../s
 import { uploaded } from '../support/attachments.js'
 import { runCli } from '../support/cli.js'
 import { type Harness, startHarness } from '../support/harness.js'
+import { startLocalS3 } from '../support/s3rver.js'
 import { type StoreWithSql, openStoreWithSql } from '../support/sql-stores.js'
 import { SERVICE_LIMITS, storeKinds } from '../support/stores.js'
 import { tempDir } from '../support/temp.js'
@@ -118,6 +119,71 @@ if (storeKinds().includes('postgresql')) {
     })
   })
 }
+
+describe(
+  'notes-service attachments migrate (CLI, sqlite) to S3 and back while a service runs',
+  { timeout: 300_000 },
+  () => {
+    it('moves every file to the bucket and back, served throughout, and leaves each place empty after', async () => {
+      const db = await openStoreWithSql('sqlite', SERVICE_LIMITS)
+      const s3 = await startLocalS3(['moved'])
+      try {
+        const o = s3.optionsFor('moved')
+        const env = (driver: string) => ({
+          ...db.env,
+          ATTACHMENTS_STORAGE: driver,
+          ATTACHMENTS_S3_ENDPOINT: o.endpoint!,
+          ATTACHMENTS_S3_BUCKET: 'moved',
+          ATTACHMENTS_S3_ACCESS_KEY_ID: o.accessKeyId!,
+          ATTACHMENTS_S3_SECRET_ACCESS_KEY: o.secretAccessKey!,
+        })
+        const keys = async () =>
+          (await db.sql<{ blob_key: string }>('SELECT blob_key FROM attachments')).map((r) => r.blob_key)
+        const onDisk = await serviceWith(db, env('disk'))
+        let data: AttachmentData
+        let original: Awaited<ReturnType<typeof attachmentAnswers>>
+        try {
+          data = await makeAttachmentData(onDisk.h)
+          original = await attachmentAnswers(onDisk.h.client, data)
+          const run = await runCli(['attachments', 'migrate', '--to', 's3'], env('disk'))
+          assert.equal(run.code, 0, run.stderr)
+          assert.deepEqual(countsOf(run.stdout), [4, 4, 0, 0, 0])
+          assert.ok(
+            (await keys()).every((key) => !key.includes('/')),
+            'every record names its object',
+          )
+          assert.deepEqual(
+            await attachmentAnswers(onDisk.h.client, data),
+            original,
+            'the old configuration serves them',
+          )
+        } finally {
+          await stop(onDisk)
+        }
+        const onS3 = await serviceWith(db, env('s3'))
+        try {
+          assert.deepEqual(await attachmentAnswers(onS3.h.client, data), original, 'the new one serves them')
+          const back = await runCli(['attachments', 'migrate', '--to', 'disk'], env('s3'))
+          assert.equal(back.code, 0, back.stderr)
+          assert.deepEqual(countsOf(back.stdout), [4, 4, 0, 0, 0])
+          assert.ok(
+            (await keys()).every((key) => key.includes('/')),
+            'every record names its file',
+          )
+          const left: string[] = []
+          for await (const blob of onS3.blobs.list()) left.push(blob.key)
+          assert.deepEqual(left, [], 'nothing left in the bucket')
+          assert.deepEqual(await attachmentAnswers(onS3.h.client, data), original)
+        } finally {
+          await stop(onS3)
+        }
+      } finally {
+        await s3.close()
+        await db.close()
+      }
+    })
+  },
+)
 
 describe('notes-service attachments migrate (CLI, sqlite): checks, failures and usage', () => {
   let db: StoreWithSql
