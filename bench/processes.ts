@@ -284,14 +284,14 @@ export interface CeilingProcess {
 }
 
 /** A forked bench server: it sends `{port}` over IPC once it listens on 127.0.0.1. */
-interface ForkedServer {
+export interface ForkedServer {
   url: string
   child: ChildProcess
   stop: () => Promise<void>
 }
 
 /** Forks `script` (a built bench server) with `args` and waits up to 10 s for its port. */
-async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
+export async function forkListening(script: string, args: string[], what: string): Promise<ForkedServer> {
   const child = tracked(fork(script, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start within 10 s`)), 10_000)
