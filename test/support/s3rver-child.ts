@@ -11,7 +11,7 @@
 // leaves a short object, where S3 keeps none. This process has its store take the whole body first, and store
 // nothing when the connection ends before it: an object appears whole or not at all, as on S3.
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { IncomingMessage, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { NO_SUCH_UPLOAD, type PendingUpload, listUploadsAnswer } from './s3-uploads.js'
@@ -27,17 +27,19 @@ type S3rverClass = new (options: Record<string, unknown>) => S3rverServer
 const require = createRequire(import.meta.url)
 const S3rver = require('s3rver') as S3rverClass
 interface StoredObject {
-  content: Buffer | AsyncIterable<Buffer>
+  content: Buffer | NodeJS.ReadableStream
 }
 const FilesystemStore = require('s3rver/lib/stores/filesystem.js') as {
   prototype: { putObject: (this: unknown, object: StoredObject) => Promise<unknown> }
 }
 const putObject = FilesystemStore.prototype.putObject
 FilesystemStore.prototype.putObject = async function (object) {
-  if (!Buffer.isBuffer(object.content)) {
+  // Only a PUT's body, the request itself; an object assembled from its parts at the end of a multipart upload is
+  // whole already.
+  if (object.content instanceof IncomingMessage) {
     const pieces: Buffer[] = []
     // Rejects when the client's connection ends before the body does: nothing is stored then.
-    for await (const piece of object.content) pieces.push(piece)
+    for await (const piece of object.content as AsyncIterable<Buffer>) pieces.push(piece)
     object.content = Buffer.concat(pieces)
   }
   return putObject.call(this, object)

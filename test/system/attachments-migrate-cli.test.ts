@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { openConfiguredBlobs } from '../../src/blobs/configured.js'
 import type { BlobStorage } from '../../src/blobs/types.js'
 import { parseConfig } from '../../src/config.js'
-import { type AttachmentData, attachmentAnswers, makeAttachmentData } from '../support/attachment-data.js'
+import { attachmentAnswers, makeAttachmentData } from '../support/attachment-data.js'
 import { uploaded } from '../support/attachments.js'
 import { runCli } from '../support/cli.js'
 import { type Harness, startHarness } from '../support/harness.js'
@@ -28,6 +28,22 @@ async function serviceWith(db: StoreWithSql, env: Record<string, string>): Promi
 async function stop(service: { h: Harness; blobs: BlobStorage }): Promise<void> {
   await service.h.app.close()
   await service.blobs.close()
+}
+
+/** The blob key of every record. */
+const blobKeysOf = async (db: StoreWithSql) =>
+  (await db.sql<{ blob_key: string }>('SELECT blob_key FROM attachments')).map((r) => r.blob_key)
+
+/** A service on the disk driver holding makeAttachmentData's files, and what it answers about them. */
+async function filesOnDisk(db: StoreWithSql, env: Record<string, string>) {
+  const onDisk = await serviceWith(db, env)
+  try {
+    const data = await makeAttachmentData(onDisk.h)
+    return { onDisk, data, original: await attachmentAnswers(onDisk.h.client, data) }
+  } catch (err) {
+    await stop(onDisk)
+    throw err
+  }
 }
 
 const SUMMARY =
@@ -57,16 +73,13 @@ if (storeKinds().includes('postgresql')) {
 
     const blobRows = async () =>
       Number((await db.sql<{ n: string }>('SELECT count(*) AS n FROM attachment_blobs'))[0]!.n)
-    const keys = async () =>
-      (await db.sql<{ blob_key: string }>('SELECT blob_key FROM attachments')).map((r) => r.blob_key)
+    const keys = () => blobKeysOf(db)
 
     it('moves every file to PostgreSQL and back, served throughout by the old and the new configuration', async () => {
-      const onDisk = await serviceWith(db, env('disk'))
-      let data: AttachmentData
-      let original: Awaited<ReturnType<typeof attachmentAnswers>>
+      const made = await filesOnDisk(db, env('disk'))
+      const { onDisk, data } = made
+      let { original } = made
       try {
-        data = await makeAttachmentData(onDisk.h)
-        original = await attachmentAnswers(onDisk.h.client, data)
         assert.equal(await blobRows(), 0)
 
         const run = await runCli(['attachments', 'migrate', '--to', 'postgresql'], env('disk'))
@@ -137,14 +150,9 @@ describe(
           ATTACHMENTS_S3_ACCESS_KEY_ID: o.accessKeyId!,
           ATTACHMENTS_S3_SECRET_ACCESS_KEY: o.secretAccessKey!,
         })
-        const keys = async () =>
-          (await db.sql<{ blob_key: string }>('SELECT blob_key FROM attachments')).map((r) => r.blob_key)
-        const onDisk = await serviceWith(db, env('disk'))
-        let data: AttachmentData
-        let original: Awaited<ReturnType<typeof attachmentAnswers>>
+        const keys = () => blobKeysOf(db)
+        const { onDisk, data, original } = await filesOnDisk(db, env('disk'))
         try {
-          data = await makeAttachmentData(onDisk.h)
-          original = await attachmentAnswers(onDisk.h.client, data)
           const run = await runCli(['attachments', 'migrate', '--to', 's3'], env('disk'))
           assert.equal(run.code, 0, run.stderr)
           assert.deepEqual(countsOf(run.stdout), [4, 4, 0, 0, 0])
