@@ -124,8 +124,8 @@ export function postgresBlobs(pool: pg.Pool, options: PostgresBlobOptions = {}):
       return values
     }
     // The next batch is read while this one is sent: the database and this process work at once.
-    let next: Promise<Buffer[]> | undefined = batch(Math.floor(start / POSTGRES_CHUNK_BYTES))
     let from = Math.floor(start / POSTGRES_CHUNK_BYTES)
+    let next: Promise<Buffer[]> | undefined = batch(from)
     try {
       while (next) {
         const values = await next
