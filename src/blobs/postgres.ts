@@ -42,11 +42,11 @@ const CHUNKS_PER_QUERY = 4
 
 /**
  * The COPY that sends chunks `from`..`to` of the blob `key`, each cut to the bytes `start`..`end` of the blob
- * (`first` and `last` are positions within the chunk, bigint: a blob may pass 2 GiB; a chunk wholly within them is
- * sent as it is, which the server does at twice the rate of a substring of it), in COPY's binary format: the
- * bytes as they are, where a query's answer would carry them as hex text, twice their size, to decode after. COPY
- * takes no parameters, so the values are written into the statement: the key matches BLOB_ID (checked before) and the
- * rest are integers.
+ * (`first` and `last` are positions within the chunk, bigint: a blob may pass 2 GiB), in COPY's binary format: the
+ * bytes as they are, where a query's answer would carry them as hex text, twice their size, to decode after. A chunk
+ * wholly within the range is sent as it is, which the server does far faster than a substring of it
+ * (docs/performance.md, "Attachments"). COPY takes no parameters, so the values are written into the statement: the
+ * key matches BLOB_ID (checked here) and the rest are integers.
  */
 function copyChunks(key: string, start: number, end: number, from: number, to: number): string {
   checkKey(key)
