@@ -64,14 +64,21 @@ export async function entryText(archive: Archive, path: string): Promise<string>
   return (await readEntryBytes(entry, 2 ** 30)).toString('utf8')
 }
 
+/** Every note and skipped item `format` reads from `archive`, which it closes; files read at once. */
 export async function readAll(format: ArchiveFormat, archive: Archive, scratchDir = '/nonexistent') {
   const notes: ImportedNote[] = []
   const skipped: SkippedItem[] = []
   const source = format.source(archive, { scratchDir })
   try {
     for await (const event of source.items()) {
-      if ('note' in event) notes.push(event.note)
-      else skipped.push(event.skipped)
+      if ('note' in event) {
+        // The archive closes below: each file is read now, and opens afterwards from memory.
+        for (const file of event.note.files) {
+          const bytes = await streamBytes(await file.open())
+          file.open = async () => Readable.from([bytes])
+        }
+        notes.push(event.note)
+      } else skipped.push(event.skipped)
     }
   } finally {
     await source.close()
