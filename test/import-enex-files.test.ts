@@ -10,6 +10,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { openFolder } from '../src/formats/archive.js'
 import { enexFormat } from '../src/formats/enex.js'
+import { ResourceSink } from '../src/formats/enex-resource.js'
 import { MAX_SOURCE_NOTE_BYTES, MalformedImportError } from '../src/formats/items.js'
 import { ENEX_END, ENEX_PROLOG, enexFile, writeLargeResourceEnex } from './support/import-fixtures/enex.js'
 import { PNG, memoryArchive, readArchive, readEnex } from './support/import-fixtures/enex-read.js'
@@ -146,12 +147,22 @@ describe('Evernote import: archives', () => {
     )
   })
 
-  it('streams a 20 MB resource to a scratch file: right MD5, and no copy of it kept in the heap', async () => {
+  it('streams a 20 MB resource to a scratch file: right MD5, and never held as one string nor kept in the heap', async () => {
     const folder = tempDir('enex-large-')
     try {
       const size = 20 * 2 ** 20
       const expectedMd5 = await writeLargeResourceEnex(join(folder.path, 'large.enex'), size)
       writeFileSync(join(folder.path, 'small.enex'), enexFile([{ title: 'Small', body: '<div>s</div>' }]).bytes)
+      // Every piece of base64 text the parser hands over passes here: none may be the whole resource.
+      let longestText = 0
+      const prototype = ResourceSink.prototype
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, 'write') as PropertyDescriptor
+      const write = descriptor.value as (this: ResourceSink, text: string) => void
+      prototype.write = function (this: ResourceSink, text: string) {
+        longestText = Math.max(longestText, text.length)
+        write.call(this, text)
+      }
+      after(() => Object.defineProperty(prototype, 'write', descriptor))
       const source = enexFormat.source(await openFolder(folder.path), { scratchDir: scratch.path })
       setFlagsFromString('--expose-gc')
       const gc = runInNewContext('gc') as () => void
@@ -179,6 +190,7 @@ describe('Evernote import: archives', () => {
       }
       await source.close()
       assert.ok(checked)
+      assert.ok(longestText > 0 && longestText <= 1024 * 1024, `a text of ${longestText} characters was held whole`)
       assert.deepEqual(readdirSync(scratch.path), [], 'an opened scratch file is removed')
     } finally {
       folder.remove()

@@ -82,7 +82,20 @@ export class EnexParser {
     for (const piece of this.decoder.write(chunk)) {
       if (piece.invalid && this.note) this.note.problem ??= 'its text holds bytes that are not UTF-8'
       this.parser.write(piece.text)
+      this.keepFlushing()
     }
+  }
+
+  /**
+   * sax hands over a long text or CDATA in pieces of about 64 KiB, but once it has read a DOCTYPE it marks it by
+   * setting its doctype buffer to `true`: that buffer's missing length makes its next buffer check NaN, and it never
+   * checks again, so a resource's whole base64 text would pile up in one string. The marker goes back to an empty
+   * buffer, and a check lost to NaN is scheduled again.
+   */
+  private keepFlushing(): void {
+    const internals = this.parser as unknown as { doctype: unknown; bufferCheckPosition: number; position: number }
+    if (internals.doctype === true) internals.doctype = ''
+    if (Number.isNaN(internals.bufferCheckPosition)) internals.bufferCheckPosition = internals.position
   }
 
   /** The end of the file: a file cut short throws here. */
