@@ -89,6 +89,20 @@ describe('Evernote import: skipped notes', () => {
     assert.match(skipped[0]?.reason ?? '', /too large/)
     assert.deepEqual(readdirSync(scratch.path), [], 'a skipped note leaves no scratch file')
   })
+  it('imports a note whose resource is not base64 without that resource', async () => {
+    const raw =
+      ENEX_PROLOG +
+      '<note><title>Bad data</title><content><![CDATA[<en-note><div>kept</div></en-note>]]></content>' +
+      '<resource><data encoding="base64">QUJD*RA==</data><mime>image/png</mime></resource></note>' +
+      ENEX_END
+    const { notes, skipped } = await readEnex(Buffer.from(raw), scratch.path)
+    assert.deepEqual(skipped, [])
+    assert.deepEqual(
+      notes.map((note) => [note.title, note.content, note.files.length]),
+      [['Bad data', 'kept', 0]],
+    )
+    assert.deepEqual(readdirSync(scratch.path), [])
+  })
 })
 
 describe('Evernote import: refused files', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
-import { ENCRYPTED_PLACEHOLDER } from '../src/formats/enml.js'
+import { ENCRYPTED_PLACEHOLDER, MISSING_MEDIA_PLACEHOLDER } from '../src/formats/enml.js'
 import type { ImportedNote } from '../src/formats/items.js'
 import { ENEX_END, ENEX_PROLOG, type EnexNoteSpec, enexFile, md5 } from './support/import-fixtures/enex.js'
 import { JPEG, PDF, PNG, bytesOf, readEnex } from './support/import-fixtures/enex-read.js'
@@ -94,16 +94,21 @@ describe('Evernote import: notes', () => {
     )
   })
 
-  it('attaches a resource no en-media names, linked at the end of the note', async () => {
+  it('attaches a resource no en-media names at the end, and marks an en-media whose resource is missing', async () => {
     const note = await onlyNote({
       title: 'Orphan',
-      body: '<div>{{media:0}}</div><div>text</div>',
+      body:
+        '<div>{{media:0}}</div><div>text</div>' +
+        '<div><en-media hash="0123456789abcdef0123456789abcdef" type="image/png"/></div>',
       resources: [
         { bytes: PNG, mime: 'image/png', fileName: 'shown.png' },
         { bytes: PDF, mime: 'application/pdf' },
       ],
     })
-    assert.equal(note.content, '![shown.png](notes-import:file:0)\n\ntext\n\n[file.pdf](notes-import:file:1)')
+    assert.equal(
+      note.content,
+      `![shown.png](notes-import:file:0)\n\ntext\n\n${MISSING_MEDIA_PLACEHOLDER}\n\n[file.pdf](notes-import:file:1)`,
+    )
     assert.equal(note.files.length, 2)
     assert.deepEqual(await bytesOf(await (note.files[1] as ImportedNote['files'][0]).open()), PDF)
   })

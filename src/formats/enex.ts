@@ -139,11 +139,13 @@ class EnexSource implements ImportSource {
   private async event(note: ParsedNote, path: string): Promise<ImportEvent> {
     const label = labelOf(note, path)
     const stored = await Promise.allSettled(note.resources.map((resource) => resource.stored))
+    const failed = stored.find((result) => result.status === 'rejected')
+    if (failed) {
+      // Scratch space that cannot be written (a full disk) is the server's failure, not this note's.
+      await removeAll(note.sinks)
+      throw failed.reason
+    }
     let problem = note.problem
-    if (problem === undefined && stored.some((result) => result.status === 'rejected'))
-      problem = 'a resource could not be written to scratch space'
-    if (problem === undefined && stored.some((result) => result.status === 'fulfilled' && !result.value))
-      problem = 'a resource holds data that is not base64'
     const createdOn = note.created === undefined ? undefined : enexDate(note.created)
     const updatedOn = note.updated === undefined ? undefined : enexDate(note.updated)
     if (problem === undefined && note.created !== undefined && !createdOn)
@@ -161,6 +163,7 @@ class EnexSource implements ImportSource {
     const duplicates: string[] = []
     note.resources.forEach((resource, i) => {
       const result = stored[i]
+      // A resource whose data is not base64 is left out; an en-media naming it shows the missing placeholder.
       if (result?.status !== 'fulfilled' || !result.value) return
       const { md5, path: scratch } = result.value
       if (media.has(md5)) return duplicates.push(scratch)
