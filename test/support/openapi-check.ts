@@ -80,7 +80,8 @@ export function responseChecker(document: unknown): ResponseCheck {
       validate = ajv.compile(media.schema)
       validators.set(key, validate)
     }
-    const isJson = mediaType.includes('json')
+    // JSON lines (application/x-ndjson) are text, one JSON document per line: checked as a string.
+    const isJson = mediaType === 'application/json' || mediaType.endsWith('+json')
     if (isJson && response.json === undefined)
       throw new Error(`${where}: body is not JSON: ${response.text.slice(0, 200)}`)
     if (!validate(isJson ? response.json : response.text)) {
