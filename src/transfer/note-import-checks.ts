@@ -5,9 +5,9 @@ import type { ImportedNote } from './formats/items.js'
 import { LIMITS } from '../note-shape.js'
 import { storedName } from '../services/attachment-files.js'
 
-/** The note's tags as stored: trimmed, without empty ones and repeats, in their first order. */
+/** The note's tags as stored: without blank ones and repeats, in their first order, each as the source wrote it. */
 export function importedTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))]
+  return [...new Set(tags.filter((tag) => tag.trim() !== ''))]
 }
 
 /** The length of the note's content once each file's ref is its attachment's URL (a skipped file's name is shorter). */

@@ -7,6 +7,9 @@ import { attachmentToEjson, noteToEjson, revisionToEjson, trashedNoteToEjson } f
 import type { AccountExport } from './export-input.js'
 import { zipOut, zipTime } from './zip-out.js'
 
+/** What manifest.json names the export as: an account with no live note still has an export the import knows. */
+export const JSON_EXPORT_FORMAT = 'notes-service-json'
+
 /** Records per chunk of an entry: lines are joined into one string per this many. */
 const LINES_PER_CHUNK = 500
 
@@ -60,5 +63,7 @@ export function jsonExport(account: AccountExport): Readable {
     }
     const text = kept.map((record) => `${attachmentToEjson(record, 'relaxed')}\n`).join('')
     await zip.addBytes(text, 'attachments/attachments.json', mtime)
+    const manifest = { format: JSON_EXPORT_FORMAT, version: 1, exportedOn: account.exportedOn }
+    await zip.addBytes(JSON.stringify(manifest), 'manifest.json', mtime)
   })
 }

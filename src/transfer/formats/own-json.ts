@@ -7,7 +7,7 @@ import { type ExportedAttachment, attachmentFromDocument } from '../attachment-r
 import { type RawRecord, splitJson } from '../json-splitter.js'
 import { linesOf } from '../source.js'
 import { RecordError, asDocument, noteFromDocument, parseEjson, trashedNoteFromDocument } from '../records.js'
-import type { Archive, ArchiveEntry } from './archive.js'
+import { type Archive, type ArchiveEntry, readEntryBytes } from './archive.js'
 import {
   type ArchiveFormat,
   IMPORT_FORMATS,
@@ -17,6 +17,7 @@ import {
   MalformedImportError,
   type SkippedItem,
 } from './items.js'
+import { JSON_EXPORT_FORMAT } from './json-export.js'
 import { archiveSource, baseName, folderOf } from './reader-kit.js'
 
 const NAME = IMPORT_FORMATS['notes-service-json']
@@ -237,6 +238,14 @@ export const ownJsonFormat: ArchiveFormat = {
     const folder = exportFolder(archive)
     const notes = folder === undefined ? undefined : exportFiles(archive, folder).notes
     if (!notes) return false
+    const manifest = archive.entries.find((entry) => entry.path === within(folder!, 'manifest.json'))
+    if (manifest && manifest.size < 64 * 1024) {
+      const named = await readEntryBytes(manifest, 64 * 1024).then(
+        (bytes) => (JSON.parse(bytes.toString('utf8')) as { format?: unknown }).format === JSON_EXPORT_FORMAT,
+        () => false,
+      )
+      if (named) return true
+    }
     const first = await firstRecord(notes)
     return typeof first === 'object' && first !== null && '_id' in first && 'userId' in first
   },
