@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { type ImportLine, ImportLines, UNREADABLE_LINE, readLine } from '../web/src/import-lines.js'
-import { dispositionName } from '../web/src/export-request.js'
+import { dispositionName } from '../web/src/disposition.js'
 import { importingText, summaryCounts, summaryHeadline } from '../web/src/components/account/import-wording.js'
 
 const progress = (items: number, imported: number, alreadyPresent = 0, skipped = 0, attachments = 0) => ({

@@ -2,27 +2,12 @@
 // token in the Authorization header (never in a URL) and handed to the browser as a download from
 // a blob: URL, under the name the server gives in Content-Disposition.
 import { ApiError, UNREACHABLE, answerOf, send } from './api'
+import { dispositionName } from './disposition'
 
 export type ExportFormat = 'markdown' | 'json'
 
 /** How long the download's blob: URL lives: the browser has started the download well before. */
 const DOWNLOAD_URL_MS = 30_000
-
-/** The file name of a Content-Disposition header (RFC 6266: filename* first, then filename). */
-export function dispositionName(header: string | null): string | undefined {
-  if (!header) return undefined
-  const encoded = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header)
-  if (encoded) {
-    try {
-      return decodeURIComponent(encoded[1]!.trim())
-    } catch {
-      // a malformed escape: the plain filename below, if any
-    }
-  }
-  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header)
-  const name = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim()
-  return name || undefined
-}
 
 function save(blob: Blob, name: string): void {
   const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }))

@@ -1,7 +1,7 @@
 // How the account page words an import and an export: the sources it reads, the upload's and the
 // import's progress, the summary's headline and counts, and what an export is called.
-import { formatBytes } from '../../attachments/format'
-import type { ImportCounts, ImportSummary } from '../../import-lines'
+import { formatBytes } from '../../attachments/format.js'
+import type { ImportCounts, ImportSummary } from '../../import-lines.js'
 
 /** The sources the import reads, each with the file to give it, as a person knows them. */
 export const IMPORT_SOURCES: Array<[string, string]> = [
