@@ -93,7 +93,7 @@ describe('what the account page says of an import', () => {
     assert.equal(importingText('keep.zip', progress(1, 1).progress), 'Importing “keep.zip”… 1 item read: 1 imported')
     assert.equal(
       importingText('keep.zip', progress(120, 100, 15, 5).progress),
-      'Importing “keep.zip”… 120 items read: 100 imported, 15 already in your notes, 5 skipped',
+      'Importing “keep.zip”… 120 items read: 100 imported, 15 already here, 5 skipped',
     )
   })
 
@@ -105,7 +105,7 @@ describe('what the account page says of an import', () => {
     )
     assert.deepEqual(summaryCounts(summary), [
       ['Imported', '1 note'],
-      ['Already in your notes', '1 note'],
+      ['Already here', '1 note'],
       ['Attachments', '2 files'],
       ['Skipped', '1 item'],
     ])

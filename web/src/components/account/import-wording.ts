@@ -10,7 +10,7 @@ export const IMPORT_SOURCES: Array<[string, string]> = [
   ['Markdown', 'a folder as .zip, or one .md file'],
   ['Simplenote', 'the export’s .zip or notes.json'],
   ['Standard Notes', 'a decrypted backup (.txt or .zip)'],
-  ['This app', 'an export, Markdown (.zip) or JSON'],
+  ['This app', 'an export, Markdown or JSON (.zip)'],
 ]
 
 /** What the file chooser offers. */
@@ -27,11 +27,11 @@ export function uploadText(name: string, sent: number, total: number): string {
   return `Uploading “${name}”… ${amount}`
 }
 
-/** "Importing “keep.zip”… 120 items read: 100 imported, 15 already in your notes, 5 skipped". */
+/** "Importing “keep.zip”… 120 items read: 100 imported, 15 already here, 5 skipped". */
 export function importingText(name: string, counts: ImportCounts | undefined): string {
   if (!counts || counts.items === 0) return `Importing “${name}”…`
   const parts = [`${counts.imported} imported`]
-  if (counts.alreadyPresent > 0) parts.push(`${counts.alreadyPresent} already in your notes`)
+  if (counts.alreadyPresent > 0) parts.push(`${counts.alreadyPresent} already here`)
   if (counts.skipped > 0) parts.push(`${counts.skipped} skipped`)
   return `Importing “${name}”… ${plural(counts.items, 'item', 'items')} read: ${parts.join(', ')}`
 }
@@ -48,7 +48,7 @@ export function summaryHeadline(name: string, summary: ImportSummary): string {
 export function summaryCounts(summary: ImportSummary): Array<[string, string]> {
   return [
     ['Imported', plural(summary.imported, 'note', 'notes')],
-    ['Already in your notes', plural(summary.alreadyPresent, 'note', 'notes')],
+    ['Already here', plural(summary.alreadyPresent, 'note', 'notes')],
     ['Attachments', plural(summary.attachments, 'file', 'files')],
     ['Skipped', plural(summary.skipped.length, 'item', 'items')],
   ]
