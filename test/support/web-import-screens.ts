@@ -18,7 +18,7 @@ const SCREENSHOTS = process.env.WEB_SCREENSHOTS
 
 /** A file that takes a few seconds to upload at the throttled rate, so its progress can be seen. */
 export const SLOW_FILE = {
-  name: 'Simplenote export.zip',
+  name: 'notes-archive.zip',
   mimeType: 'application/zip',
   buffer: Buffer.alloc(400_000, 7),
 }
@@ -54,7 +54,7 @@ async function check(page: Page, name: string): Promise<void> {
  */
 export function importScreens(
   browser: () => Browser,
-  summaryFile: { name: string; mimeType: string; buffer: Buffer },
+  summaryFile: () => Promise<{ name: string; mimeType: string; buffer: Buffer }>,
   skipped: string,
 ): void {
   describe('the screens', () => {
@@ -117,7 +117,7 @@ export function importScreens(
               page.waitForEvent('filechooser'),
               importing.getByRole('button', { name: 'Choose a file…' }).click(),
             ])
-            await again.setFiles(summaryFile)
+            await again.setFiles(await summaryFile())
             await importing.getByText(skipped).waitFor()
             await scrollTo(importing)
             await check(page, `import-summary-${suffix}`)

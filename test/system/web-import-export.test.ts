@@ -59,6 +59,8 @@ const NOTES = {
   'Groceries.md': 'Oat milk, eggs and *coffee beans* for the week (marigold).\n',
   'Trip/Packing list.md': '- boots\n- a map of the ridge\n- marigold seeds for Ann\n',
 }
+/** A note saved in Latin-1 by an old editor: not UTF-8, so the import skips it and says why. */
+const NOT_UTF8 = { 'Trip/Old scan.md': Buffer.from('Caf\xe9 receipts, 1998\n', 'latin1') }
 
 async function chooseFile(page: Page, file: { name: string; mimeType: string; buffer: Buffer }): Promise<void> {
   const section = page.getByRole('region', { name: 'Import notes' })
@@ -100,14 +102,17 @@ describe('importing and exporting notes in the web app', () => {
 
       it('imports a zip of Markdown files chosen with the file chooser, shows the summary, and the notes show in the list', async () => {
         const section = page.getByRole('region', { name: 'Import notes' })
-        const zip = await zipOf(NOTES)
+        const zip = await zipOf({ ...NOTES, ...NOT_UTF8 })
         await chooseFile(page, { name: 'notes.zip', mimeType: 'application/zip', buffer: zip })
         const result = section.locator('.import-result')
         await result.waitFor({ timeout: 60_000 })
         assert.equal(await section.locator('.import-headline').innerText(), 'Imported “notes.zip” (Markdown).')
         const counts = (await section.locator('.import-counts').innerText()).replace(/\s+/g, ' ').trim()
-        assert.equal(counts, 'Imported 2 notes Already here 0 notes Attachments 0 files Skipped 0 items')
+        assert.equal(counts, 'Imported 2 notes Already here 0 notes Attachments 0 files Skipped 1 item')
         assert.equal(await section.locator('.import-progress').count(), 0, 'the progress is gone')
+        const skipped = section.getByRole('group').filter({ hasText: '1 item skipped, and why' })
+        assert.equal(await skipped.getAttribute('open'), '', 'one skipped item shows unfolded')
+        assert.match(await skipped.getByRole('listitem').innerText(), /^Trip\/Old scan\.md\n\S/)
         assert.deepEqual(await seriousAxeViolations(page), [])
 
         const { json } = await apiCall(server.base, token, 'GET', '/get-all-notes')
@@ -123,10 +128,11 @@ describe('importing and exporting notes in the web app', () => {
 
       it('imports the same file again and finds its notes already there', async () => {
         const section = page.getByRole('region', { name: 'Import notes' })
-        await chooseFile(page, { name: 'notes.zip', mimeType: 'application/zip', buffer: await zipOf(NOTES) })
+        const zip = await zipOf({ ...NOTES, ...NOT_UTF8 })
+        await chooseFile(page, { name: 'notes.zip', mimeType: 'application/zip', buffer: zip })
         await section.locator('.import-result').waitFor({ timeout: 60_000 })
         const counts = (await section.locator('.import-counts').innerText()).replace(/\s+/g, ' ').trim()
-        assert.equal(counts, 'Imported 0 notes Already here 2 notes Attachments 0 files Skipped 0 items')
+        assert.equal(counts, 'Imported 0 notes Already here 2 notes Attachments 0 files Skipped 1 item')
         const { json } = await apiCall(server.base, token, 'GET', '/get-all-notes')
         assert.equal((json as { notes: unknown[] }).notes.length, 2, 'nothing was added')
       })
@@ -168,7 +174,7 @@ describe('importing and exporting notes in the web app', () => {
         const name = download.suggestedFilename()
         assert.match(name, /\.zip$/)
         await exporting.getByText(`Downloaded “${name}”.`).waitFor()
-        const files = await unzip(await readFile((await download.path())))
+        const files = await unzip(await readFile(await download.path()))
         const texts = [...files.entries()].filter(([path]) => path.endsWith('.md'))
         const expected: Array<[string, string]> = [
           ['Groceries', NOTES['Groceries.md']],
@@ -191,5 +197,18 @@ describe('importing and exporting notes in the web app', () => {
     })
   }
 
-  importScreens(browser, { name: 'keep.zip', mimeType: 'application/zip', buffer: Buffer.alloc(0) }, '')
+  importScreens(
+    browser,
+    async () => ({
+      name: 'Obsidian vault.zip',
+      mimeType: 'application/zip',
+      buffer: await zipOf({
+        'Vault/Recipes/Pancakes.md': '# Pancakes\n\n- 2 eggs\n- 250 ml oat milk\n- a pinch of salt\n',
+        'Vault/Recipes/Lentil soup.md': 'Red lentils, cumin, lemon.\n',
+        'Vault/Garden/Spring sowing.md': '---\ntags: [garden]\n---\nTomatoes indoors in March; beans outside in May.\n',
+        'Vault/Garden/Old plan.md': Buffer.from('Plan du jardin \xe9t\xe9 2009\n', 'latin1'),
+      }),
+    }),
+    'Vault/Garden/Old plan.md',
+  )
 })
