@@ -6,7 +6,12 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { type ImportLine, ImportLines, UNREADABLE_LINE, readLine } from '../web/src/import-lines.js'
 import { dispositionName } from '../web/src/disposition.js'
-import { importingText, summaryCounts, summaryHeadline } from '../web/src/components/account/import-wording.js'
+import {
+  importingText,
+  skippedHeading,
+  summaryCounts,
+  summaryHeadline,
+} from '../web/src/components/account/import-wording.js'
 
 const progress = (items: number, imported: number, alreadyPresent = 0, skipped = 0, attachments = 0) => ({
   progress: { items, imported, alreadyPresent, skipped, attachments },
@@ -19,6 +24,7 @@ const summary = {
   alreadyPresent: 1,
   attachments: 2,
   skipped: [{ label: 'Takeout/Keep/Broken.json', reason: 'not a Keep note: no "title" or "textContent"' }],
+  skippedCount: 1,
   stopped: null,
 }
 
@@ -81,6 +87,7 @@ describe('the streamed answer of an import', () => {
         alreadyPresent: 0,
         attachments: 0,
         skipped: [{ label: 'a', reason: '' }],
+        skippedCount: 1,
         stopped: null,
       },
     })
@@ -109,6 +116,13 @@ describe('what the account page says of an import', () => {
       ['Attachments', '2 files'],
       ['Skipped', '1 item'],
     ])
+  })
+
+  it('heads the skipped list with the count of all skipped items, saying when it lists only the first', () => {
+    assert.equal(skippedHeading(summary), '1 item skipped, and why')
+    const many = { ...summary, skipped: Array.from({ length: 100 }, () => summary.skipped[0]!), skippedCount: 250 }
+    assert.equal(skippedHeading(many), '250 items skipped, and why (the first 100)')
+    assert.deepEqual(summaryCounts(many).at(-1), ['Skipped', '250 items'])
   })
 })
 

@@ -25,7 +25,10 @@ export interface ImportSummary {
   imported: number
   alreadyPresent: number
   attachments: number
+  /** The items skipped, the first ones only when there are very many. */
   skipped: SkippedItem[]
+  /** How many items were skipped, listed or not. */
+  skippedCount: number
   /** Why the import stopped before the end (a quota) and how far it got; null when it read the whole file. */
   stopped: string | null
 }
@@ -62,6 +65,7 @@ function summaryOf(value: Record<string, unknown>): ImportSummary {
     alreadyPresent: count(value.alreadyPresent),
     attachments: count(value.attachments),
     skipped: skipped.map((item) => ({ label: text(item.label), reason: text(item.reason) })),
+    skippedCount: Math.max(count(value.skippedCount), skipped.length),
     stopped: typeof value.stopped === 'string' && value.stopped ? value.stopped : null,
   }
 }

@@ -2,7 +2,7 @@
 // attached, why it stopped before the end (a quota) if it did, and the items it skipped with their
 // reasons, folded away when there are many.
 import type { ImportSummary } from '../../import-lines'
-import { plural, summaryCounts, summaryHeadline } from './import-wording'
+import { skippedHeading, summaryCounts, summaryHeadline } from './import-wording'
 
 /** Up to this many skipped items show unfolded. */
 const SKIPPED_SHOWN = 5
@@ -23,7 +23,7 @@ export function ImportResult({ name, summary }: { name: string; summary: ImportS
       {summary.stopped && <p className="notice warn import-stopped">{summary.stopped}</p>}
       {skipped.length > 0 && (
         <details className="import-skipped" open={skipped.length <= SKIPPED_SHOWN}>
-          <summary>{plural(skipped.length, 'item skipped', 'items skipped')}, and why</summary>
+          <summary>{skippedHeading(summary)}</summary>
           <ul>
             {skipped.map((item, index) => (
               <li key={index}>

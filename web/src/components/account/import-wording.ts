@@ -50,8 +50,15 @@ export function summaryCounts(summary: ImportSummary): Array<[string, string]> {
     ['Imported', plural(summary.imported, 'note', 'notes')],
     ['Already here', plural(summary.alreadyPresent, 'note', 'notes')],
     ['Attachments', plural(summary.attachments, 'file', 'files')],
-    ['Skipped', plural(summary.skipped.length, 'item', 'items')],
+    ['Skipped', plural(summary.skippedCount, 'item', 'items')],
   ]
+}
+
+/** The skipped list's heading, saying when it lists only the first ones. */
+export function skippedHeading(summary: ImportSummary): string {
+  const listed = summary.skipped.length
+  const all = plural(summary.skippedCount, 'item skipped', 'items skipped')
+  return listed < summary.skippedCount ? `${all}, and why (the first ${listed})` : `${all}, and why`
 }
 
 /** What Export says it downloaded. */
