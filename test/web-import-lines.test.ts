@@ -8,6 +8,7 @@ import { type ImportLine, ImportLines, UNREADABLE_LINE, readLine } from '../web/
 import { dispositionName } from '../web/src/disposition.js'
 import {
   importingText,
+  keptText,
   skippedHeading,
   summaryCounts,
   summaryHeadline,
@@ -116,6 +117,14 @@ describe('what the account page says of an import', () => {
       ['Attachments', '2 files'],
       ['Skipped', '1 item'],
     ])
+  })
+
+  it('says what an import that stopped part-way leaves', () => {
+    assert.equal(
+      keptText(progress(80, 75, 3, 2).progress),
+      'The 75 notes imported before that stay. Importing the same file again adds only the notes not yet here.',
+    )
+    assert.equal(keptText(undefined), 'Importing the same file again adds only the notes not yet here.')
   })
 
   it('heads the skipped list with the count of all skipped items, saying when it lists only the first', () => {

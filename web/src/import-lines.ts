@@ -36,7 +36,7 @@ export interface ImportSummary {
 export type ImportLine = { progress: ImportCounts } | { summary: ImportSummary } | { failed: string }
 
 /** What a line that is not JSON becomes: the answer cannot be trusted from there on. */
-export const UNREADABLE_LINE = 'The server’s answer could not be read. Notes imported until then are kept.'
+export const UNREADABLE_LINE = 'The server’s answer could not be read.'
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -12,8 +12,7 @@ export interface ImportWatch {
 }
 
 /** What the answer ended with when it ended with neither a summary nor an error. */
-export const CUT_SHORT =
-  'The connection ended before the import finished. Notes imported until then are kept; importing the same file again adds only the rest.'
+export const CUT_SHORT = 'The connection ended before the import finished.'
 
 /** The import began and then stopped: what it wrote until then stays. */
 export class ImportStoppedError extends ApiError {

@@ -8,7 +8,7 @@ import { SessionEndedError, messageOf } from '../../api'
 import type { ImportCounts, ImportSummary } from '../../import-lines'
 import { ImportStoppedError, importNotes } from '../../import-request'
 import { useSession, useSignedIn } from '../../session'
-import { IMPORT_ACCEPT, IMPORT_SOURCES, OFFLINE_IMPORT, importingText, uploadText } from './import-wording'
+import { IMPORT_ACCEPT, IMPORT_SOURCES, OFFLINE_IMPORT, importingText, keptText, uploadText } from './import-wording'
 import { ImportResult } from './ImportResult'
 import { useOnline } from './use-online'
 
@@ -17,7 +17,7 @@ type Stage =
   | { kind: 'uploading'; name: string; sent: number; total: number }
   | { kind: 'importing'; name: string; counts?: ImportCounts }
   | { kind: 'done'; name: string; summary: ImportSummary }
-  | { kind: 'failed'; message: string }
+  | { kind: 'failed'; message: string; detail?: string }
 
 function Progress({ stage }: { stage: Stage }) {
   if (stage.kind === 'uploading') {
@@ -64,6 +64,7 @@ export function ImportNotes() {
       return
     }
     const name = file.name
+    let last: ImportCounts | undefined
     setStage({ kind: 'uploading', name, sent: 0, total: file.size })
     importNotes(token, file, {
       uploaded: (sent, total) =>
@@ -74,19 +75,18 @@ export function ImportNotes() {
               ? { kind: 'importing', name }
               : { kind: 'uploading', name, sent, total },
         ),
-      progressed: (counts) => setStage((now) => (now.kind === 'done' ? now : { kind: 'importing', name, counts })),
+      progressed: (counts) => {
+        last = counts
+        setStage((now) => (now.kind === 'done' ? now : { kind: 'importing', name, counts }))
+      },
     }).then(
       (summary) => setStage({ kind: 'done', name, summary }),
       (err: unknown) => {
         if (err instanceof SessionEndedError) return ended()
         const message = messageOf(err)
-        setStage({
-          kind: 'failed',
-          message:
-            err instanceof ImportStoppedError
-              ? `The import of “${name}” stopped: ${message}`
-              : `“${name}” was not imported: ${message}`,
-        })
+        if (!(err instanceof ImportStoppedError))
+          return setStage({ kind: 'failed', message: `“${name}” was not imported: ${message}` })
+        setStage({ kind: 'failed', message: `The import of “${name}” stopped: ${message}`, detail: keptText(last) })
       },
     )
     // The same file chosen again is a change too.
@@ -161,9 +161,10 @@ export function ImportNotes() {
         {stage.kind === 'done' && <ImportResult name={stage.name} summary={stage.summary} />}
       </div>
       {stage.kind === 'failed' && (
-        <p className="form-error import-failed" role="alert">
-          {stage.message}
-        </p>
+        <div className="form-error import-failed" role="alert">
+          <p>{stage.message}</p>
+          {stage.detail && <p className="import-failed-detail">{stage.detail}</p>}
+        </div>
       )}
     </section>
   )

@@ -36,6 +36,12 @@ export function importingText(name: string, counts: ImportCounts | undefined): s
   return `Importing “${name}”… ${plural(counts.items, 'item', 'items')} read: ${parts.join(', ')}`
 }
 
+/** What an import that stopped part-way leaves, from the last counts it sent. */
+export function keptText(counts: ImportCounts | undefined): string {
+  const kept = counts?.imported ? `The ${plural(counts.imported, 'note', 'notes')} imported before that stay. ` : ''
+  return `${kept}Importing the same file again adds only the notes not yet here.`
+}
+
 /** The summary's first line: which file, read as which format, and whether the import read all of it. */
 export function summaryHeadline(name: string, summary: ImportSummary): string {
   const from = summary.format ? ` (${summary.format})` : ''
