@@ -24,6 +24,7 @@ import type { BlobStorage } from './blobs/types.js'
 import { AttachmentService } from './services/attachments.js'
 import { ThumbnailService } from './services/thumbnails.js'
 import { healthRoutes } from './routes/health.js'
+import { importExportRoutes } from './routes/import-export.js'
 import { noteRoutes } from './routes/notes.js'
 import { trashAndHistoryRoutes } from './routes/trash-and-history.js'
 import { changeRoutes } from './routes/changes.js'
@@ -36,6 +37,8 @@ import type { ChangeBus } from './services/change-bus/bus.js'
 import { inProcessBus } from './services/change-bus/in-process.js'
 import { publishingStore } from './services/change-bus/publishing.js'
 import { currentCursor, readChanges } from './services/changes.js'
+import { NoteExportService } from './services/note-export.js'
+import { NoteImportService } from './services/note-import.js'
 import { NoteService } from './services/notes.js'
 import { startSweeps } from './services/retention.js'
 import { createPasswordHasher } from './services/passwords.js'
@@ -47,6 +50,7 @@ import { type TokenUser, createTokenService } from './services/tokens.js'
 import {
   LowDiskSpaceError,
   SessionEndedError,
+  type ExportReads,
   type Store,
   StoreUnavailableError,
   type UserRecord,
@@ -74,6 +78,8 @@ export interface AppOptions {
   versions?: VersionSource
   /** Where attachments' bytes live (server.ts opens it); undefined: no attachment endpoints. */
   blobs?: BlobStorage
+  /** The pages an account's export reads (the store driver's); undefined: no GET /export-notes. */
+  exportReads?: ExportReads
 }
 
 /** Client errors raised by Fastify itself, in the contract's words. */
@@ -285,6 +291,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => stopSweeps())
   const settings = new AccountSettings(store, guard, passwords, sessions, files)
   accountManagementRoutes(app, sessions, settings, authenticate)
+  const imports = new NoteImportService(store, files, config.retention.trashDays)
+  const exports = options.exportReads && new NoteExportService(options.exportReads, files)
+  await importExportRoutes(app, { imports, exports, importBytes: config.importMegabytes * 2 ** 20 }, authenticate)
   await registerWebApp(app, options.webRoot)
   return app
 }

@@ -123,6 +123,8 @@ const SETTINGS = {
       forcePathStyle: flag('ATTACHMENTS_S3_FORCE_PATH_STYLE', true),
     },
   },
+  /** The largest file POST /import-notes takes (docs/migration.md); the command line's import has no limit. */
+  importMegabytes: int('MAX_IMPORT_MB', 1024, 1, 1_048_576),
   /** Undefined selects the embedded SQLite store. */
   databaseUrl: setting<string | undefined>(undefined, (env) => url(env, 'DATABASE_URL', ['postgres', 'postgresql'])),
   databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),

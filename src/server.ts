@@ -39,7 +39,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
   const limiters = config.redisUrl
     ? (await import('./services/redis-limiters.js')).createRedisLimiters(config.redisUrl)
     : undefined
-  const { store, versions } = await openStoreWithVersions(config)
+  const { store, versions, exportReads } = await openStoreWithVersions(config)
   let app: FastifyInstance
   const bus = await openChangeBus(config)
   // After the store, whose migrations make the PostgreSQL blob driver's tables.
@@ -54,6 +54,7 @@ export async function startServer(config: Config, limiterFactory?: LimiterFactor
       limiterFactory: limiters?.factory ?? limiterFactory,
       changeBus: bus,
       versions,
+      exportReads,
     })
   } catch (err) {
     await bus.close()

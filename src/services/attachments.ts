@@ -91,12 +91,25 @@ export class AttachmentService {
   }
 
   /** Stores the upload: its record, or SessionEndedError when the account went meanwhile. */
-  async upload(userId: string, upload: Upload): Promise<AttachmentRecord> {
+  upload(userId: string, upload: Upload): Promise<AttachmentRecord> {
     const id = newId()
+    return this.write(userId, id, id, upload)
+  }
+
+  /**
+   * Stores the upload under `id`, which the caller chose (an import derives it from its source, so that a second run
+   * finds it). Its bytes go under an id of their own: two runs of one import may race to the same record, and a blob
+   * driver is not promised to take a second write under one id. A record already there throws the store's error.
+   */
+  storeAs(userId: string, id: string, upload: Upload): Promise<AttachmentRecord> {
+    return this.write(userId, id, newId(), upload)
+  }
+
+  private async write(userId: string, id: string, blobId: string, upload: Upload): Promise<AttachmentRecord> {
     const name = storedName(upload.filename)
     const { sample, all } = await sampled(upload.bytes)
     const detected = await fileTypeFromBuffer(sample)
-    const stored = await this.blobs.write(id, all, this.maxBytes).catch((err: unknown) => {
+    const stored = await this.blobs.write(blobId, all, this.maxBytes).catch((err: unknown) => {
       throw err instanceof BlobTooLargeError ? this.tooLarge() : err
     })
     const record: AttachmentRecord = {

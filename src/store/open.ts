@@ -6,7 +6,7 @@ import { cachedStore } from './cache/index.js'
 import { openSqliteStore } from './sqlite/index.js'
 import type { StoreDriver } from './driver.js'
 import { storeLimitsOf } from './limits.js'
-import type { TransferStore } from './transfer.js'
+import type { ExportReads, TransferStore } from './transfer.js'
 import type { Store } from './types.js'
 
 export function storeKind(config: Config): 'postgresql' | 'sqlite' {
@@ -19,15 +19,19 @@ export async function openStore(config: Config): Promise<Store> {
 }
 
 /** The store, and its driver's version reads: what a server watches for changes made outside it (services/version-watch.ts). */
-export async function openStoreWithVersions(config: Config): Promise<{ store: Store; versions: VersionsRead }> {
+export async function openStoreWithVersions(
+  config: Config,
+): Promise<{ store: Store; versions: VersionsRead; exportReads: ExportReads }> {
   const driver = await openDriver(config)
   const clock = driver.versionClock?.bind(driver)
   const versions: VersionsRead = {
     userVersions: (ids) => driver.userVersions(ids),
     ...(clock && { versionClock: clock }),
   }
-  if (!config.storeCache) return { store: driver, versions }
-  return { store: cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }), versions }
+  // An export reads keyset pages once each, from the driver: nothing a cache keeps would serve them.
+  const exportReads: ExportReads = driver
+  if (!config.storeCache) return { store: driver, versions, exportReads }
+  return { store: cachedStore(driver, { listingBytes: config.listingCacheMb * 2 ** 20 }), versions, exportReads }
 }
 
 /**

@@ -62,3 +62,6 @@ export interface TransferStore {
   /** How many accounts keep more than the store's quota allows (an import is not held to it); none when it has no quota. */
   accountsOverQuota(): Promise<number>
 }
+
+/** What an account's export reads, page by page (services/note-export.ts): the transfer store's keyset pages. */
+export type ExportReads = Pick<TransferStore, 'notesAfter' | 'trashAfter' | 'revisionsAfter' | 'attachmentsAfter'>

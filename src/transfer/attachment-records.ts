@@ -1,12 +1,9 @@
 // An attachment's record in an export's attachments.json (docs/migration.md, "Attachments"): what the listing shows
 // but its url and links, `_id` an ObjectId and `createdOn` a date as in the notes' file, `userId` a string as a note's.
 // Where the bytes are kept is each store's own business: no blob key is written or read.
-import type { AttachmentRecord } from '../attachment-shape.js'
+import type { ExportedAttachment } from '../formats/ejson-records.js'
 import { storedName } from '../services/attachment-files.js'
-import { type EjsonMode, RecordError, asDocument, idOf, recordToEjson, requiredDateOf, stringOf } from './records.js'
-
-/** An attachment as the export writes it and the import reads it: the record without its blob key. */
-export type ExportedAttachment = Omit<AttachmentRecord, 'blobKey'>
+import { RecordError, asDocument, idOf, requiredDateOf, stringOf } from './records.js'
 
 const SHA256 = /^[0-9a-f]{64}$/
 /** A media type as the service stores one: type/subtype, lower case, no parameters. */
@@ -30,8 +27,4 @@ export function attachmentFromDocument(value: unknown): ExportedAttachment {
   return { _id, name, type, size, sha256, createdOn: requiredDateOf(doc, 'createdOn'), userId }
 }
 
-/** The record as attachments.json holds it: `_id`, `userId`, `name`, `type`, `size`, `sha256`, `createdOn`. */
-export function attachmentToEjson(record: ExportedAttachment, mode: EjsonMode): string {
-  const { _id, userId, name, type, size, sha256, createdOn } = record
-  return recordToEjson({ _id, userId, name, type, size, sha256, createdOn }, ['createdOn'], mode)
-}
+export { type ExportedAttachment, attachmentToEjson } from '../formats/ejson-records.js'

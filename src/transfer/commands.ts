@@ -10,6 +10,7 @@ import { backupSqlite } from '../store/sqlite/backup.js'
 import { openCommandStore } from '../store/open.js'
 import type { TransferStore } from '../store/types.js'
 import { escapeForTerminal } from '../unicode.js'
+import { runAccountExport, runAccountImport } from './account-transfer.js'
 import { runAttachments } from './attachment-commands.js'
 import { type FilesBackup, backupAttachmentFiles, filesBesideBackup } from './backup-files.js'
 import { UnknownUserError, exportData } from './export.js'
@@ -52,7 +53,10 @@ async function rerunWith(extra: Record<string, string>): Promise<number> {
   return code ?? (signal ? 1 : 0)
 }
 
+/** One account's file from another app (a FILE and --user), or the original service's collections. */
 async function runImport(args: string[], env: Env): Promise<number> {
+  if (args.some((arg) => arg === '--user' || arg.startsWith('--user=') || !arg.startsWith('-')))
+    return runAccountImport(args, env)
   const { values } = parseArgs({
     args,
     options: {
@@ -122,7 +126,9 @@ async function warnOverQuota(store: TransferStore, noteQuota: NoteQuotaConfig): 
   )
 }
 
+/** One account as a .zip (--format), or the collections as mongoexport writes them. */
 async function runExport(args: string[], env: Env): Promise<number> {
+  if (args.some((arg) => arg === '--format' || arg.startsWith('--format='))) return runAccountExport(args, env)
   const { values } = parseArgs({
     args,
     options: {

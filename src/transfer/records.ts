@@ -13,6 +13,7 @@ import {
   noteInput,
 } from '../note-shape.js'
 import type { UserRecord } from '../store/types.js'
+import type { EjsonMode } from '../formats/ejson-records.js'
 import { emailKeyOf } from '../services/accounts.js'
 import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
@@ -151,8 +152,6 @@ export function revisionFromDocument(value: unknown): StoredRevisionRecord {
   }
 }
 
-export type EjsonMode = 'relaxed' | 'canonical'
-
 /** Parses one Extended JSON text, canonical or relaxed. */
 export function parseEjson(text: string): unknown {
   try {
@@ -174,25 +173,10 @@ export function userToEjson(user: UserRecord, mode: EjsonMode, withPasswordHash:
   return EJSON.stringify({ ...doc, createdOn: new Date(createdOn) }, { relaxed: mode === 'relaxed' })
 }
 
-/** The record with its _id as an ObjectId and `dates` as dates, each key where it was; other ids stay strings. */
-export function recordToEjson(
-  record: { _id: string } & Record<string, unknown>,
-  dates: readonly string[],
-  mode: EjsonMode,
-): string {
-  const doc: Record<string, unknown> = { ...record, _id: ObjectId.createFromHexString(record._id) }
-  for (const field of dates) doc[field] = new Date(doc[field] as string)
-  return EJSON.stringify(doc, { relaxed: mode === 'relaxed' })
-}
-
-/** A note as the original's collection holds it (userId is a string there), plus updatedOn. */
-export const noteToEjson = (note: NoteRecord, mode: EjsonMode): string =>
-  recordToEjson(note, ['createdOn', 'updatedOn'], mode)
-
-/** A trashed note: a note's document and deletedOn. */
-export const trashedNoteToEjson = (note: TrashedNoteRecord, mode: EjsonMode): string =>
-  recordToEjson(note, ['createdOn', 'updatedOn', 'deletedOn'], mode)
-
-/** A revision, noteId and userId as strings like a note's userId. */
-export const revisionToEjson = (revision: StoredRevisionRecord, mode: EjsonMode): string =>
-  recordToEjson(revision, ['editedOn', 'replacedOn'], mode)
+export {
+  type EjsonMode,
+  noteToEjson,
+  recordToEjson,
+  revisionToEjson,
+  trashedNoteToEjson,
+} from '../formats/ejson-records.js'

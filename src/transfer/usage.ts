@@ -5,10 +5,15 @@ import { escapeForTerminal } from '../unicode.js'
 export const TRANSFER_USAGE = `  import    --users FILE --notes FILE [--trash FILE] [--history FILE] [--attachments DIR]
             [--strict] [--threads N]
             load mongoexport files of the original service, or an export's (see docs/migration.md)
+  import    FILE --user EMAIL [--dry-run]
+            import one account's notes from Google Keep, Evernote, Markdown, Simplenote,
+            Standard Notes or a notes-service export (a file, a .zip or a folder)
   export    [--users FILE] [--notes FILE] [--trash FILE] [--history FILE] [--attachments DIR]
             [--user EMAIL] [--with-password-hashes] [--jsonArray] [--jsonFormat relaxed|canonical]
             write users, notes, the trash and the history as mongoexport does
             (notes to standard output by default), and the attachments' records and files
+  export    --format markdown|json --user EMAIL [--out FILE] [--trash] [--history]
+            one account's notes and files as a .zip (FILE "-": standard output)
   backup    FILE   consistent copy of the SQLite database, also while the server runs,
             and of the attachment files on disk (FILE.attachments/)
   attachments migrate --to disk|postgresql|s3

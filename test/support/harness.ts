@@ -13,7 +13,7 @@ import type { NoteRecord } from '../../src/note-shape.js'
 import { storeLimitsOf } from '../../src/store/limits.js'
 import type { Store } from '../../src/store/types.js'
 import { responseChecker } from './openapi-check.js'
-import { type StoreKind, openTestStore, storeKinds } from './stores.js'
+import { type StoreKind, type TestStore, openTestStore, storeKinds } from './stores.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
 
@@ -167,6 +167,8 @@ export async function startHarness(mode: Mode, options: HarnessOptions = {}): Pr
     config,
     store,
     blobs,
+    // A test store carries the transfer store's pages (stores.ts); one a test passes in may not.
+    ...('notesAfter' in store ? { exportReads: store as TestStore } : {}),
     secret: TEST_SECRET,
     // The fast suite runs without `npm run build`: a stand-in build serves the pages (test/system/
     // tests the real one).
