@@ -108,6 +108,10 @@ describe('what the account page says of an import', () => {
   it('names the file and its format, says when the import stopped before the end, and counts in words', () => {
     assert.equal(summaryHeadline('keep.zip', summary), 'Imported “keep.zip” (Google Keep).')
     assert.equal(
+      summaryHeadline('keep.zip', { ...summary, imported: 0, alreadyPresent: 2 }),
+      'Nothing new in “keep.zip” (Google Keep).',
+    )
+    assert.equal(
       summaryHeadline('keep.zip', { ...summary, stopped: 'The account’s quota is reached after 1 of 3 notes' }),
       'The import of “keep.zip” (Google Keep) stopped before the end.',
     )

@@ -28,7 +28,7 @@ async function scrollTo(section: Locator): Promise<void> {
   await section.evaluate((element) => {
     const e = element as unknown as { getBoundingClientRect(): { top: number } }
     const w = globalThis as unknown as { scrollTo(x: number, y: number): void; scrollY: number }
-    w.scrollTo(0, e.getBoundingClientRect().top + w.scrollY - 16)
+    w.scrollTo(0, e.getBoundingClientRect().top + w.scrollY - 72)
   })
 }
 
@@ -59,16 +59,9 @@ export function importScreens(
 ): void {
   describe('the screens', () => {
     let server: WebServer
-    let token: string
 
     before(async () => {
       server = await startWebServer('sqlite')
-      const created = await apiCall(server.base, '', 'POST', '/create-account', {
-        fullName: 'Ada Lovelace',
-        email: 'ada@example.com',
-        password: PASSWORD,
-      })
-      token = (created.json as { accessToken: string }).accessToken
       if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
     })
     after(async () => {
@@ -85,6 +78,13 @@ export function importScreens(
             reducedMotion: 'reduce',
           })
           const suffix = `${viewport}-${colorScheme}`
+          // An account of its own, so the file's notes are new to it on every screen.
+          const created = await apiCall(server.base, '', 'POST', '/create-account', {
+            fullName: 'Ada Lovelace',
+            email: `ada-${suffix}@example.com`,
+            password: PASSWORD,
+          })
+          const token = (created.json as { accessToken: string }).accessToken
           try {
             await page.addInitScript(
               (t) => (globalThis as unknown as PageWindow).localStorage.setItem('notes-service.token', t),

@@ -133,6 +133,7 @@ describe('importing and exporting notes in the web app', () => {
         await section.locator('.import-result').waitFor({ timeout: 60_000 })
         const counts = (await section.locator('.import-counts').innerText()).replace(/\s+/g, ' ').trim()
         assert.equal(counts, 'Imported 0 notes Already here 2 notes Attachments 0 files Skipped 1 item')
+        assert.equal(await section.locator('.import-headline').innerText(), 'Nothing new in “notes.zip” (Markdown).')
         const { json } = await apiCall(server.base, token, 'GET', '/get-all-notes')
         assert.equal((json as { notes: unknown[] }).notes.length, 2, 'nothing was added')
       })

@@ -126,7 +126,7 @@ export function ImportNotes() {
       </ul>
       {online ? (
         <div
-          className={`drop-zone${dragging ? ' dragging' : ''}${busy ? ' busy' : ''}`}
+          className={dragging ? 'drop-zone dragging' : 'drop-zone'}
           onDragOver={dragOver}
           onDragEnter={dragOver}
           onDragLeave={dragLeave}

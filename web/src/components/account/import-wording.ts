@@ -47,6 +47,7 @@ export function summaryHeadline(name: string, summary: ImportSummary): string {
   const from = summary.format ? ` (${summary.format})` : ''
   if (summary.dryRun) return `Checked “${name}”${from}: nothing was imported.`
   if (summary.stopped) return `The import of “${name}”${from} stopped before the end.`
+  if (summary.imported === 0) return `Nothing new in “${name}”${from}.`
   return `Imported “${name}”${from}.`
 }
 
