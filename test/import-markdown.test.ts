@@ -7,9 +7,9 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { after, before, describe, it } from 'node:test'
 import yazl from 'yazl'
-import { type Archive, openFolder, openZip } from '../src/formats/archive.js'
-import { MAX_SOURCE_NOTE_BYTES } from '../src/formats/items.js'
-import { markdownFormat } from '../src/formats/markdown-vault.js'
+import { type Archive, openFolder, openZip } from '../src/transfer/formats/archive.js'
+import { MAX_SOURCE_NOTE_BYTES } from '../src/transfer/formats/items.js'
+import { markdownFormat } from '../src/transfer/formats/markdown-vault.js'
 import {
   type MarkdownFixture,
   joplinExport,

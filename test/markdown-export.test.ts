@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { randomBytes } from 'node:crypto'
-import { MAX_NAME_BYTES, UniqueNames, safeFileName } from '../src/formats/file-names.js'
-import { parseFrontMatter, splitFrontMatter } from '../src/formats/front-matter.js'
-import { type MarkdownManifest, markdownExport, relativeAttachmentLinks } from '../src/formats/markdown-export.js'
+import { MAX_NAME_BYTES, UniqueNames, safeFileName } from '../src/transfer/formats/file-names.js'
+import { parseFrontMatter, splitFrontMatter } from '../src/transfer/formats/front-matter.js'
+import { type MarkdownManifest, markdownExport, relativeAttachmentLinks } from '../src/transfer/formats/markdown-export.js'
 import type { NoteRecord } from '../src/note-shape.js'
 import {
   attachmentFixture,

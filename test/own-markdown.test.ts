@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { attachmentUrl } from '../src/attachment-shape.js'
-import { openFolder } from '../src/formats/archive.js'
-import { MalformedImportError } from '../src/formats/items.js'
-import { ownMarkdownFormat } from '../src/formats/own-markdown.js'
+import { openFolder } from '../src/transfer/formats/archive.js'
+import { MalformedImportError } from '../src/transfer/formats/items.js'
+import { ownMarkdownFormat } from '../src/transfer/formats/own-markdown.js'
 import type { NoteRecord, TrashedNoteRecord } from '../src/note-shape.js'
 import {
   type AttachmentFixture,

@@ -1,7 +1,7 @@
 // An attachment's record in an export's attachments.json (docs/migration.md, "Attachments"): what the listing shows
 // but its url and links, `_id` an ObjectId and `createdOn` a date as in the notes' file, `userId` a string as a note's.
 // Where the bytes are kept is each store's own business: no blob key is written or read.
-import type { ExportedAttachment } from '../formats/ejson-records.js'
+import type { ExportedAttachment } from './formats/ejson-records.js'
 import { storedName } from '../services/attachment-files.js'
 import { RecordError, asDocument, idOf, requiredDateOf, stringOf } from './records.js'
 
@@ -27,4 +27,4 @@ export function attachmentFromDocument(value: unknown): ExportedAttachment {
   return { _id, name, type, size, sha256, createdOn: requiredDateOf(doc, 'createdOn'), userId }
 }
 
-export { type ExportedAttachment, attachmentToEjson } from '../formats/ejson-records.js'
+export { type ExportedAttachment, attachmentToEjson } from './formats/ejson-records.js'

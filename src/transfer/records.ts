@@ -13,7 +13,7 @@ import {
   noteInput,
 } from '../note-shape.js'
 import type { UserRecord } from '../store/types.js'
-import type { EjsonMode } from '../formats/ejson-records.js'
+import type { EjsonMode } from './formats/ejson-records.js'
 import { emailKeyOf } from '../services/accounts.js'
 import { isWellFormedText, notWellFormedMessage } from '../unicode.js'
 
@@ -179,4 +179,4 @@ export {
   recordToEjson,
   revisionToEjson,
   trashedNoteToEjson,
-} from '../formats/ejson-records.js'
+} from './formats/ejson-records.js'

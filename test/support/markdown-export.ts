@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { AttachmentRecord } from '../../src/attachment-shape.js'
-import { type Archive, openZip, readEntryBytes } from '../../src/formats/archive.js'
-import type { ArchiveFormat, ImportedNote, SkippedItem } from '../../src/formats/items.js'
-import { type MarkdownExportInput, markdownExport } from '../../src/formats/markdown-export.js'
+import { type Archive, openZip, readEntryBytes } from '../../src/transfer/formats/archive.js'
+import type { ArchiveFormat, ImportedNote, SkippedItem } from '../../src/transfer/formats/items.js'
+import { type MarkdownExportInput, markdownExport } from '../../src/transfer/formats/markdown-export.js'
 import type { NoteRecord } from '../../src/note-shape.js'
 
 export async function* listed<T>(items: Iterable<T>): AsyncIterable<T> {

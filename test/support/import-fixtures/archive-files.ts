@@ -5,8 +5,8 @@ import { createWriteStream } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
-import { type Archive, openFolder, openZip } from '../../../src/formats/archive.js'
-import type { ArchiveFormat, ImportedNote, SkippedItem } from '../../../src/formats/items.js'
+import { type Archive, openFolder, openZip } from '../../../src/transfer/formats/archive.js'
+import type { ArchiveFormat, ImportedNote, SkippedItem } from '../../../src/transfer/formats/items.js'
 
 export interface FixtureFile {
   path: string

@@ -2,7 +2,7 @@
 // files), each with the notes it should become: content names each file as `<file:NAME>` where its ref stands.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ImportedNote } from '../../../src/formats/items.js'
+import type { ImportedNote } from '../../../src/transfer/formats/items.js'
 
 export interface ExpectedNote {
   key: string

@@ -5,14 +5,14 @@
 import { createHash } from 'node:crypto'
 import { type AttachmentRecord, attachmentUrl } from '../attachment-shape.js'
 import { ContractError, badRequest } from '../errors.js'
-import { ArchiveError } from '../formats/archive.js'
-import type { ImportedFile, ImportedNote, ImportSource, SkippedItem } from '../formats/items.js'
-import { IMPORT_FORMATS, MalformedImportError } from '../formats/items.js'
-import { openImport } from '../formats/open-input.js'
-import { IMPORT_READERS } from '../formats/readers.js'
+import { ArchiveError } from './formats/archive.js'
+import type { ImportedFile, ImportedNote, ImportSource, SkippedItem } from './formats/items.js'
+import { IMPORT_FORMATS, MalformedImportError } from './formats/items.js'
+import { openImport } from './formats/open-input.js'
+import { IMPORT_READERS } from './formats/readers.js'
 import { type NoteRecord } from '../note-shape.js'
 import { NoteQuotaExceededError, SessionEndedError, type Store } from '../store/types.js'
-import type { AttachmentService } from './attachments.js'
+import type { AttachmentService } from '../services/attachments.js'
 import { checkImportedNote, importedTags } from './note-import-checks.js'
 
 /** What an import has done so far: every item read is one of imported, already present or skipped. */
@@ -148,13 +148,14 @@ export class NoteImportService {
       return
     }
     const stored: AttachmentRecord[] = []
-    let content = item.content
+    const links = new Map<string, string>()
     try {
       for (const file of item.files) {
         const record = await this.storeFile(userId, item, file, skip)
         if (record && !stored.some((known) => known._id === record._id)) stored.push(record)
-        content = content.split(file.ref).join(record ? attachmentUrl(record) : file.name)
+        links.set(file.ref, record ? attachmentUrl(record) : file.name)
       }
+      const content = withLinks(item.content, links)
       const now = new Date().toISOString()
       const createdOn = item.createdOn ?? item.updatedOn ?? now
       const note: NoteRecord = {
@@ -243,4 +244,15 @@ function malformedAsContract(err: unknown): unknown {
   if ((typeof code === 'string' && code.startsWith('Z_')) || /bytes in the stream|not enough bytes/.test(message))
     return badRequest(`The archive is damaged: ${message}`)
   return err
+}
+
+/**
+ * `content` with each ref replaced by its link, in one pass, the longest ref first where two start alike: a reader's
+ * ref may be the exact text of a link, and one link's text can begin another's.
+ */
+export function withLinks(content: string, links: ReadonlyMap<string, string>): string {
+  if (links.size === 0) return content
+  const refs = [...links.keys()].sort((a, b) => b.length - a.length)
+  const pattern = new RegExp(refs.map((ref) => ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
+  return content.replace(pattern, (ref) => links.get(ref)!)
 }

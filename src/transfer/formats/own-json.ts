@@ -2,11 +2,11 @@
 // notes.json, trash.json and attachments/attachments.json as `export` writes them (JSON lines, one array, or
 // --pretty), each attachment's bytes beside its record, linked from a note's Markdown by attachmentUrl().
 import type { Readable } from 'node:stream'
-import { attachmentUrl } from '../attachment-shape.js'
-import { type ExportedAttachment, attachmentFromDocument } from '../transfer/attachment-records.js'
-import { type RawRecord, splitJson } from '../transfer/json-splitter.js'
-import { linesOf } from '../transfer/source.js'
-import { RecordError, asDocument, noteFromDocument, parseEjson, trashedNoteFromDocument } from '../transfer/records.js'
+import { attachmentUrl } from '../../attachment-shape.js'
+import { type ExportedAttachment, attachmentFromDocument } from '../attachment-records.js'
+import { type RawRecord, splitJson } from '../json-splitter.js'
+import { linesOf } from '../source.js'
+import { RecordError, asDocument, noteFromDocument, parseEjson, trashedNoteFromDocument } from '../records.js'
 import type { Archive, ArchiveEntry } from './archive.js'
 import {
   type ArchiveFormat,

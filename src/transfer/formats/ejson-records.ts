@@ -1,8 +1,8 @@
 // Our records as MongoDB Extended JSON, one document each, as `export` writes them to files and the account export
 // writes them into its zip (docs/migration.md): `_id` an ObjectId, dates as dates, other ids as strings.
 import { EJSON, ObjectId } from 'bson'
-import type { AttachmentRecord } from '../attachment-shape.js'
-import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
+import type { AttachmentRecord } from '../../attachment-shape.js'
+import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 
 export type EjsonMode = 'relaxed' | 'canonical'
 

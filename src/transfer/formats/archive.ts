@@ -96,7 +96,7 @@ export async function openZip(file: string, limits: ArchiveLimits = ARCHIVE_LIMI
           entries.push({ path, size, open: () => zip.openReadStreamPromise(entry) })
           zip.readEntry()
         } catch (err) {
-          reject(err)
+          reject(err instanceof Error ? err : new ArchiveError(String(err)))
         }
       })
       zip.readEntry()
@@ -108,7 +108,13 @@ export async function openZip(file: string, limits: ArchiveLimits = ARCHIVE_LIMI
     zip.close()
     throw err
   }
-  return { entries, close: async () => zip.close() }
+  let closed = false
+  const close = async () => {
+    if (closed) return
+    closed = true
+    zip.close()
+  }
+  return { entries, close }
 }
 
 /** yauzl's own refusals of a name, in our words. */

@@ -1,9 +1,9 @@
 // The API's limits on a note, held to an imported one before anything of it is written: an item past them is
 // skipped with its reason, never cut to fit (docs/migration.md, "Bad input").
 import { attachmentUrl } from '../attachment-shape.js'
-import type { ImportedNote } from '../formats/items.js'
+import type { ImportedNote } from './formats/items.js'
 import { LIMITS } from '../note-shape.js'
-import { storedName } from './attachment-files.js'
+import { storedName } from '../services/attachment-files.js'
 
 /** The note's tags as stored: trimmed, without empty ones and repeats, in their first order. */
 export function importedTags(tags: readonly string[]): string[] {

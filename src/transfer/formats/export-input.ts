@@ -1,8 +1,8 @@
 // What an account's export is written from, whatever its format: the account's records as the store pages them out,
 // and each attachment with a way to read its bytes. The formats (markdown-export.ts, json-export.ts) only write.
 import type { Readable } from 'node:stream'
-import type { AttachmentRecord } from '../attachment-shape.js'
-import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../note-shape.js'
+import type { AttachmentRecord } from '../../attachment-shape.js'
+import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../note-shape.js'
 
 export interface ExportedFile {
   record: AttachmentRecord

@@ -4,11 +4,11 @@
 import type { Readable } from 'node:stream'
 import type { AttachmentRecord } from '../attachment-shape.js'
 import { ContractError } from '../errors.js'
-import type { AccountExport, ExportedFile } from '../formats/export-input.js'
-import { jsonExport } from '../formats/json-export.js'
-import { markdownExport } from '../formats/markdown-export.js'
+import type { AccountExport, ExportedFile } from './formats/export-input.js'
+import { jsonExport } from './formats/json-export.js'
+import { markdownExport } from './formats/markdown-export.js'
 import type { ExportReads } from '../store/types.js'
-import type { AttachmentService } from './attachments.js'
+import type { AttachmentService } from '../services/attachments.js'
 
 export const EXPORT_FORMATS = ['markdown', 'json'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
