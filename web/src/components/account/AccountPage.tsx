@@ -1,6 +1,6 @@
 // /account, loaded as a chunk of its own (App.tsx): the name (PUT /edit-user), where the account
-// is signed in (Sessions), the password (PasswordForm), the account's files (Files) and deleting
-// the account (DeleteAccount).
+// is signed in (Sessions), the password (PasswordForm), the account's files (Files), importing and
+// exporting notes (ImportNotes, ExportNotes) and deleting the account (DeleteAccount).
 // The endpoints are the account ones beside the contract's (docs/accounts.md).
 import { useEffect, useState } from 'react'
 import { accountApi } from '../../account-api'
@@ -8,12 +8,15 @@ import { navigate } from '../../router'
 import { useSession, useSignedIn } from '../../session'
 import { Header } from '../Header'
 import { DeleteAccount } from './DeleteAccount'
+import { ExportNotes } from './ExportNotes'
 import { Files } from './Files'
 import { FormPanel } from './FormPanel'
+import { ImportNotes } from './ImportNotes'
 import { PasswordForm } from './PasswordForm'
 import { Sessions } from './Sessions'
 import { useAction } from './use-action'
 import './account.css'
+import './import-export.css'
 
 function Profile() {
   const session = useSession()
@@ -92,6 +95,8 @@ export function AccountPage() {
         <Sessions version={sessionsVersion} />
         <PasswordForm onChanged={() => setSessionsVersion((n) => n + 1)} />
         <Files />
+        <ImportNotes />
+        <ExportNotes />
         <DeleteAccount />
       </main>
     </>
