@@ -208,7 +208,10 @@ export const keepFormat: ArchiveFormat = {
         if (!(err instanceof NotJsonError)) throw err
       }
     }
-    return false
+    // Takeout's own shape, whatever the JSON holds: a note's .json beside its .html twin. Read as Keep, a Takeout
+    // whose notes cannot be read is refused as Keep's, naming the problem, not as a file of no known format.
+    const paths = new Set(archive.entries.map((entry) => entry.path))
+    return archive.entries.some((entry) => isJsonEntry(entry) && paths.has(entry.path.replace(/\.json$/i, '.html')))
   },
   source: (archive) => archiveSource('keep', archive, () => keepItems(archive)),
 }
