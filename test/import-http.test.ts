@@ -148,5 +148,22 @@ for (const storeKind of storeKinds()) {
         assert.ok((files.json as { attachments: unknown[] }).attachments.length >= count)
       })
     }
+
+    it("puts what it imports in the account's change feed, as any write", async () => {
+      const a = await register(h.client)
+      const start = await h.client.request('GET', '/get-changes', { token: a.token })
+      assert.equal(start.status, 200, start.text)
+      const { cursor } = start.json as { cursor: string }
+      const imported = await importFile(h, a.token, await CASES[3]!.file())
+      assert.equal(imported.status, 200, imported.error)
+      const changes = await h.client.request('GET', `/get-changes?since=${encodeURIComponent(cursor)}`, {
+        token: a.token,
+      })
+      assert.equal(changes.status, 200, changes.text)
+      const live = (await heldNotes(h, a.token)).filter((held) => !held.trashed).map((held) => held.note._id)
+      const changed = (changes.json as { changes: { noteId: string; note: unknown }[] }).changes
+      const shown = changed.filter((change) => change.note !== null).map((change) => change.noteId)
+      assert.deepEqual(shown.sort(), live.sort())
+    })
   })
 }
