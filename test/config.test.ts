@@ -95,6 +95,7 @@ describe('parseConfig', () => {
       ATTACHMENTS_S3_ACCESS_KEY_ID: 'key-id',
       ATTACHMENTS_S3_SECRET_ACCESS_KEY: 'key secret',
       ATTACHMENTS_S3_FORCE_PATH_STYLE: 'false',
+      MAX_IMPORT_MB: '64',
     })
     assert.deepEqual(config, {
       port: 9001,
@@ -142,6 +143,7 @@ describe('parseConfig', () => {
           forcePathStyle: false,
         },
       },
+      importMegabytes: 64,
       databaseUrl: 'postgres://u@db.example:5432/notes',
       databasePoolSize: 7,
       databaseStatementTimeoutMs: 1500,

@@ -1,5 +1,5 @@
 // File names made from titles for the Markdown export: valid on Windows, macOS and Linux, short enough for any file
-// system, and unique in their folder even where names are compared without case (docs/migration.md, "Export layout").
+// system, and unique in their folder even where names are compared without case (docs/migration.md, "Export").
 
 /** Characters no file name may hold on one of the three systems, and the control characters. */
 const FORBIDDEN = /[/\\:*?"<>|\p{Cc}\p{Bidi_Control}]/gu

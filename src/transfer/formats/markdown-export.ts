@@ -1,5 +1,5 @@
 // The Markdown export: a zip of one Markdown file per note (YAML front matter, then the note's text), the trash and
-// kept history when asked for, every attachment's bytes, and manifest.json last (docs/migration.md, "Markdown export").
+// kept history when asked for, every attachment's bytes, and manifest.json last (docs/migration.md, "Export").
 // Entries go into the zip one at a time, each only once the client has taken the one before: memory stays flat.
 import { Readable } from 'node:stream'
 import type { NoteRecord, StoredRevisionRecord } from '../../note-shape.js'

@@ -1,4 +1,4 @@
-// notes-service's own JSON export read as an import from another account (docs/migration.md, "notes-service JSON"):
+// notes-service's own JSON export read as an import from another account (docs/migration.md, "notes-service's own exports"):
 // notes.json, trash.json and attachments/attachments.json as `export` writes them (JSON lines, one array, or
 // --pretty), each attachment's bytes beside its record, linked from a note's Markdown by attachmentUrl().
 import type { Readable } from 'node:stream'

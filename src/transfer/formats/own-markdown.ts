@@ -1,5 +1,5 @@
 // Reads back the Markdown export (markdown-export.ts): notes/ and trash/ by manifest.json, their front matter as
-// the note's fields, and links to ../attachments/ as the note's files (docs/migration.md, "Markdown export").
+// the note's fields, and links to ../attachments/ as the note's files (docs/migration.md, "Export").
 // Kept history is not read: the import makes notes, and a revision is only a state of one.
 import type { Archive, ArchiveEntry } from './archive.js'
 import { ArchiveError, readEntryBytes } from './archive.js'

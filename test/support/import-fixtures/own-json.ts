@@ -1,6 +1,6 @@
 // A notes-service JSON export written by the export's own code (records.ts, export-pages.ts): notes.json,
 // trash.json, history.json and attachments/ with attachments.json and each file's bytes under its id, and the notes
-// each record should become (docs/migration.md, "notes-service JSON").
+// each record should become (docs/migration.md, "notes-service's own exports").
 import { createHash } from 'node:crypto'
 import { attachmentUrl } from '../../../src/attachment-shape.js'
 import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../../src/note-shape.js'
