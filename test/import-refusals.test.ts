@@ -128,7 +128,7 @@ describe('POST /import-notes refuses', () => {
     const reply = await importFile(h, a.token, { filename: 'vault.zip', bytes: zip })
     assert.equal(reply.status, 200, reply.error)
     assert.equal(reply.summary?.imported, 1)
-    const reasons = Object.fromEntries(reply.summary!.skipped.map((s) => [s.label, s.reason]))
+    const reasons = Object.fromEntries(reply.summary.skipped.map((s) => [s.label, s.reason]))
     assert.match(reasons['long title.md'] ?? '', /title is 1001 characters long; a title holds at most 1000/)
     assert.match(reasons['huge.md'] ?? '', /a note holds at most 100000/)
     assert.deepEqual(

@@ -5,7 +5,11 @@ import { after, before, describe, it } from 'node:test'
 import { randomBytes } from 'node:crypto'
 import { MAX_NAME_BYTES, UniqueNames, safeFileName } from '../src/transfer/formats/file-names.js'
 import { parseFrontMatter, splitFrontMatter } from '../src/transfer/formats/front-matter.js'
-import { type MarkdownManifest, markdownExport, relativeAttachmentLinks } from '../src/transfer/formats/markdown-export.js'
+import {
+  type MarkdownManifest,
+  markdownExport,
+  relativeAttachmentLinks,
+} from '../src/transfer/formats/markdown-export.js'
 import type { NoteRecord } from '../src/note-shape.js'
 import {
   attachmentFixture,
