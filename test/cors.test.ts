@@ -66,6 +66,11 @@ async function successfulRequest(
     const { body, contentType } = multipartBody({ filename: 'cors.txt', bytes: 'across origins' })
     return { url: template, token: account.token, form: { raw: body, contentType } }
   }
+  if (template === '/import-notes') {
+    const { body, contentType } = multipartBody({ filename: 'cors.md', bytes: '# Across origins' })
+    return { url: template, token: account.token, form: { raw: body, contentType } }
+  }
+  if (template === '/export-notes') return { url: '/export-notes?format=markdown', token: account.token }
   if (template === '/attachments/{attachmentId}/thumbnail') {
     const file = await uploaded(h, account.token, { filename: 'cors.png', bytes: await picture(8, 8) })
     return { url: `/attachments/${file._id}/thumbnail?width=64`, token: account.token }
