@@ -18,6 +18,7 @@ const LEAVES = [
   'src/secret.ts',
   'src/note-shape.ts',
   'src/attachment-shape.ts',
+  'src/import-shape.ts',
 ]
 
 /** The layer of a file under src/: the diagram's node ids, as the doc's table describes them. */

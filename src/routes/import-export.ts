@@ -16,7 +16,8 @@ import { ContractError, badRequest } from '../errors.js'
 import type { Authenticate } from '../plugins/auth.js'
 import { type ExportQuery, type ImportQuery, exportNotes, importNotes } from '../schemas/import-export.js'
 import type { NoteExportService } from '../transfer/note-export.js'
-import type { ImportCounts, NoteImportService } from '../transfer/note-import.js'
+import type { ImportCounts } from '../import-shape.js'
+import type { NoteImportService } from '../transfer/note-import.js'
 import { UPLOAD_FORM } from './attachments.js'
 
 /** The most bytes of part headers and boundaries a one-file form carries beside the file. */

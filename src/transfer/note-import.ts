@@ -2,11 +2,13 @@
 // note's limits, the account's quotas, the feed. Every note's id, and every file's, is derived from the account and
 // the item's source key, so a second run of the same file finds what the first wrote and adds nothing, and an
 // interrupted run, run again, finishes (docs/migration.md, "From other notes apps").
+
 import { createHash } from 'node:crypto'
 import { type AttachmentRecord, attachmentUrl } from '../attachment-shape.js'
 import { ContractError, badRequest } from '../errors.js'
 import { ArchiveError } from './formats/archive.js'
-import type { ImportedFile, ImportedNote, ImportSource, SkippedItem } from './formats/items.js'
+import type { ImportCounts, ImportSummary, SkippedItem } from '../import-shape.js'
+import type { ImportedFile, ImportedNote, ImportSource } from './formats/items.js'
 import { IMPORT_FORMATS, MalformedImportError } from './formats/items.js'
 import { openImport } from './formats/open-input.js'
 import { IMPORT_READERS } from './formats/readers.js'
@@ -14,25 +16,6 @@ import { type NoteRecord } from '../note-shape.js'
 import { NoteQuotaExceededError, SessionEndedError, type Store } from '../store/types.js'
 import type { AttachmentService } from '../services/attachments.js'
 import { checkImportedNote, importedTags } from './note-import-checks.js'
-
-/** What an import has done so far: every item read is one of imported, already present or skipped. */
-export interface ImportCounts {
-  items: number
-  imported: number
-  alreadyPresent: number
-  skipped: number
-  attachments: number
-}
-
-export interface ImportSummary extends Omit<ImportCounts, 'skipped'> {
-  format: string
-  dryRun: boolean
-  /** Each skipped item (or file) with its reason; past MAX_LISTED_SKIPS, only counted in `skippedCount`. */
-  skipped: SkippedItem[]
-  skippedCount: number
-  /** Why the import stopped before the source's end (a quota), saying how far it got; null when it read it all. */
-  stopped: string | null
-}
 
 export interface ImportOptions {
   dryRun?: boolean

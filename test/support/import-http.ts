@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import type { ListedAttachmentAnswer } from '../../src/attachment-shape.js'
 import type { NoteRecord, TrashedNoteRecord } from '../../src/note-shape.js'
-import type { ImportSummary } from '../../src/transfer/note-import.js'
+import type { ImportSummary } from '../../src/import-shape.js'
 import type { Harness } from './harness.js'
 import { multipartBody } from './multipart.js'
 

@@ -2,36 +2,9 @@
 // progress counts while the import runs, then one summary, or an error when the file turned out
 // malformed part-way. Read from the text received so far, so a line cut by the network waits for its end.
 
-/** How far the import has got; `skipped` is a count here, the summary lists them. */
-export interface ImportCounts {
-  items: number
-  imported: number
-  alreadyPresent: number
-  skipped: number
-  attachments: number
-}
+import type { ImportCounts, ImportSummary } from '../../src/import-shape.js'
 
-/** An item of the file the import could not make a note of, and why. */
-export interface SkippedItem {
-  label: string
-  reason: string
-}
-
-export interface ImportSummary {
-  /** The format the server read the file as ("Google Keep"). */
-  format: string
-  dryRun: boolean
-  items: number
-  imported: number
-  alreadyPresent: number
-  attachments: number
-  /** The items skipped, the first ones only when there are very many. */
-  skipped: SkippedItem[]
-  /** How many items were skipped, listed or not. */
-  skippedCount: number
-  /** Why the import stopped before the end (a quota) and how far it got; null when it read the whole file. */
-  stopped: string | null
-}
+export type { ImportCounts, ImportSummary, SkippedItem } from '../../src/import-shape.js'
 
 export type ImportLine = { progress: ImportCounts } | { summary: ImportSummary } | { failed: string }
 

@@ -2,6 +2,7 @@
 // in our shape with their files beside them, and the items it had to skip, each with its reason. The import service
 // (services/note-import.ts) writes them; a reader never touches a store.
 import type { Readable } from 'node:stream'
+import type { SkippedItem } from '../../import-shape.js'
 import type { Archive } from './archive.js'
 
 /** The formats the import reads, each named as it is in messages and in docs/migration.md. */
@@ -50,10 +51,7 @@ export interface ImportedNote {
 }
 
 /** An item a reader could not make a note of; the import goes on with the next one. */
-export interface SkippedItem {
-  label: string
-  reason: string
-}
+export type { SkippedItem }
 
 export type ImportEvent = { note: ImportedNote } | { skipped: SkippedItem }
 

@@ -85,3 +85,18 @@ export function archiveSource(
     close: () => (closing ??= archive.close()),
   }
 }
+
+/** The first `bytes` (about) of the entry as text, for a probe: the rest is never read. */
+export async function entryHead(entry: ArchiveEntry, bytes: number): Promise<string> {
+  const stream = await entry.open()
+  let head = ''
+  try {
+    for await (const chunk of stream) {
+      head += (chunk as Buffer).toString('utf8')
+      if (head.length >= bytes) break
+    }
+  } finally {
+    stream.destroy()
+  }
+  return head
+}

@@ -12,7 +12,7 @@ import {
   MalformedImportError,
   isoDate,
 } from './items.js'
-import { archiveSource, baseName, isObject, stringField } from './reader-kit.js'
+import { archiveSource, baseName, entryHead, isObject, stringField } from './reader-kit.js'
 
 const NAME = IMPORT_FORMATS.simplenote
 
@@ -104,16 +104,7 @@ export const simplenoteFormat: ArchiveFormat = {
   async probe(archive) {
     const entry = notesEntry(archive)
     if (!entry) return false
-    const stream = await entry.open()
-    let head = ''
-    try {
-      for await (const chunk of stream) {
-        head += (chunk as Buffer).toString('utf8')
-        if (head.length >= PROBE_BYTES) break
-      }
-    } finally {
-      stream.destroy()
-    }
+    const head = await entryHead(entry, PROBE_BYTES)
     return /^\uFEFF?\s*\{\s*"(activeNotes|trashedNotes)"\s*:/.test(head)
   },
   source: (archive) => archiveSource('simplenote', archive, () => simplenoteItems(archive)),

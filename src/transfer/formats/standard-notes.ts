@@ -11,7 +11,7 @@ import {
   MalformedImportError,
   isoDate,
 } from './items.js'
-import { archiveSource, baseName, extensionOf, isObject, stringField } from './reader-kit.js'
+import { archiveSource, baseName, entryHead, extensionOf, isObject, stringField } from './reader-kit.js'
 
 const NAME = IMPORT_FORMATS['standard-notes']
 
@@ -31,16 +31,7 @@ function candidates(archive: Archive): ArchiveEntry[] {
 
 /** The start of a backup: an object whose first key is one the app writes first. */
 async function looksLikeBackup(entry: ArchiveEntry): Promise<boolean> {
-  const stream = await entry.open()
-  let head = ''
-  try {
-    for await (const chunk of stream) {
-      head += (chunk as Buffer).toString('utf8')
-      if (head.length >= PROBE_BYTES) break
-    }
-  } finally {
-    stream.destroy()
-  }
+  const head = await entryHead(entry, PROBE_BYTES)
   return /^\uFEFF?\s*\{\s*"(version|items|keyParams|auth_params)"\s*:/.test(head) && head.includes('"items"')
 }
 

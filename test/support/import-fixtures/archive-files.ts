@@ -8,6 +8,20 @@ import yazl from 'yazl'
 import { type Archive, openFolder, openZip } from '../../../src/transfer/formats/archive.js'
 import type { ArchiveFormat, ImportedNote, SkippedItem } from '../../../src/transfer/formats/items.js'
 
+/** What a fixture says one of its notes becomes once read (the files only where the format has them). */
+export interface ExpectedImport {
+  key: string
+  title: string
+  /** With each file's ref written as the fixture's own helper writes it. */
+  content: string
+  tags: string[]
+  isPinned: boolean
+  trashed: boolean
+  createdOn: string
+  updatedOn: string
+  files: { name: string; bytes: Buffer }[]
+}
+
 export interface FixtureFile {
   path: string
   bytes: Buffer | string

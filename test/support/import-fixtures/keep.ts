@@ -1,6 +1,6 @@
 // A Google Keep Takeout as Takeout writes it: Takeout/<localized folder>/<title>.json beside the note's attached
 // files and an .html twin per note, and the notes each JSON file should become (docs/migration.md, "Google Keep").
-import type { FixtureFile } from './archive-files.js'
+import type { ExpectedImport, FixtureFile } from './archive-files.js'
 
 /** One note's JSON as Keep writes it; fields left out are absent from the file. */
 export type KeepJson = Record<string, unknown>
@@ -11,17 +11,7 @@ export const M4A_BYTES = Buffer.from('0000001c6674797069736f6d0000020069736f6d69
 /** Microseconds as Keep writes them, for an ISO time. */
 export const usec = (iso: string) => Date.parse(iso) * 1000
 
-export interface ExpectedKeepNote {
-  key: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  trashed: boolean
-  createdOn: string
-  updatedOn: string
-  files: { name: string; bytes: Buffer }[]
-}
+export type ExpectedKeepNote = ExpectedImport
 
 const base = (title: string, created: string, edited: string): KeepJson => ({
   color: 'DEFAULT',

@@ -7,7 +7,7 @@ import type { NoteRecord, StoredRevisionRecord, TrashedNoteRecord } from '../../
 import { type ExportedAttachment, attachmentToEjson } from '../../../src/transfer/attachment-records.js'
 import { type ExportFormat, render } from '../../../src/transfer/export-pages.js'
 import { noteToEjson, revisionToEjson, trashedNoteToEjson } from '../../../src/transfer/records.js'
-import type { FixtureFile } from './archive-files.js'
+import type { ExpectedImport, FixtureFile } from './archive-files.js'
 import { M4A_BYTES, PNG_BYTES } from './keep.js'
 
 export const USER = '65a0000000000000000000aa'
@@ -32,18 +32,7 @@ function attachment(n: number, name: string, type: string, bytes: Buffer): Expor
   return { _id: id(n), userId: USER, name, type, size: bytes.length, sha256, createdOn: '2024-01-05T00:00:00.000Z' }
 }
 
-export interface ExpectedOwnNote {
-  key: string
-  title: string
-  /** With each file's ref written as /attachments/ID/<name>, as withUrls() writes it. */
-  content: string
-  tags: string[]
-  isPinned: boolean
-  trashed: boolean
-  createdOn: string
-  updatedOn: string
-  files: { name: string; bytes: Buffer }[]
-}
+export type ExpectedOwnNote = ExpectedImport
 
 /** The export's files under `folder` ('' for the root) in `format`, and what each note becomes. */
 export async function ownJsonExport(

@@ -1,17 +1,9 @@
 // A Simplenote export as its "Export notes" writes it: source/notes.json with every note, one .txt per note beside
 // it (trashed ones under trash/), and the notes each should become (docs/migration.md, "Simplenote").
-import type { FixtureFile } from './archive-files.js'
+import type { ExpectedImport, FixtureFile } from './archive-files.js'
 
-export interface ExpectedSimplenote {
-  key: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  trashed: boolean
-  createdOn: string
-  updatedOn: string
-}
+/** The format has no files. */
+export type ExpectedSimplenote = Omit<ExpectedImport, 'files'>
 
 export type SimplenoteJson = Record<string, unknown>
 

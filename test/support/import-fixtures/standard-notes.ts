@@ -1,18 +1,10 @@
 // A Standard Notes backup as the app writes it: {version, items} with notes, tags, an items key and other items,
 // decrypted (or encrypted, to be refused), as "Standard Notes Backup and Import File.txt" alone or in the backup's
 // zip, and the notes each should become (docs/migration.md, "Standard Notes").
-import type { FixtureFile } from './archive-files.js'
+import type { ExpectedImport, FixtureFile } from './archive-files.js'
 
-export interface ExpectedStandardNote {
-  key: string
-  title: string
-  content: string
-  tags: string[]
-  isPinned: boolean
-  trashed: boolean
-  createdOn: string
-  updatedOn: string
-}
+/** The format has no files. */
+export type ExpectedStandardNote = Omit<ExpectedImport, 'files'>
 
 export const BACKUP_NAME = 'Standard Notes Backup and Import File.txt'
 
