@@ -3,23 +3,9 @@
 // a blob: URL, under the name the server gives in Content-Disposition.
 import { ApiError, UNREACHABLE, answerOf, send } from './api'
 import { dispositionName } from './disposition'
+import { saveDownload } from './save-download'
 
 export type ExportFormat = 'markdown' | 'json'
-
-/** How long the download's blob: URL lives: the browser has started the download well before. */
-const DOWNLOAD_URL_MS = 30_000
-
-function save(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = name
-  link.hidden = true
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(url), DOWNLOAD_URL_MS)
-}
 
 /** Downloads the export; resolves with the file's name, rejects as call() does (the API's message). */
 export async function exportNotes(token: string, format: ExportFormat, trashAndHistory: boolean): Promise<string> {
@@ -37,6 +23,6 @@ export async function exportNotes(token: string, format: ExportFormat, trashAndH
     throw new ApiError(UNREACHABLE, 0)
   })
   const name = dispositionName(response.headers.get('content-disposition')) ?? `notes-${format}.zip`
-  save(blob, name)
+  saveDownload(blob, name)
   return name
 }

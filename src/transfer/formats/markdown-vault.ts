@@ -3,7 +3,7 @@
 // and embedded files of the archive become attachments (markdown-links.ts). It is the format probed last.
 import { posix } from 'node:path'
 import type { Archive, ArchiveEntry } from './archive.js'
-import { readEntryBytes } from './archive.js'
+import { entryUtf8 } from './reader-kit.js'
 import { parseFrontMatter, splitFrontMatter } from './front-matter.js'
 import type { ArchiveFormat, ImportEvent } from './items.js'
 import { MAX_SOURCE_NOTE_BYTES, isoDate } from './items.js'
@@ -53,12 +53,8 @@ async function* readVault(archive: Archive): AsyncGenerator<ImportEvent> {
 async function readNote(entry: ArchiveEntry, vault: VaultFiles): Promise<ImportEvent> {
   const label = entry.path
   const skip = (reason: string): ImportEvent => ({ skipped: { label, reason } })
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await readEntryBytes(entry, MAX_SOURCE_NOTE_BYTES))
-  } catch {
-    return skip('it is not UTF-8 text')
-  }
+  const text = await entryUtf8(entry)
+  if (text === undefined) return skip('it is not UTF-8 text')
   const { yaml, body } = splitFrontMatter(text)
   let properties: Record<string, unknown> = {}
   if (yaml !== undefined) {

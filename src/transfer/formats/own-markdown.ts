@@ -7,6 +7,7 @@ import { parseFrontMatter, splitFrontMatter } from './front-matter.js'
 import type { ArchiveFormat, ImportEvent, ImportedFile, ImportedNote } from './items.js'
 import { IMPORT_FORMATS, MAX_SOURCE_NOTE_BYTES, MalformedImportError, isoDate } from './items.js'
 import { MARKDOWN_EXPORT_FORMAT, MARKDOWN_EXPORT_VERSION, type MarkdownManifest } from './markdown-export.js'
+import { entryUtf8 } from './reader-kit.js'
 
 const FORMAT_NAME = IMPORT_FORMATS['notes-service-markdown']
 /** A manifest lists each note in about a hundred bytes: this holds millions. */
@@ -99,12 +100,8 @@ async function readNote(
   attachments: Map<string, { name: string; entry: ArchiveEntry | undefined }>,
 ): Promise<ImportEvent> {
   const skip = (reason: string): ImportEvent => ({ skipped: { label, reason } })
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await readEntryBytes(entry, MAX_SOURCE_NOTE_BYTES))
-  } catch {
-    return skip('it is not UTF-8 text')
-  }
+  const text = await entryUtf8(entry)
+  if (text === undefined) return skip('it is not UTF-8 text')
   const { yaml, body } = splitFrontMatter(text)
   if (yaml === undefined) return skip('it has no front matter')
   const parsed = parseFrontMatter(yaml)

@@ -2,7 +2,7 @@
 // within the per-note limit, naming entries, writing a file's Markdown link, and the source object every reader returns.
 import type { Archive, ArchiveEntry } from './archive.js'
 import { readEntryBytes } from './archive.js'
-import type { ImportEvent, ImportFormat, ImportSource } from './items.js'
+import { type ImportEvent, type ImportFormat, type ImportSource, MAX_SOURCE_NOTE_BYTES } from './items.js'
 
 /** The entry's file name, without its folders. */
 export const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1)
@@ -99,4 +99,14 @@ export async function entryHead(entry: ArchiveEntry, bytes: number): Promise<str
     stream.destroy()
   }
   return head
+}
+
+/** The entry's text, whole (at most MAX_SOURCE_NOTE_BYTES), or undefined when it is not UTF-8. */
+export async function entryUtf8(entry: ArchiveEntry): Promise<string | undefined> {
+  const bytes = await readEntryBytes(entry, MAX_SOURCE_NOTE_BYTES)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
 }

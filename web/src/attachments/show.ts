@@ -7,9 +7,7 @@ import { type Shown, type Who, acquire, download } from './files'
 import { attachmentOf } from './links'
 import type { ThumbnailWidth } from './urls'
 import './attachments.css'
-
-/** How long a download's blob: URL lives: the browser has started the download well before. */
-const DOWNLOAD_URL_MS = 30_000
+import { saveDownload } from '../save-download'
 
 const SVG = 'http://www.w3.org/2000/svg'
 
@@ -40,19 +38,6 @@ function label(name: string, facts: HTMLElement): HTMLSpanElement {
   return text
 }
 
-/** Starts a download of `blob` as `name`; the bytes are typed as a download, so nothing of them is ever opened here. */
-function save(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = name
-  link.hidden = true
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(url), DOWNLOAD_URL_MS)
-}
-
 interface Slot {
   element: HTMLElement
   id: string
@@ -78,7 +63,7 @@ function chip(slot: Slot, who: Who, type: string | undefined, size: number | und
         button.disabled = false
         if (got instanceof Blob) {
           factsText.textContent = facts
-          save(got, name)
+          saveDownload(got, name)
         } else {
           factsText.textContent = got === 404 ? 'File not found' : 'Could not be downloaded: check your connection'
         }
