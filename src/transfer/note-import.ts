@@ -160,15 +160,36 @@ export class NoteImportService {
       for (const record of stored) await this.attachments?.delete(userId, record._id).catch(() => {})
       throw err
     }
-    if (item.trashed) {
-      await this.store.deleteNote(userId, id, { expected: undefined, trashedOn: new Date().toISOString() })
-      run.trashed.add(id)
+    if (item.trashed && !(await this.moveToTrash(userId, id))) {
+      counts.alreadyPresent += 1
+      return
     }
+    if (item.trashed) run.trashed.add(id)
     counts.imported += 1
     counts.attachments += stored.length
   }
 
-  /** Inserts the note: false when a concurrent run of the same import wrote it first. */
+  /**
+   * Moves the note just written to the trash: false when a concurrent run of the same import has trashed its own
+   * copy first (the trash holds the id already), and this copy is erased again.
+   */
+  private async moveToTrash(userId: string, id: string): Promise<boolean> {
+    try {
+      await this.store.deleteNote(userId, id, { expected: undefined, trashedOn: new Date().toISOString() })
+      return true
+    } catch (err) {
+      if (!(await this.inTrash(userId, id))) throw err
+      await this.store.deleteNote(userId, id, { expected: undefined, trashedOn: undefined })
+      return false
+    }
+  }
+
+  /** Read only when a write failed, so a race is told from a fault: the whole trash is a small read. */
+  private async inTrash(userId: string, id: string): Promise<boolean> {
+    return (await this.store.listTrash(userId)).some((note) => note._id === id)
+  }
+
+  /** Inserts the note: false when a concurrent run of the same import wrote it first (and may have trashed it). */
   private async insert(note: NoteRecord): Promise<boolean> {
     try {
       if (!(await this.store.insertNote(note))) throw new SessionEndedError()
@@ -181,7 +202,8 @@ export class NoteImportService {
             : 'The account holds as many bytes of notes as it may',
         )
       if (err instanceof SessionEndedError) throw err
-      if (await this.store.findNote(note.userId, note._id)) return false
+      if ((await this.store.findNote(note.userId, note._id)) || (await this.inTrash(note.userId, note._id)))
+        return false
       throw err
     }
   }
