@@ -2,7 +2,6 @@
 // note's limits, the account's quotas, the feed. Every note's id, and every file's, is derived from the account and
 // the item's source key, so a second run of the same file finds what the first wrote and adds nothing, and an
 // interrupted run, run again, finishes (docs/migration.md, "From other notes apps").
-
 import { createHash } from 'node:crypto'
 import { type AttachmentRecord, attachmentUrl } from '../attachment-shape.js'
 import { ContractError, badRequest } from '../errors.js'
