@@ -14,7 +14,7 @@ export interface EntryOptions {
 export interface ZipOut {
   /** Adds `stream` as one entry; resolves once the zip has read all of it. */
   add(stream: Readable, path: string, options: EntryOptions): Promise<void>
-  /** Adds text or bytes as one compressed entry. */
+  /** Adds text or bytes as one entry, compressed unless it is small. */
   addBytes(bytes: string | Buffer, path: string, mtime: Date): Promise<void>
 }
 
@@ -22,9 +22,36 @@ export interface ZipOut {
 class ZipStopped extends Error {}
 
 /** The zip `write` fills, as a stream; an error of `write` or of an entry destroys it with that error. */
+/**
+ * yazl's own list of entries, which it scans from the start for the first unfinished one each time it moves on (so
+ * an export of n entries costs n² steps), and whose finished entries keep the function that fed them, and through it
+ * their bytes. Finished entries are set aside, without that function, and given back before the zip ends, when
+ * yazl writes the central directory from the list.
+ */
+interface YazlEntries {
+  entries: Array<{ state: number; doFileDataPump?: unknown }>
+}
+const FILE_DATA_DONE = 3
+
+/**
+ * Bytes below which an entry is stored as it is: a deflate stream costs each entry a compressor's memory, which for
+ * many small notes grows the process (docs/performance.md, "Import and export"), for a few hundred bytes saved.
+ */
+const COMPRESS_FROM = 2048
+
 export function zipOut(write: (zip: ZipOut) => Promise<void>): Readable {
   const zip = new yazl.ZipFile()
   const output = zip.outputStream as Readable
+  const list = zip as unknown as YazlEntries
+  const finished: YazlEntries['entries'] = []
+  const setAside = () => {
+    let count = 0
+    while (count < list.entries.length && list.entries[count]!.state === FILE_DATA_DONE) count++
+    for (const entry of list.entries.splice(0, count)) {
+      delete entry.doFileDataPump
+      finished.push(entry)
+    }
+  }
   const add = (stream: Readable, path: string, options: EntryOptions) =>
     new Promise<void>((resolve, reject) => {
       const stopped = () => {
@@ -32,6 +59,7 @@ export function zipOut(write: (zip: ZipOut) => Promise<void>): Readable {
         reject(new ZipStopped())
       }
       if (output.destroyed) return stopped()
+      setAside()
       output.once('close', stopped)
       const done = (err?: Error) => {
         output.off('close', stopped)
@@ -44,10 +72,13 @@ export function zipOut(write: (zip: ZipOut) => Promise<void>): Readable {
     })
   const addBytes = (bytes: string | Buffer, path: string, mtime: Date) => {
     const buffer = Buffer.from(bytes)
-    return add(Readable.from([buffer]), path, { mtime, compress: true, size: buffer.length })
+    return add(Readable.from([buffer]), path, { mtime, compress: buffer.length >= COMPRESS_FROM, size: buffer.length })
   }
   void write({ add, addBytes })
-    .then(() => zip.end())
+    .then(() => {
+      list.entries = finished.concat(list.entries)
+      zip.end()
+    })
     .catch((err: unknown) => {
       if (!(err instanceof ZipStopped)) output.destroy(err instanceof Error ? err : new Error(String(err)))
     })
