@@ -4,7 +4,7 @@
 // same file (the reading alone, nothing written) in the same round.
 // Run: npm run bench:import [-- --out PATH]   (DATABASE_URL adds PostgreSQL: the server on which the bench makes its
 //      own databases; env ROUNDS=3, KEEP_NOTES=10000, KEEP_PICTURES=1000, ENEX_MB=500, ENEX_ROUNDS=2,
-//      EXPORT_NOTES=100000, PARTS=keep,enex,export; 0 or a missing part skips it)
+//      EXPORT_NOTES=100000, EXPORT_ROUNDS=ROUNDS, PARTS=keep,enex,export; 0 or a missing part skips it)
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,7 @@ const KEEP_PICTURES = Number(process.env.KEEP_PICTURES ?? 1000)
 const ENEX_MB = Number(process.env.ENEX_MB ?? 500)
 const ENEX_ROUNDS = Number(process.env.ENEX_ROUNDS ?? 2)
 const EXPORT_NOTES = Number(process.env.EXPORT_NOTES ?? 100_000)
+const EXPORT_ROUNDS = Number(process.env.EXPORT_ROUNDS ?? ROUNDS)
 const PARTS = new Set((process.env.PARTS ?? 'keep,enex,export').split(','))
 const ADMIN_URL = process.env.DATABASE_URL ?? ''
 const STORES: StoreName[] = ADMIN_URL ? ['sqlite', 'postgresql'] : ['sqlite']
@@ -112,17 +113,39 @@ async function exportPart(stores: StoreName[], rounds: number, dir: string): Pro
   return samples
 }
 
+// An interrupted run ends its services too (processes.ts kills them on exit).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'notes-bench-import-files-'))
   const rows: Row[] = []
   const fixtures: Record<string, FixtureStats> = {}
   const startedAt = new Date().toISOString()
+  const settings = {
+    ROUNDS,
+    KEEP_NOTES,
+    KEEP_PICTURES,
+    ENEX_MB,
+    ENEX_ROUNDS,
+    EXPORT_NOTES,
+    EXPORT_ROUNDS,
+    stores: STORES,
+  }
+  const i = process.argv.indexOf('--out')
+  const out = i >= 0 ? process.argv[i + 1] : 'bench/results/import-export'
+  // Written after each part, so a run stopped part-way keeps what it measured.
+  const write = () => {
+    const markdown = importMarkdown(rows, settings, startedAt)
+    writeResults(out, markdown, { settings, fixtures, rows })
+    return markdown
+  }
   try {
     if (PARTS.has('keep') && KEEP_NOTES > 0 && ROUNDS > 0) {
       log(`writing a Keep Takeout of ${KEEP_NOTES} notes and ${KEEP_PICTURES} pictures`)
       const keep = await writeKeepTakeout(join(dir, 'takeout.zip'), KEEP_NOTES, KEEP_PICTURES)
       fixtures.keep = keep
       rows.push({ part: 'keep', fixture: keep, samples: await importPart('keep', keep, ROUNDS, STORES) })
+      write()
       rmSync(keep.path, { force: true })
     }
     if (PARTS.has('enex') && ENEX_MB > 0 && ENEX_ROUNDS > 0) {
@@ -130,19 +153,15 @@ async function main(): Promise<void> {
       const enex = await writeLargeEnex(join(dir, 'export.enex'), ENEX_MB * 1e6, 4 * MB)
       fixtures.enex = enex
       rows.push({ part: 'enex', fixture: enex, samples: await importPart('enex', enex, ENEX_ROUNDS, ['sqlite']) })
+      write()
       rmSync(enex.path, { force: true })
     }
-    if (PARTS.has('export') && EXPORT_NOTES > 0 && ROUNDS > 0)
-      rows.push({ part: 'export', samples: await exportPart(STORES, ROUNDS, dir) })
+    if (PARTS.has('export') && EXPORT_NOTES > 0 && EXPORT_ROUNDS > 0)
+      rows.push({ part: 'export', samples: await exportPart(STORES, EXPORT_ROUNDS, dir) })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  const settings = { ROUNDS, KEEP_NOTES, KEEP_PICTURES, ENEX_MB, ENEX_ROUNDS, EXPORT_NOTES, stores: STORES }
-  const markdown = importMarkdown(rows, settings, startedAt)
-  process.stdout.write(markdown)
-  const i = process.argv.indexOf('--out')
-  const out = i >= 0 ? process.argv[i + 1] : 'bench/results/import-export'
-  writeResults(out, markdown, { settings, fixtures, rows })
+  process.stdout.write(write())
 }
 
 await main()
