@@ -35,7 +35,7 @@ const FILE_DATA_DONE = 3
 
 /**
  * Bytes below which an entry is stored as it is: a deflate stream costs each entry a compressor's memory, which for
- * many small notes grows the process (docs/performance.md, "Import and export"), for a few hundred bytes saved.
+ * many small notes grows the process (docs/performance.md, "Import and export of one account"), for a few hundred bytes saved.
  */
 const COMPRESS_FROM = 2048
 
