@@ -55,7 +55,9 @@ async function rerunWith(extra: Record<string, string>): Promise<number> {
 
 /** One account's file from another app (a FILE and --user), or the original service's collections. */
 async function runImport(args: string[], env: Env): Promise<number> {
-  if (args.some((arg) => arg === '--user' || arg.startsWith('--user=') || !arg.startsWith('-')))
+  // FILE comes first or --user is given; the collections' form takes neither (its files follow their options).
+  const positionalFirst = args[0] !== undefined && !args[0].startsWith('-')
+  if (positionalFirst || args.some((arg) => arg === '--user' || arg.startsWith('--user=')))
     return runAccountImport(args, env)
   const { values } = parseArgs({
     args,
