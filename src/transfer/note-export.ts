@@ -8,6 +8,7 @@ import type { AccountExport, ExportedFile } from './formats/export-input.js'
 import { jsonExport } from './formats/json-export.js'
 import { markdownExport } from './formats/markdown-export.js'
 import type { ExportReads } from '../store/types.js'
+import { paged } from './export-pages.js'
 import type { AttachmentService } from '../services/attachments.js'
 
 export const EXPORT_FORMATS = ['markdown', 'json'] as const
@@ -21,14 +22,9 @@ export interface ExportChoice {
 
 const PAGE = 500
 
+/** The records of export-pages.ts's keyset pages, one at a time. */
 async function* pagesOf<T>(page: (after: T | undefined) => Promise<T[]>): AsyncGenerator<T> {
-  let after: T | undefined
-  for (;;) {
-    const records = await page(after)
-    yield* records
-    if (records.length < PAGE) return
-    after = records[records.length - 1]
-  }
+  for await (const records of paged(page)) yield* records
 }
 
 export class NoteExportService {
